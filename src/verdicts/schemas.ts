@@ -1,0 +1,208 @@
+// The wire contract (SPEC section 7): every body that crosses NATS is one of these schemas, and
+// the TypeScript types are inferred from them. Objects are strict: a misspelt field
+// ("timeoutSecond") is an error naming it, not a silently ignored budget.
+import { z } from "zod";
+
+export const stages = ["applied", "bootstrapped", "healthy"] as const;
+export const Stage = z.enum(stages);
+export type Stage = z.infer<typeof Stage>;
+
+/** `none` until every declared resource has been seen: reaching nothing is a legal reading. */
+export const ReachedStage = z.enum(["none", ...stages]);
+export type ReachedStage = z.infer<typeof ReachedStage>;
+
+export const outcomes = ["in_progress", "succeeded", "failed", "timed_out", "cancelled"] as const;
+export const Outcome = z.enum(outcomes);
+export type Outcome = z.infer<typeof Outcome>;
+
+export const ResourceState = z.enum(["pending", "settled", "failed"]);
+export type ResourceState = z.infer<typeof ResourceState>;
+
+export const maxResources = 1000;
+export const maxBodyBytes = 1024 * 1024;
+export const defaultFailOn = ["ImagePullBackOff", "InvalidImageName"] as const;
+export const defaultAbsentGraceSeconds = 10;
+
+// RFC 1123 label (namespaces) and subdomain (most object names), as the API server validates them.
+const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export const NamespaceName = z
+  .string()
+  .max(63, "at most 63 characters")
+  .regex(dnsLabel, "must be a DNS label: lowercase letters, digits and '-', starting and ending alphanumeric");
+
+const apiVersionPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
+
+export const ResourceIdentity = z
+  .strictObject({
+    apiVersion: z.string().regex(apiVersionPattern, "must be 'v1' or 'group/version', e.g. 'apps/v1'"),
+    kind: z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "must be a CamelCase kind, e.g. 'Deployment'").max(63),
+    namespace: NamespaceName.optional(),
+    name: z.string().min(1, "required").max(253, "at most 253 characters"),
+    /** The metadata.generation the apply produced; status older than it is not read. */
+    generation: z.int().positive().optional(),
+    /** A Job that must complete for `bootstrapped` (also marked by the stagewatch.io/bootstrap label). */
+    bootstrap: z.boolean().optional(),
+  })
+  .superRefine((identity, ctx) => {
+    // RBAC objects are the one family whose names are path segments ("system:auth-delegator");
+    // everything else a deploy declares is a DNS subdomain.
+    const rbac = identity.apiVersion.startsWith("rbac.authorization.k8s.io/");
+    const ok = rbac
+      ? identity.name !== "." && identity.name !== ".." && !/[/%]/.test(identity.name)
+      : dnsSubdomain.test(identity.name);
+    if (!ok) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["name"],
+        message: rbac
+          ? "must not be '.' or '..' nor contain '/' or '%'"
+          : "must be a DNS subdomain: lowercase letters, digits, '-' and '.', starting and ending alphanumeric",
+      });
+    }
+    if (identity.bootstrap && identity.kind !== "Job") {
+      ctx.addIssue({ code: "custom", path: ["bootstrap"], message: "only a Job can be a bootstrap Job" });
+    }
+  });
+export type ResourceIdentity = z.infer<typeof ResourceIdentity>;
+
+const RequiredStage = z.string().superRefine((value, ctx) => {
+  if (value === "rendered") {
+    ctx.addIssue({
+      code: "custom",
+      message: "'rendered' is not observable: render without a cluster instead (helm template, kustomize build)",
+    });
+  } else if (!(stages as readonly string[]).includes(value)) {
+    ctx.addIssue({ code: "custom", message: `must be one of ${stages.join(", ")}` });
+  }
+}) as unknown as typeof Stage;
+
+export const DeploymentName = z
+  .string()
+  .regex(/^[a-z0-9-]{1,63}$/, "1-63 characters of a-z, 0-9 and '-' (it becomes a subject token and a metric label)");
+
+export const ObservationRequest = z
+  .strictObject({
+    key: z.string().min(1, "required").max(256, "at most 256 characters"),
+    deployment: DeploymentName,
+    require: RequiredStage,
+    timeoutSeconds: z.int().positive().max(7 * 24 * 3600, "at most 7 days").optional(),
+    deadline: z.iso.datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-29T10:00:00Z" }).optional(),
+    defaultNamespace: NamespaceName.optional(),
+    absentGraceSeconds: z.number().nonnegative().max(3600).default(defaultAbsentGraceSeconds),
+    resources: z
+      .array(ResourceIdentity)
+      .min(1, "at least one resource")
+      .max(maxResources, `at most ${maxResources} resources`),
+    /** Waiting reasons (pods) and Ready=False reasons (custom resources) that fail at once. */
+    failOn: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a CamelCase reason")).max(64).default([...defaultFailOn]),
+  })
+  .superRefine((request, ctx) => {
+    if (request.timeoutSeconds === undefined && request.deadline === undefined) {
+      ctx.addIssue({ code: "custom", path: ["timeoutSeconds"], message: "required (or give a deadline)" });
+    }
+  });
+export type ObservationRequest = z.infer<typeof ObservationRequest>;
+/** What a client writes: defaults (absentGraceSeconds, failOn) may be left out. */
+export type ObservationRequestInput = z.input<typeof ObservationRequest>;
+
+export const ResourceVerdict = z.object({
+  identity: ResourceIdentity,
+  state: ResourceState,
+  reason: z.string().optional(),
+  message: z.string().optional(),
+});
+export type ResourceVerdict = z.infer<typeof ResourceVerdict>;
+
+export const Failure = z.object({
+  stage: Stage,
+  resource: ResourceIdentity,
+  reason: z.string(),
+  message: z.string(),
+});
+export type Failure = z.infer<typeof Failure>;
+
+export const ObservationVerdict = z.object({
+  observationId: z.string(),
+  key: z.string(),
+  deployment: z.string(),
+  required: Stage,
+  reached: ReachedStage,
+  outcome: Outcome,
+  failure: Failure.optional(),
+  resources: z.array(ResourceVerdict),
+  message: z.string(),
+  startedAt: z.string(),
+  deadline: z.string(),
+  decidedAt: z.string().optional(),
+});
+export type ObservationVerdict = z.infer<typeof ObservationVerdict>;
+
+// Events on stagewatch.events.<deployment>.<observationId>: a tagged union on `type`.
+export const ProgressEvent = z.object({
+  type: z.literal("progress"),
+  observationId: z.string(),
+  deployment: z.string(),
+  at: z.string(),
+  resource: ResourceVerdict,
+});
+export const StageEvent = z.object({
+  type: z.literal("stage"),
+  observationId: z.string(),
+  deployment: z.string(),
+  at: z.string(),
+  stage: Stage,
+});
+export const VerdictEvent = z.object({
+  type: z.literal("verdict"),
+  observationId: z.string(),
+  deployment: z.string(),
+  at: z.string(),
+  verdict: ObservationVerdict,
+});
+export const ObservationEvent = z.discriminatedUnion("type", [ProgressEvent, StageEvent, VerdictEvent]);
+export type ProgressEvent = z.infer<typeof ProgressEvent>;
+export type StageEvent = z.infer<typeof StageEvent>;
+export type VerdictEvent = z.infer<typeof VerdictEvent>;
+export type ObservationEvent = z.infer<typeof ObservationEvent>;
+
+export const CancelRequest = z.strictObject({
+  observationId: z.string().min(1, "required"),
+  reason: z.string().max(1024).optional(),
+});
+export type CancelRequest = z.infer<typeof CancelRequest>;
+
+export const GetRequest = z.strictObject({ observationId: z.string().min(1, "required") });
+export type GetRequest = z.infer<typeof GetRequest>;
+
+export const errorCodes = ["invalid_request", "conflict", "not_found", "too_large", "unavailable", "internal"] as const;
+export const ErrorCode = z.enum(errorCodes);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const FieldIssue = z.object({ path: z.string(), message: z.string() });
+export type FieldIssue = z.infer<typeof FieldIssue>;
+
+export const ErrorReply = z.object({
+  ok: z.literal(false),
+  error: z.object({ code: ErrorCode, message: z.string(), issues: z.array(FieldIssue) }),
+});
+export type ErrorReply = z.infer<typeof ErrorReply>;
+
+export const ObserveReply = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), observationId: z.string(), replay: z.boolean() }),
+  ErrorReply,
+]);
+export type ObserveReply = z.infer<typeof ObserveReply>;
+
+export const CancelReply = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), verdict: ObservationVerdict }),
+  ErrorReply,
+]);
+export type CancelReply = z.infer<typeof CancelReply>;
+
+export const GetReply = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), verdict: ObservationVerdict }),
+  ErrorReply,
+]);
+export type GetReply = z.infer<typeof GetReply>;

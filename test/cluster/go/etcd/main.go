@@ -1,0 +1,12 @@
+// etcd for the end-to-end control plane, built by test/cluster/build.sh.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() {
+	etcdmain.Main(os.Args)
+}
