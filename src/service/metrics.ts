@@ -1,0 +1,88 @@
+// Prometheus metrics of SPEC section 8, plugged in once at start-up. The modules that count
+// things (streams, bus, observations) see only their own narrow interfaces with no-op defaults,
+// so unit tests never need a registry. No resource names or observation ids as labels: the label
+// sets stay bounded however many deployments a cluster runs.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+const prefix = "stagewatch_";
+
+// Observations live from seconds (applied) to tens of minutes (slow rollouts).
+const observationBuckets = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+// Watch event to published verdict: the service's own reaction time.
+const reactionBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export function createMetrics(registry = new Registry()) {
+  collectDefaultMetrics({ register: registry, prefix });
+  const registers = [registry];
+  return {
+    registry,
+    observationsActive: new Gauge({
+      name: `${prefix}observations_active`,
+      help: "Observations still in progress.",
+      registers,
+    }),
+    observationsTotal: new Counter({
+      name: `${prefix}observations_total`,
+      help: "Observations decided, by required stage and outcome.",
+      labelNames: ["required", "outcome"] as const,
+      registers,
+    }),
+    verdictSeconds: new Histogram({
+      name: `${prefix}verdict_seconds`,
+      help: "Seconds from an accepted request to its verdict.",
+      labelNames: ["required", "outcome"] as const,
+      buckets: observationBuckets,
+      registers,
+    }),
+    stageReachedSeconds: new Histogram({
+      name: `${prefix}stage_reached_seconds`,
+      help: "Seconds from an accepted request to each stage it reached.",
+      labelNames: ["stage"] as const,
+      buckets: observationBuckets,
+      registers,
+    }),
+    failuresTotal: new Counter({
+      name: `${prefix}failures_total`,
+      help: "Resource failures that decided an observation, by kind and the cluster's reason.",
+      labelNames: ["kind", "reason"] as const,
+      registers,
+    }),
+    eventToVerdictSeconds: new Histogram({
+      name: `${prefix}event_to_verdict_seconds`,
+      help: "Seconds from receiving the watch event that decided an observation to publishing its verdict.",
+      buckets: reactionBuckets,
+      registers,
+    }),
+    watchEventsTotal: new Counter({
+      name: `${prefix}watch_events_total`,
+      help: "Watch events received, by kind and event type.",
+      labelNames: ["kind", "type"] as const,
+      registers,
+    }),
+    watchRestartsTotal: new Counter({
+      name: `${prefix}watch_restarts_total`,
+      help: "Watches restarted, by kind and cause (error, gone, watchdog, closed).",
+      labelNames: ["kind", "cause"] as const,
+      registers,
+    }),
+    informerObjects: new Gauge({
+      name: `${prefix}informer_objects`,
+      help: "Objects held in each informer cache.",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
+    requestsTotal: new Counter({
+      name: `${prefix}requests_total`,
+      help: "Observation requests, by result (accepted, rejected, replayed).",
+      labelNames: ["result"] as const,
+      registers,
+    }),
+    natsPublishFailuresTotal: new Counter({
+      name: `${prefix}nats_publish_failures_total`,
+      help: "Event publications to NATS that failed (each attempt).",
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
