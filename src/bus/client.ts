@@ -1,0 +1,253 @@
+// The client apply tools (and `stagewatch observe`) use: send a request, follow its events, get
+// the verdict. Events are read from the event stream with an ordered consumer that starts at the
+// observation's first event, so following an observation after its verdict was published still
+// yields that verdict: there is no race between "request accepted" and "subscribed".
+import { DeliverPolicy, jetstream, type JetStreamClient } from "@nats-io/jetstream";
+import { connect, RequestError, TimeoutError, type NatsConnection } from "@nats-io/transport-node";
+import type { z } from "zod";
+import {
+  CancelReply,
+  GetReply,
+  ObservationEvent,
+  ObservationRequest,
+  ObserveReply,
+  type ObservationRequestInput,
+  type ObservationVerdict,
+} from "../verdicts/schemas.js";
+import { describeIssues, parseWith } from "../verdicts/validation.js";
+import {
+  errorFromReply,
+  ObservationRejectedError,
+  ObserverInternalError,
+  ObserverUnavailableError,
+} from "./clientErrors.js";
+import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
+import { EventQueue } from "./eventQueue.js";
+import { busNames, defaultSubjectPrefix, isSubjectToken, type BusNames } from "./subjects.js";
+
+export type ObserverSettings = {
+  prefix?: string;
+  /** How long to wait for the service to answer a request. Default 10 s. */
+  requestTimeoutMs?: number;
+  /**
+   * After the request's budget has run out, how long to wait for the verdict before asking the
+   * service directly and, if it has none, giving up with ObserverUnavailableError. A live service
+   * publishes `timed_out` at the deadline; this only ends a wait on a service that died. Default 30 s.
+   */
+  verdictGraceMs?: number;
+};
+
+export type ObserverOptions = NatsConnectionConfigInput & ObserverSettings;
+
+export type ObservationFollow = {
+  /** Every event of the observation from its first, ending after the verdict. Read it once. */
+  progress: AsyncIterable<ObservationEvent>;
+  verdict: Promise<ObservationVerdict>;
+};
+
+export type ObservationRun = ObservationFollow & { observationId: string; replay: boolean };
+
+export type Observer = {
+  /** Throws ObservationRejectedError, ObservationConflictError, ObserverUnavailableError or ObserverInternalError. */
+  observe(request: ObservationRequestInput): Promise<ObservationRun>;
+  /** Follows an observation by id, e.g. one started by another process. `waitMs` bounds the wait for its verdict. */
+  follow(observationId: string, options?: { waitMs?: number }): ObservationFollow;
+  /** The verdict after cancelling (unchanged if it was already decided); undefined if there is no such observation. */
+  cancel(observationId: string, reason?: string): Promise<ObservationVerdict | undefined>;
+  get(observationId: string): Promise<ObservationVerdict | undefined>;
+  /** Stops following; unsettled verdicts reject with ObserverUnavailableError. Closes the connection if the observer opened it. */
+  close(): Promise<void>;
+};
+
+/** Connects to NATS and returns an observer owning that connection. */
+export async function connectObserver(options: ObserverOptions): Promise<Observer> {
+  const { prefix, requestTimeoutMs, verdictGraceMs, ...connection } = options;
+  const config = parseWith(NatsConnectionConfig, connection);
+  if (!config.ok) throw new NatsConfigError(config.issues);
+  let nc: NatsConnection;
+  try {
+    nc = await connect(toConnectionOptions(config.value));
+  } catch (cause) {
+    throw new ObserverUnavailableError(`cannot connect to NATS at ${config.value.servers.join(", ")}`, { cause });
+  }
+  const observer = createObserver(nc, { prefix, requestTimeoutMs, verdictGraceMs });
+  return {
+    ...observer,
+    async close() {
+      await observer.close();
+      await nc.close();
+    },
+  };
+}
+
+/** An observer on a connection the caller owns (the demo shares the service's). */
+export function createObserver(nc: NatsConnection, settings: ObserverSettings = {}): Observer {
+  const names = busNames(settings.prefix ?? defaultSubjectPrefix);
+  const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
+  const verdictGraceMs = settings.verdictGraceMs ?? 30_000;
+  const js = jetstream(nc);
+  const stops = new Set<(reason: Error) => void>();
+
+  const request = async <S extends z.ZodType>(subject: string, body: unknown, replySchema: S): Promise<z.output<S>> => {
+    let text: string;
+    try {
+      text = (await nc.request(subject, JSON.stringify(body), { timeout: requestTimeoutMs })).string();
+    } catch (cause) {
+      if (cause instanceof RequestError && cause.isNoResponders()) {
+        throw new ObserverUnavailableError(`no stagewatch service is listening on ${subject}`, { cause });
+      }
+      if (cause instanceof TimeoutError) {
+        throw new ObserverUnavailableError(`stagewatch did not answer on ${subject} within ${requestTimeoutMs} ms`, { cause });
+      }
+      throw new ObserverUnavailableError(`request on ${subject} failed`, { cause });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      throw new ObserverInternalError(`unreadable reply on ${subject}`, { cause });
+    }
+    const reply = parseWith(replySchema, json);
+    if (!reply.ok) throw new ObserverInternalError(`unexpected reply on ${subject}: ${describeIssues(reply.issues)}`);
+    return reply.value;
+  };
+
+  const verdictOrUndefined = async (subject: string, body: object, schema: typeof GetReply | typeof CancelReply) => {
+    const reply = await request(subject, body, schema);
+    if (reply.ok) return reply.verdict;
+    if (reply.error.code === "not_found") return undefined;
+    throw errorFromReply(reply.error);
+  };
+
+  const get = (observationId: string) => verdictOrUndefined(names.get, { observationId }, GetReply);
+
+  const follow = (observationId: string, options: { waitMs?: number } = {}): ObservationFollow => {
+    const progress = new EventQueue<ObservationEvent>();
+    const { promise: verdict, resolve, reject } = Promise.withResolvers<ObservationVerdict>();
+    // A caller who only reads progress must not crash the process with an unhandled rejection.
+    verdict.catch(() => {});
+    let settled = false;
+    let stopReading: () => Promise<unknown> = async () => {};
+    let timer: NodeJS.Timeout | undefined;
+
+    const finish = (outcome: { verdict: ObservationVerdict } | { error: Error }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stops.delete(stop);
+      void stopReading().catch(() => {});
+      if ("verdict" in outcome) {
+        progress.end();
+        resolve(outcome.verdict);
+      } else {
+        progress.fail(outcome.error);
+        reject(outcome.error);
+      }
+    };
+    const stop = (reason: Error) => finish({ error: reason });
+    stops.add(stop);
+
+    if (!isSubjectToken(observationId)) {
+      finish({ error: new ObservationRejectedError("invalid_request", "invalid observation id", [{ path: "observationId", message: "must be a subject token" }]) });
+      return { progress, verdict };
+    }
+
+    // The events were lost or the service died: the record may still hold the verdict.
+    const askDirectly = async () => {
+      try {
+        const current = await get(observationId);
+        if (current !== undefined && current.outcome !== "in_progress") {
+          const at = current.decidedAt ?? new Date().toISOString();
+          progress.push({ type: "verdict", observationId, deployment: current.deployment, at, verdict: current });
+          finish({ verdict: current });
+          return;
+        }
+        finish({ error: new ObserverUnavailableError(`no verdict for observation ${observationId} after its budget ran out; is stagewatch running?`) });
+      } catch (error) {
+        finish({ error: error instanceof Error ? error : new ObserverUnavailableError(String(error)) });
+      }
+    };
+    if (options.waitMs !== undefined) {
+      timer = setTimeout(() => void askDirectly(), options.waitMs);
+    }
+
+    void readEvents(js, names, observationId, {
+      started: (stopper) => {
+        stopReading = stopper;
+        if (settled) void stopper().catch(() => {});
+      },
+      event: (event) => {
+        if (settled) return;
+        progress.push(event);
+        if (event.type === "verdict") finish({ verdict: event.verdict });
+      },
+      failed: (cause) => finish({ error: new ObserverUnavailableError(`cannot read events of observation ${observationId}`, { cause }) }),
+    });
+    return { progress, verdict };
+  };
+
+  return {
+    async observe(input) {
+      const parsed = parseWith(ObservationRequest, input);
+      if (!parsed.ok) {
+        throw new ObservationRejectedError("invalid_request", "invalid observation request", parsed.issues);
+      }
+      const reply = await request(names.observe, input, ObserveReply);
+      if (!reply.ok) throw errorFromReply(reply.error);
+      const budgetEnds = budgetEnd(parsed.value, Date.now());
+      const followed = follow(reply.observationId, { waitMs: Math.max(0, budgetEnds - Date.now()) + verdictGraceMs });
+      return { observationId: reply.observationId, replay: reply.replay, ...followed };
+    },
+    follow,
+    cancel: (observationId, reason) => verdictOrUndefined(names.cancel, { observationId, reason }, CancelReply),
+    get,
+    async close() {
+      for (const stop of [...stops]) stop(new ObserverUnavailableError("observer closed"));
+    },
+  };
+}
+
+/**
+ * When the request's budget ends, as far as the client can tell: the earlier of deadline and
+ * timeoutSeconds from now. A replay's budget started earlier, so it ends no later than this.
+ */
+export function budgetEnd(request: ObservationRequest, nowMs: number): number {
+  const ends = [request.deadline === undefined ? Infinity : Date.parse(request.deadline)];
+  if (request.timeoutSeconds !== undefined) ends.push(nowMs + request.timeoutSeconds * 1000);
+  return Math.min(...ends);
+}
+
+type EventSink = {
+  started(stop: () => Promise<unknown>): void;
+  event(event: ObservationEvent): void;
+  failed(cause: unknown): void;
+};
+
+async function readEvents(js: JetStreamClient, names: BusNames, observationId: string, sink: EventSink): Promise<void> {
+  try {
+    const consumer = await js.consumers.get(names.eventStream, {
+      filter_subjects: [names.eventFilter(observationId)],
+      deliver_policy: DeliverPolicy.All,
+    });
+    const messages = await consumer.consume();
+    sink.started(() => messages.close());
+    for await (const message of messages) {
+      // Someone else's malformed message on our subject must not end a follow that is going well.
+      const parsed = parseWith(ObservationEvent, parseJson(message.string()));
+      if (parsed.ok) sink.event(parsed.value);
+    }
+    // Reached only if the consumer stopped on its own (the connection closed): after a verdict
+    // or close() the sink ignores this.
+    sink.failed(new Error("event consumer stopped"));
+  } catch (cause) {
+    sink.failed(cause);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

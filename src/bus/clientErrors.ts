@@ -1,0 +1,50 @@
+// What an apply tool can be told, as types it can branch on with instanceof (never on message
+// text). The CLI maps them to its exit codes: rejected and conflict are bad input (2), unavailable
+// is "no observer or NATS unreachable" (3).
+import { describeIssues } from "../verdicts/validation.js";
+import type { ErrorReply, FieldIssue } from "../verdicts/schemas.js";
+
+/** NATS is unreachable, no stagewatch service answers, or it answered `unavailable`. */
+export class ObserverUnavailableError extends Error {
+  override readonly name = "ObserverUnavailableError";
+}
+
+/** The request is not valid (`invalid_request`) or too large (`too_large`); `issues` name the fields. */
+export class ObservationRejectedError extends Error {
+  override readonly name = "ObservationRejectedError";
+  constructor(
+    readonly code: "invalid_request" | "too_large",
+    message: string,
+    readonly issues: readonly FieldIssue[],
+  ) {
+    super(issues.length > 0 ? `${message}: ${describeIssues(issues)}` : message);
+  }
+}
+
+/** The idempotency key is already taken by an observation of other content. */
+export class ObservationConflictError extends Error {
+  override readonly name = "ObservationConflictError";
+}
+
+/** The service failed on its side (`internal`); the details are in its log, not on the wire. */
+export class ObserverInternalError extends Error {
+  override readonly name = "ObserverInternalError";
+}
+
+export type ObserverError = ObserverUnavailableError | ObservationRejectedError | ObservationConflictError | ObserverInternalError;
+
+/** The typed error for an error reply; `not_found` is not an error to callers (they get undefined). */
+export function errorFromReply(error: ErrorReply["error"]): ObserverError {
+  switch (error.code) {
+    case "invalid_request":
+    case "too_large":
+      return new ObservationRejectedError(error.code, error.message, error.issues);
+    case "conflict":
+      return new ObservationConflictError(error.message);
+    case "unavailable":
+      return new ObserverUnavailableError(error.message);
+    case "not_found":
+    case "internal":
+      return new ObserverInternalError(error.message);
+  }
+}

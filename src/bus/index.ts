@@ -1,0 +1,51 @@
+// stagewatch on NATS (SPEC section 7).
+//
+// Guarantees:
+// - Every request on `<prefix>.observe|cancel|get` gets exactly one reply, from one replica (queue
+//   group `stagewatch`): a result, or `{ok:false, error:{code, message, issues}}` naming the field.
+//   A service that throws is answered `internal`; nothing a client sends stops the service.
+// - Events of one observation are stored in the order the engine emitted them, on
+//   `<prefix>.events.<deployment>.<observationId>`, kept by a JetStream stream (24 h by default), so
+//   a client that follows an observation late still reads everything, its verdict included.
+// - A verdict or stage event re-published (retry, second replica) is stored once (Nats-Msg-Id).
+// - A request key is claimed once across replicas (KV create); same key and content is a replay.
+export { busNames, defaultSubjectPrefix, InvalidSubjectTokenError, isSubjectToken, newObservationId, queueGroup } from "./subjects.js";
+export type { BusNames } from "./subjects.js";
+export { canonicalJson, contentHash, sha256Hex } from "./contentHash.js";
+export {
+  describeNatsConfig,
+  NatsConfigError,
+  NatsConnectionConfig,
+  NatsCredentialsError,
+  natsConfigFromEnv,
+  NatsTlsConfig,
+  toConnectionOptions,
+} from "./connectionOptions.js";
+export type { NatsConnectionConfigInput } from "./connectionOptions.js";
+export { noopBusMetrics, requestResults, silentLogger } from "./telemetry.js";
+export type { BusLogger, BusMetrics, RequestResult } from "./telemetry.js";
+export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
+export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
+export { defaultEventStreamOptions, ensureEventStream, eventStreamConfig, EventStreamSetupError } from "./eventStream.js";
+export type { EventStreamOptions } from "./eventStream.js";
+export { createEventPublisher, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
+export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./eventPublisher.js";
+export {
+  KeyClaimContendedError,
+  KeyClaimEntry,
+  ObservationRecord,
+  observationRecordsIn,
+  openObservationRecords,
+  RecordCorruptError,
+} from "./observationRecords.js";
+export type { KeyClaim, ObservationRecords, ObservationRecordsOptions, RecordUpdate, StoredRecord } from "./observationRecords.js";
+export {
+  errorFromReply,
+  ObservationConflictError,
+  ObservationRejectedError,
+  ObserverInternalError,
+  ObserverUnavailableError,
+} from "./clientErrors.js";
+export type { ObserverError } from "./clientErrors.js";
+export { budgetEnd, connectObserver, createObserver } from "./client.js";
+export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";

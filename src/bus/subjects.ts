@@ -1,0 +1,72 @@
+// Every name stagewatch uses on NATS, derived from one configurable subject prefix (SPEC section 7).
+// Two stagewatch installations can share a NATS account only if nothing they create collides, so
+// the JetStream stream and the KV bucket are named after the prefix too, not fixed.
+import { randomUUID } from "node:crypto";
+
+export const defaultSubjectPrefix = "stagewatch";
+/** Every replica subscribes in this queue group, so each request is answered exactly once. */
+export const queueGroup = "stagewatch";
+
+/** Letters, digits, `-` and `_`: safe as a subject token, a stream name part and a KV key part. */
+const tokenPattern = /^[A-Za-z0-9_-]+$/;
+
+export class InvalidSubjectTokenError extends Error {
+  override readonly name = "InvalidSubjectTokenError";
+  constructor(
+    readonly what: string,
+    readonly value: string,
+  ) {
+    super(`${what} ${JSON.stringify(value)} is not a valid subject token: use letters, digits, '-' and '_'`);
+  }
+}
+
+export function isSubjectToken(value: string): boolean {
+  return tokenPattern.test(value);
+}
+
+function assertToken(what: string, value: string): string {
+  if (!isSubjectToken(value)) throw new InvalidSubjectTokenError(what, value);
+  return value;
+}
+
+/**
+ * Observation ids become the last token of an event subject and part of a KV key, so they must
+ * carry no `.`, `*` or `>`: a random UUID does not.
+ */
+export function newObservationId(): string {
+  return randomUUID();
+}
+
+export type BusNames = {
+  readonly prefix: string;
+  readonly observe: string;
+  readonly cancel: string;
+  readonly get: string;
+  /** What the event stream captures: every deployment, every observation. */
+  readonly allEvents: string;
+  readonly eventStream: string;
+  readonly recordsBucket: string;
+  /** Where one observation's events are published. */
+  eventSubject(deployment: string, observationId: string): string;
+  /** Matches one observation's events without knowing its deployment (a client following an id). */
+  eventFilter(observationId: string): string;
+};
+
+/** `stagewatch` or dotted tokens like `acme.stagewatch`; throws InvalidSubjectTokenError otherwise. */
+export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
+  const tokens = prefix.split(".");
+  for (const token of tokens) assertToken("subject prefix", token);
+  const upper = tokens.join("_").toUpperCase().replaceAll("-", "_");
+  return {
+    prefix,
+    observe: `${prefix}.observe`,
+    cancel: `${prefix}.cancel`,
+    get: `${prefix}.get`,
+    allEvents: `${prefix}.events.>`,
+    eventStream: `${upper}_EVENTS`,
+    recordsBucket: `${tokens.join("-")}-observations`,
+    eventSubject: (deployment, observationId) =>
+      `${prefix}.events.${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
+    eventFilter: (observationId) => `${prefix}.events.*.${assertToken("observation id", observationId)}`,
+  };
+}

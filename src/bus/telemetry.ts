@@ -1,0 +1,30 @@
+// The narrow views of metrics and logging the bus needs. The service plugs in prom-client and pino
+// once at start-up; tests and the client use the no-op defaults and need neither.
+
+export const requestResults = ["accepted", "rejected", "replayed"] as const;
+export type RequestResult = (typeof requestResults)[number];
+
+export type BusMetrics = {
+  /** `stagewatch_requests_total{result}`: one per observe request answered. */
+  requestAnswered(result: RequestResult): void;
+  /** `stagewatch_nats_publish_failures_total`: one per failed publish attempt, retried or not. */
+  publishFailed(): void;
+};
+
+export const noopBusMetrics: BusMetrics = {
+  requestAnswered: () => {},
+  publishFailed: () => {},
+};
+
+/** The subset of pino's Logger the bus calls; fields first, message second, as pino wants. */
+export type BusLogger = {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+};
+
+export const silentLogger: BusLogger = {
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
