@@ -1,0 +1,50 @@
+/**
+ * Paths of the control plane's binaries, built once per machine by build.sh (which reuses what it
+ * built before, so calling it on every start costs a fraction of a second).
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export interface Binaries {
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  kubeScheduler: string;
+  kwok: string;
+  natsServer: string;
+  kubernetesVersion: string;
+}
+
+export class BuildError extends Error {
+  override name = "BuildError";
+}
+
+const BUILD_SCRIPT = fileURLToPath(new URL("./build.sh", import.meta.url));
+
+/** Runs build.sh (progress on this process's stderr) and returns what it built or found. */
+export function buildOrReuseBinaries(buildScript = BUILD_SCRIPT): Binaries {
+  const result = spawnSync("bash", [buildScript], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  if (result.error !== undefined) throw new BuildError(`could not run ${buildScript}`, { cause: result.error });
+  if (result.status !== 0) {
+    throw new BuildError(`${buildScript} failed (exit ${result.status ?? result.signal}); its output is above`);
+  }
+  const paths = new Map<string, string>();
+  for (const line of result.stdout.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) paths.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  const get = (name: string): string => {
+    const value = paths.get(name);
+    if (value === undefined) throw new BuildError(`${buildScript} did not report ${name}`);
+    return value;
+  };
+  return {
+    etcd: get("etcd"),
+    kubeApiserver: get("kube-apiserver"),
+    kubeControllerManager: get("kube-controller-manager"),
+    kubeScheduler: get("kube-scheduler"),
+    kwok: get("kwok"),
+    natsServer: get("nats-server"),
+    kubernetesVersion: get("kubernetes-version"),
+  };
+}

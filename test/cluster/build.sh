@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Builds the end-to-end control plane from Go modules, once per machine, or reuses what an earlier
+# run built: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and nats-server.
+#
+# Binaries live outside the work tree in $STAGEWATCH_CACHE_DIR (default ~/.cache/stagewatch), one
+# directory per component and version (kubernetes-v1.37.2/, etcd-v3.6.16/, ...). A directory only
+# appears once its build succeeded (built aside, then renamed), so an interrupted build is redone
+# and a present one is trusted. Go's own module and build caches stay at their default places.
+#
+# Prints one NAME=PATH line per binary on stdout (progress goes to stderr); the TypeScript harness
+# reads those lines. Safe to run concurrently: a lock serialises builds.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${STAGEWATCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/stagewatch}"
+
+# The wrapper modules' go.mod files are the single source of the Kubernetes and etcd versions.
+module_version() { awk -v m="$2" '($1 == "require" && $2 == m) { print $3 } ($1 == m) { print $2 }' "$1" | head -n1; }
+KUBERNETES_VERSION="$(module_version "$here/go/kube/go.mod" k8s.io/kubernetes)"
+ETCD_VERSION="$(module_version "$here/go/etcd/go.mod" go.etcd.io/etcd/server/v3)"
+KWOK_VERSION=v0.8.0
+NATS_VERSION=v2.15.3
+
+kube_dir="$cache/kubernetes-$KUBERNETES_VERSION"
+etcd_dir="$cache/etcd-$ETCD_VERSION"
+kwok_dir="$cache/kwok-$KWOK_VERSION"
+nats_dir="$cache/nats-server-$NATS_VERSION"
+
+log() { echo "stagewatch cluster build: $*" >&2; }
+
+need_go() {
+  if ! command -v go >/dev/null 2>&1; then
+    if [ -x /usr/local/go/bin/go ]; then
+      export PATH="/usr/local/go/bin:$PATH"
+    else
+      log "Go is needed to build the local control plane (or set E2E_KUBECONFIG and E2E_NATS_URL to use an existing cluster)"
+      exit 1
+    fi
+  fi
+}
+
+# build_into DIR NAME COMMAND...: runs COMMAND with $out set to a scratch directory and renames it
+# to DIR when it succeeds; times the build so the cold cost stays visible in CI logs.
+build_into() {
+  local dir="$1" name="$2"; shift 2
+  [ -d "$dir" ] && return 0
+  need_go
+  local out="$dir.partial"
+  rm -rf "$out"; mkdir -p "$out"
+  log "building $name into $dir (a cold build takes minutes; later runs reuse it)"
+  local start=$SECONDS
+  out="$out" "$@" >&2
+  mv "$out" "$dir"
+  log "built $name in $((SECONDS - start))s"
+}
+
+build_kube() {
+  local v=k8s.io/component-base/version
+  local major="${KUBERNETES_VERSION#v}"; major="${major%%.*}"
+  local minor="${KUBERNETES_VERSION#v*.}"; minor="${minor%%.*}"
+  (cd "$here/go/kube" && CGO_ENABLED=0 go build -mod=readonly -trimpath \
+    -ldflags "-s -w -X $v.gitVersion=$KUBERNETES_VERSION -X $v.gitMajor=$major -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
+    -o "$out/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler)
+}
+
+build_etcd() {
+  (cd "$here/go/etcd" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" -o "$out/etcd" .)
+}
+
+# kwok and nats-server carry no replace directives, so `go install module@version` builds them as
+# published, checked against the Go checksum database.
+build_kwok() {
+  CGO_ENABLED=0 GOBIN="$out" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+}
+
+build_nats() {
+  CGO_ENABLED=0 GOBIN="$out" go install -trimpath -ldflags "-s -w" "github.com/nats-io/nats-server/v2@$NATS_VERSION"
+}
+
+mkdir -p "$cache"
+exec 9>"$cache/.build.lock"
+flock 9
+
+build_into "$etcd_dir" "etcd $ETCD_VERSION" build_etcd
+build_into "$nats_dir" "nats-server $NATS_VERSION" build_nats
+build_into "$kwok_dir" "kwok $KWOK_VERSION" build_kwok
+build_into "$kube_dir" "kubernetes $KUBERNETES_VERSION" build_kube
+
+echo "etcd=$etcd_dir/etcd"
+echo "kube-apiserver=$kube_dir/kube-apiserver"
+echo "kube-controller-manager=$kube_dir/kube-controller-manager"
+echo "kube-scheduler=$kube_dir/kube-scheduler"
+echo "kwok=$kwok_dir/kwok"
+echo "nats-server=$nats_dir/nats-server"
+echo "kubernetes-version=$KUBERNETES_VERSION"
