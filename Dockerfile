@@ -1,0 +1,40 @@
+# stagewatch container image: `stagewatch serve` on the official Node.js 24 image.
+#   docker build -t stagewatch:0.1.0 --build-arg VERSION=0.1.0 --build-arg REVISION=$(git rev-parse HEAD) .
+# The Node.js version matches the one development and CI run (scripts/node-env.sh installs 24).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+# Compiles TypeScript with the dev dependencies (typescript, @types/node).
+FROM ${NODE_IMAGE} AS build
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Production dependencies only, resolved from the lockfile.
+FROM ${NODE_IMAGE} AS dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="stagewatch" \
+      org.opencontainers.image.description="Observes Kubernetes deployments through informers and publishes stage verdicts (applied, bootstrapped, healthy) on NATS." \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY --from=build /build/dist ./dist
+COPY package.json ./
+# The official image's unprivileged user (uid 1000); the Helm chart runs it with a read-only root
+# filesystem, so nothing may write under /app at run time.
+USER node
+EXPOSE 9090
+# Exec form: node is PID 1 and receives SIGTERM itself (the service handles it to shut down cleanly).
+ENTRYPOINT ["node", "/app/dist/cli.js"]
+CMD ["serve"]
