@@ -1,0 +1,45 @@
+// What a rule concludes about one resource, kstatus-style: a closed state, the cluster's own
+// CamelCase reason when there is one, and a line a person reads. Readings are built only through
+// these constructors, which is where cluster text is scrubbed and folded onto one line: a verdict
+// prints one line a resource, and nothing unscrubbed may leave the service.
+import type { ResourceState } from "./schemas.js";
+import { scrubCredentials } from "./scrub.js";
+
+export interface ResourceReading {
+  readonly state: ResourceState;
+  /** The cluster's reason (`ImagePullBackOff`, `BackoffLimitExceeded`) or one of `readingReasons`. */
+  readonly reason?: string;
+  readonly message: string;
+}
+
+/** Reasons stagewatch writes itself, where the cluster has none to give. */
+export const readingReasons = {
+  /** The object carries a deletionTimestamp; finalizers may hold it for a while. */
+  terminating: "Terminating",
+  /** metadata.generation is older than the generation the request names. */
+  waitingForGeneration: "WaitingForGeneration",
+  /** status.observedGeneration (or a condition's) is behind metadata.generation. */
+  generationNotObserved: "GenerationNotObserved",
+  /** No status written yet by the controller. */
+  awaitingStatus: "AwaitingStatus",
+  /** Absent after the caches synced, or deleted before it settled. */
+  notFound: "NotFound",
+  /** Deleted; a re-create within the grace is followed. */
+  deleted: "Deleted",
+} as const;
+
+function clean(message: string): string {
+  return scrubCredentials(message).replace(/\s*\r?\n\s*/g, " ").trim();
+}
+
+export function pending(reason: string | undefined, message: string): ResourceReading {
+  return reason === undefined ? { state: "pending", message: clean(message) } : { state: "pending", reason, message: clean(message) };
+}
+
+export function settled(message: string): ResourceReading {
+  return { state: "settled", message: clean(message) };
+}
+
+export function failed(reason: string, message: string): ResourceReading {
+  return { state: "failed", reason, message: clean(message) };
+}

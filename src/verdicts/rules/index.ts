@@ -1,0 +1,15 @@
+// Per-kind rules (SPEC section 4): one small function a kind, registered by `group/Kind`, run after
+// the generic checks and before the conditions fallback.
+export { settleByConditions } from "./conditions.js";
+export { settleDaemonSet } from "./daemonset.js";
+export { settleDeployment } from "./deployment.js";
+export { existenceOnlyKinds, settleExisting } from "./existence.js";
+export { checkGeneric } from "./generic-checks.js";
+export { settleJob } from "./job.js";
+export { describePodProblem, podProblems } from "./pod-problems.js";
+export { settlePod } from "./pod.js";
+export { evaluateResource, fallbackRule, ruleFor, rules } from "./registry.js";
+export { settleStatefulSet } from "./statefulset.js";
+export type { OwnedObjects, Rule, RuleInput } from "./input.js";
+export type { PodProblem } from "./pod-problems.js";
+export type { EvaluationInput } from "./registry.js";

@@ -1,0 +1,77 @@
+// What is wrong with a pod, as the kubelet and scheduler wrote it: the detail a workload's message
+// carries (`pod api-7f9c-x2 container api: ImagePullBackOff`), and the terminal reasons that fail
+// it at once. Init containers come first: while one is stuck, the app containers only say
+// PodInitializing.
+import type { ContainerStatus, Pod } from "../../kube/objects.js";
+
+export interface PodProblem {
+  readonly pod: string;
+  /** Undefined for pod-level problems (unschedulable, evicted). */
+  readonly container?: string | undefined;
+  readonly init: boolean;
+  readonly reason: string;
+  readonly message?: string | undefined;
+}
+
+// The kubelet's back-off messages repeat the image or container name and carry no cause
+// ("Back-off pulling image ..."): the reason says it all.
+const backOffReasons: ReadonlySet<string> = new Set(["ImagePullBackOff"]);
+
+function containerProblem(pod: string, status: ContainerStatus, init: boolean): PodProblem | undefined {
+  const { waiting, terminated } = status.state ?? {};
+  if (waiting?.reason) {
+    if (waiting.reason === "CrashLoopBackOff") {
+      // The cause of a crash loop is the last termination, not the back-off message.
+      const last = status.lastState?.terminated;
+      const cause = last ? `last exit ${last.reason ?? "Error"} with code ${last.exitCode}${last.message ? `: ${last.message}` : ""}` : undefined;
+      return { pod, container: status.name, init, reason: waiting.reason, message: cause };
+    }
+    const message = backOffReasons.has(waiting.reason) ? undefined : waiting.message;
+    return { pod, container: status.name, init, reason: waiting.reason, message };
+  }
+  if (terminated && terminated.exitCode !== 0) {
+    return { pod, container: status.name, init, reason: terminated.reason ?? "Error", message: terminated.message };
+  }
+  return undefined;
+}
+
+/** The pod's problems, most fundamental first: scheduling, eviction, init containers, containers, readiness. */
+export function podProblems(pod: Pod): PodProblem[] {
+  const name = pod.metadata.name;
+  const status = pod.status ?? {};
+  const problems: PodProblem[] = [];
+  const scheduled = status.conditions?.find((c) => c.type === "PodScheduled");
+  if (scheduled?.status === "False") {
+    problems.push({ pod: name, init: false, reason: scheduled.reason ?? "Unschedulable", message: scheduled.message });
+  }
+  if (status.phase === "Failed" && status.reason) {
+    problems.push({ pod: name, init: false, reason: status.reason, message: status.message });
+  }
+  for (const init of status.initContainerStatuses ?? []) {
+    const problem = containerProblem(name, init, true);
+    if (problem) problems.push(problem);
+  }
+  for (const container of status.containerStatuses ?? []) {
+    const problem = containerProblem(name, container, false);
+    if (problem) problems.push(problem);
+  }
+  const ready = status.conditions?.find((c) => c.type === "Ready");
+  if (problems.length === 0 && status.phase === "Running" && ready?.status === "False") {
+    problems.push({ pod: name, init: false, reason: ready.reason ?? "ContainersNotReady", message: ready.message });
+  }
+  return problems;
+}
+
+/** `pod api-7f9c-x2 container api: ImagePullBackOff`, `pod db-0: Unschedulable: 0/3 nodes are available: ...`. */
+export function describePodProblem(problem: PodProblem): string {
+  const where = problem.container ? ` ${problem.init ? "init container" : "container"} ${problem.container}` : "";
+  return `pod ${problem.pod}${where}: ${problem.reason}${problem.message ? `: ${problem.message}` : ""}`;
+}
+
+/** The problems of the pods that still count: not being deleted, ordered by name for stable messages. */
+export function problemsOf(pods: readonly Pod[]): PodProblem[] {
+  return pods
+    .filter((pod) => pod.metadata.deletionTimestamp === undefined)
+    .toSorted((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+    .flatMap(podProblems);
+}

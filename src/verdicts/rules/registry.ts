@@ -1,0 +1,39 @@
+// Which rule reads which kind, keyed by `group/Kind` (core group written `core`). Evaluation runs
+// the generic checks first, then the kind's rule; the documented fallback for every kind not
+// listed here (custom resources, and built-ins without a rule) is the conditions rule.
+import type { ResourceReading } from "../reading.js";
+import { groupKind } from "../kinds.js";
+import { settleByConditions } from "./conditions.js";
+import { settleDaemonSet } from "./daemonset.js";
+import { settleDeployment } from "./deployment.js";
+import { existenceOnlyKinds, settleExisting } from "./existence.js";
+import { checkGeneric } from "./generic-checks.js";
+import type { OwnedObjects, Rule, RuleInput } from "./input.js";
+import { settleJob } from "./job.js";
+import { settlePod } from "./pod.js";
+import { settleStatefulSet } from "./statefulset.js";
+
+export const rules: ReadonlyMap<string, Rule> = new Map<string, Rule>([
+  ["apps/Deployment", settleDeployment],
+  ["apps/StatefulSet", settleStatefulSet],
+  ["apps/DaemonSet", settleDaemonSet],
+  ["batch/Job", settleJob],
+  ["core/Pod", settlePod],
+  ...existenceOnlyKinds.map((kind): [string, Rule] => [kind, settleExisting]),
+]);
+
+export const fallbackRule: Rule = settleByConditions;
+
+export function ruleFor(apiVersion: string, kind: string): Rule {
+  return rules.get(groupKind(apiVersion, kind)) ?? fallbackRule;
+}
+
+export type EvaluationInput = Omit<RuleInput, "owned"> & { readonly owned?: OwnedObjects };
+
+const nothingOwned: OwnedObjects = { replicaSets: [], pods: [] };
+
+/** Reads one object: generic checks, then its kind's rule (or the conditions fallback). */
+export function evaluateResource(input: EvaluationInput): ResourceReading {
+  const full: RuleInput = { ...input, owned: input.owned ?? nothingOwned };
+  return checkGeneric(full) ?? ruleFor(full.object.apiVersion, full.object.kind)(full);
+}
