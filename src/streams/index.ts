@@ -1,0 +1,53 @@
+// src/streams: Kubernetes watches turned into typed RxJS streams, one shared informer per kind.
+//
+// Guarantees (what consumers may rely on, and what they must not assume):
+// - Order per object: events for one object key (namespace/name) arrive in the order the API
+//   server applied the changes. Nothing is promised across keys or across kinds.
+// - Re-creation: an object deleted and created again under the same name is reported as
+//   `deleted` then `added` whenever the informer sees both; after a gap it may only see the new
+//   object, so a change of `metadata.uid` under the same key is a new object, not an update.
+//   Compare UIDs; never assume a `modified` is the same object.
+// - Relists replay: after a watch gap (410 Gone) the collection is listed again; objects already
+//   seen may come again as `modified` with the state the list holds, objects deleted during the
+//   gap come as `deleted` (with their last known state), objects created during it as `added`.
+//   Handlers must be idempotent.
+// - Late subscribers: `events$` first replays every cached object as `added`, then delivers
+//   changes; a subscriber never misses a change between the snapshot and the live stream.
+// - Synced: `synced$` turns true once every namespace watched has been listed and the list's
+//   events delivered; before that the cache is partial, and an object's absence means nothing.
+// - Handlers never block: events are delivered synchronously, on the informer's own path;
+//   a slow handler delays every other consumer of that kind. Queue work; do not do it inline.
+//   A handler may stop the informer.
+// - Stripped objects: the cache holds what the verdict rules read (see strip.ts), never full
+//   objects; ConfigMaps, Secrets and other metadata-only kinds hold metadata alone, and their
+//   content is never requested from the API server.
+// - Never silent for good: watches resume after the server ends them, relist on 410 Gone,
+//   restart with jittered backoff after errors, and a watchdog restarts a watch that delivered
+//   nothing (not even a bookmark) for too long.
+export { createBackoff, defaultBackoffPolicy } from "./backoff.js";
+export type { Backoff, BackoffPolicy } from "./backoff.js";
+export { ObjectCache, watchEventTypes } from "./cache.js";
+export type { WatchEvent, WatchEventType } from "./cache.js";
+export { kubeHttpTransport } from "./httpTransport.js";
+export { startInformer } from "./informer.js";
+export type { Informer, InformerOptions } from "./informer.js";
+export { InformerHub, defaultMetadataOnlyKinds } from "./informerHub.js";
+export type { InformerHubOptions } from "./informerHub.js";
+export { noopStreamMetrics, restartCauses, silentLogger } from "./instrumentation.js";
+export type { RestartCause, StreamLogger, StreamMetrics } from "./instrumentation.js";
+export { defaultReflectorTiming, metadataListAccept, metadataWatchAccept } from "./reflector.js";
+export type { ReflectorTiming } from "./reflector.js";
+export {
+  DiscoveryError,
+  RestMapper,
+  UnknownKindError,
+  builtinMappings,
+  collectionPath,
+  kindKey,
+  splitApiVersion,
+} from "./restMapper.js";
+export type { ResourceMapping } from "./restMapper.js";
+export { keptAnnotations, keptLabelPrefix, stripObject } from "./strip.js";
+export type { StripTarget } from "./strip.js";
+export { KubeRequestError, isGone } from "./transport.js";
+export type { KubeRequest, KubeTransport } from "./transport.js";

@@ -1,0 +1,123 @@
+// A shared informer: the cache of one kind, kept current by one reflector per namespace watched
+// (or one for the whole cluster), and the streams consumers read it through.
+import { BehaviorSubject, Observable, Subject, distinctUntilChanged, type SchedulerLike } from "rxjs";
+import type { KubeObject } from "../kube/objects.js";
+import { ObjectCache, type WatchEvent } from "./cache.js";
+import type { StreamLogger, StreamMetrics } from "./instrumentation.js";
+import { Reflector, type ReflectorTiming } from "./reflector.js";
+import type { ResourceMapping } from "./restMapper.js";
+import type { KubeTransport } from "./transport.js";
+
+export interface Informer {
+  readonly mapping: ResourceMapping;
+  /**
+   * On subscription, every object already cached as `added`; then every change as it happens.
+   * Hot and shared: subscribing never starts another watch.
+   */
+  readonly events$: Observable<WatchEvent>;
+  /** `false` until every namespace watched has been listed once, then `true` for good. */
+  readonly synced$: Observable<boolean>;
+  hasSynced(): boolean;
+  /** `namespace` is undefined for cluster-scoped kinds. */
+  get(namespace: string | undefined, name: string): KubeObject | undefined;
+  /** Every cached object, or those of one namespace. */
+  list(namespace?: string): KubeObject[];
+  /** Ends the watches; the streams complete. */
+  stop(): void;
+}
+
+export interface InformerOptions {
+  mapping: ResourceMapping;
+  /** Watch only these namespaces (one watch each); the whole cluster when undefined. Ignored for cluster-scoped kinds. */
+  namespaces: readonly string[] | undefined;
+  /** List and watch as PartialObjectMetadata: the objects' content never reaches the process. */
+  metadataOnly: boolean;
+  transport: KubeTransport;
+  scheduler: SchedulerLike;
+  timing: ReflectorTiming;
+  metrics: StreamMetrics;
+  logger: StreamLogger;
+  random: () => number;
+  /** Called once when the informer stops (the hub forgets it). */
+  onStop?: () => void;
+}
+
+export function startInformer(options: InformerOptions): Informer {
+  return new SharedInformer(options);
+}
+
+class SharedInformer implements Informer {
+  readonly mapping: ResourceMapping;
+  readonly events$: Observable<WatchEvent>;
+  readonly synced$: Observable<boolean>;
+  private readonly cache = new ObjectCache();
+  private readonly changes = new Subject<WatchEvent>();
+  private readonly synced = new BehaviorSubject(false);
+  private readonly reflectors: Reflector[];
+  private readonly onStop: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(options: InformerOptions) {
+    this.mapping = options.mapping;
+    this.onStop = options.onStop;
+    // The snapshot and the subscription to changes happen in one synchronous step, so no change
+    // falls between them and none is seen twice.
+    this.events$ = new Observable<WatchEvent>((subscriber) => {
+      for (const object of this.cache.list()) {
+        if (subscriber.closed) break;
+        subscriber.next({ type: "added", object });
+      }
+      return this.changes.subscribe(subscriber);
+    });
+    this.synced$ = this.synced.pipe(distinctUntilChanged());
+
+    const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
+    const unlisted = new Set(scopes);
+    const { kindKey } = options.mapping;
+    const publish = (events: WatchEvent[]) => {
+      options.metrics.objects(kindKey, this.cache.size);
+      for (const event of events) this.changes.next(event);
+    };
+    this.reflectors = scopes.map(
+      (namespace) =>
+        new Reflector({
+          ...options,
+          namespace,
+          sink: {
+            replace: (objects) => {
+              publish(this.cache.replace(objects, namespace));
+              unlisted.delete(namespace);
+              if (unlisted.size === 0 && !this.synced.value) {
+                options.logger.info({ kind: kindKey, objects: this.cache.size }, "informer synced");
+                this.synced.next(true);
+              }
+            },
+            upsert: (object) => publish(this.cache.upsert(object)),
+            remove: (object) => publish(this.cache.remove(object)),
+          },
+        }),
+    );
+    for (const reflector of this.reflectors) reflector.start();
+  }
+
+  hasSynced(): boolean {
+    return this.synced.value;
+  }
+
+  get(namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.cache.get(namespace, name);
+  }
+
+  list(namespace?: string): KubeObject[] {
+    return this.cache.list(namespace);
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const reflector of this.reflectors) reflector.stop();
+    this.changes.complete();
+    this.synced.complete();
+    this.onStop?.();
+  }
+}

@@ -1,0 +1,101 @@
+// One shared informer per kind for the whole service, started the first time something needs
+// that kind: a thousand observations of Deployments share one Deployment watch (one per
+// namespace when the service watches a namespace list), never one watch each.
+import { asyncScheduler, type SchedulerLike } from "rxjs";
+import { startInformer, type Informer } from "./informer.js";
+import { noopStreamMetrics, silentLogger, type StreamLogger, type StreamMetrics } from "./instrumentation.js";
+import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
+import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper.js";
+import type { KubeTransport } from "./transport.js";
+
+/**
+ * Kinds listed and watched as metadata only: no status, and a body the rules never read (data,
+ * tokens, RBAC rules). ConfigMaps and Secrets above all: their data never enters the process.
+ */
+export const defaultMetadataOnlyKinds: readonly string[] = [
+  "ConfigMap",
+  "Secret",
+  "ServiceAccount",
+  "rbac.authorization.k8s.io/Role",
+  "rbac.authorization.k8s.io/ClusterRole",
+  "rbac.authorization.k8s.io/RoleBinding",
+  "rbac.authorization.k8s.io/ClusterRoleBinding",
+];
+
+export interface InformerHubOptions {
+  transport: KubeTransport;
+  /** Defaults to a RestMapper over the same transport. */
+  restMapper?: RestMapper;
+  /** Watch only these namespaces; the whole cluster when undefined. */
+  namespaces?: readonly string[];
+  /** Kind keys read as metadata only; defaults to defaultMetadataOnlyKinds. */
+  metadataOnlyKinds?: readonly string[];
+  /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
+  scheduler?: SchedulerLike;
+  timing?: Partial<ReflectorTiming>;
+  metrics?: StreamMetrics;
+  logger?: StreamLogger;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+}
+
+export class InformerHub {
+  readonly restMapper: RestMapper;
+  readonly namespaces: readonly string[] | undefined;
+  private readonly options: InformerHubOptions;
+  private readonly metadataOnly: ReadonlySet<string>;
+  private readonly running = new Map<string, Informer>();
+
+  constructor(options: InformerHubOptions) {
+    this.options = options;
+    this.restMapper = options.restMapper ?? new RestMapper(options.transport);
+    this.namespaces = options.namespaces;
+    this.metadataOnly = new Set(options.metadataOnlyKinds ?? defaultMetadataOnlyKinds);
+  }
+
+  /** apiVersion + kind to its resource, through discovery (see RestMapper). */
+  resolve(apiVersion: string, kind: string): Promise<ResourceMapping> {
+    return this.restMapper.resolve(apiVersion, kind);
+  }
+
+  /**
+   * The informer of a kind, started on first use. A kind key (`Pod`, `apps/ReplicaSet`) must be
+   * a built-in mapping or resolved before; anything else throws UnknownKindError.
+   */
+  informer(target: ResourceMapping | string): Informer {
+    const mapping = typeof target === "string" ? this.restMapper.cached(target) : target;
+    if (!mapping) {
+      throw new UnknownKindError(String(target), undefined, "not resolved yet: resolve(apiVersion, kind) first");
+    }
+    const existing = this.running.get(mapping.kindKey);
+    if (existing) return existing;
+    const informer = startInformer({
+      mapping,
+      namespaces: this.namespaces,
+      metadataOnly: this.metadataOnly.has(mapping.kindKey),
+      transport: this.options.transport,
+      scheduler: this.options.scheduler ?? asyncScheduler,
+      timing: { ...defaultReflectorTiming, ...this.options.timing },
+      metrics: this.options.metrics ?? noopStreamMetrics,
+      logger: this.options.logger ?? silentLogger,
+      random: this.options.random ?? Math.random,
+      onStop: () => this.running.delete(mapping.kindKey),
+    });
+    this.running.set(mapping.kindKey, informer);
+    return informer;
+  }
+
+  /** resolve, then informer. */
+  async informerFor(apiVersion: string, kind: string): Promise<Informer> {
+    return this.informer(await this.resolve(apiVersion, kind));
+  }
+
+  /** Every informer started so far has synced (readiness). */
+  hasSynced(): boolean {
+    return [...this.running.values()].every((informer) => informer.hasSynced());
+  }
+
+  stop(): void {
+    for (const informer of [...this.running.values()]) informer.stop();
+  }
+}

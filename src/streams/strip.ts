@@ -1,0 +1,283 @@
+// Objects cut down to what the verdict rules read, in the shapes of src/kube/objects.ts, as each
+// arrives from a list page or a watch line: the cache never holds a full object. A running pod
+// as the API server writes it is mostly managedFields, the pod spec (images, env, probes,
+// volumes) and annotations; none of that decides a stage.
+//
+// What survives, and why:
+// - metadata: identity (name, namespace, uid), resourceVersion, generation, creation and deletion
+//   timestamps, controller links (ownerReferences), the revision annotation Deployments and
+//   ReplicaSets carry (it picks a Deployment's current ReplicaSet), and labels under
+//   `stagewatch.io/` only: rules read the bootstrap label and nothing else from labels (pods are
+//   joined to workloads by owner UID, never by selector), and a pod's other labels would cost more
+//   memory than everything else kept for it.
+// - known workload kinds (Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job): the spec
+//   and status fields their rules read.
+// - any other kind (custom resources, Services, ...): `status.observedGeneration`, the conditions,
+//   and the other top-level scalars of status (phase, message, replica counts); nested status
+//   (inventories, per-resource lists) and the spec are dropped.
+// - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
+import type { Condition, ContainerState, ContainerStatus, KubeObject, ObjectMeta, OwnerReference } from "../kube/objects.js";
+import { revisionAnnotation } from "../kube/objects.js";
+
+type Json = Record<string, unknown>;
+
+export const keptLabelPrefix = "stagewatch.io/";
+export const keptAnnotations: readonly string[] = [revisionAnnotation];
+
+/** What the stripper needs to know about the collection an object came from. */
+export interface StripTarget {
+  /** Written into every object: list items and PartialObjectMetadata carry no (or another) kind. */
+  apiVersion: string;
+  kind: string;
+  kindKey: string;
+  metadataOnly: boolean;
+}
+
+/** The object as the rules see it, or undefined when it has no name or uid (not an object of the collection). */
+export function stripObject(raw: unknown, target: StripTarget): KubeObject | undefined {
+  if (!isRecord(raw)) return undefined;
+  const metadata = stripMeta(raw.metadata);
+  if (!metadata) return undefined;
+  const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
+  if (target.metadataOnly) return object;
+  const body = (bodies[target.kindKey] ?? genericBody)(raw);
+  if (body.spec) object.spec = body.spec;
+  if (body.status) object.status = body.status;
+  return object;
+}
+
+interface Body {
+  spec?: Json;
+  status?: KubeObject["status"];
+}
+
+const bodies: Record<string, (raw: Json) => Body> = {
+  Pod: (raw) => ({
+    spec: nonEmpty({
+      nodeName: str(field(raw.spec, "nodeName")),
+      containers: names(field(raw.spec, "containers")),
+      initContainers: names(field(raw.spec, "initContainers")),
+    }),
+    status: nonEmpty({
+      ...scalars(raw.status, ["phase", "reason", "message"]),
+      conditions: conditions(field(raw.status, "conditions")),
+      initContainerStatuses: containerStatuses(field(raw.status, "initContainerStatuses")),
+      containerStatuses: containerStatuses(field(raw.status, "containerStatuses")),
+    }),
+  }),
+  "apps/Deployment": (raw) =>
+    workload(raw, ["replicas", "paused", "progressDeadlineSeconds"], [
+      "replicas",
+      "updatedReplicas",
+      "readyReplicas",
+      "availableReplicas",
+      "unavailableReplicas",
+      "terminatingReplicas",
+    ]),
+  "apps/ReplicaSet": (raw) => workload(raw, ["replicas"], ["replicas", "readyReplicas", "availableReplicas"]),
+  "apps/StatefulSet": (raw) => ({
+    spec: nonEmpty({
+      ...scalars(raw.spec, ["replicas"]),
+      updateStrategy: nonEmpty({
+        ...scalars(field(raw.spec, "updateStrategy"), ["type"]),
+        rollingUpdate: nonEmpty(scalars(field(field(raw.spec, "updateStrategy"), "rollingUpdate"), ["partition"])),
+      }),
+    }),
+    status: workloadStatus(raw.status, [
+      "replicas",
+      "readyReplicas",
+      "currentReplicas",
+      "updatedReplicas",
+      "availableReplicas",
+      "currentRevision",
+      "updateRevision",
+    ]),
+  }),
+  "apps/DaemonSet": (raw) => ({
+    spec: nonEmpty({ updateStrategy: nonEmpty(scalars(field(raw.spec, "updateStrategy"), ["type"])) }),
+    status: workloadStatus(raw.status, [
+      "desiredNumberScheduled",
+      "currentNumberScheduled",
+      "updatedNumberScheduled",
+      "numberAvailable",
+      "numberReady",
+      "numberUnavailable",
+    ]),
+  }),
+  "batch/Job": (raw) =>
+    workload(raw, ["suspend", "completions", "parallelism", "backoffLimit", "ttlSecondsAfterFinished"], [
+      "active",
+      "succeeded",
+      "failed",
+      "ready",
+      "terminating",
+      "startTime",
+      "completionTime",
+    ]),
+};
+
+function workload(raw: Json, specFields: readonly string[], statusFields: readonly string[]): Body {
+  return { spec: nonEmpty(scalars(raw.spec, specFields)), status: workloadStatus(raw.status, statusFields) };
+}
+
+function workloadStatus(status: unknown, fields: readonly string[]): Body["status"] {
+  return nonEmpty({
+    ...scalars(status, ["observedGeneration", ...fields]),
+    conditions: conditions(field(status, "conditions")),
+  });
+}
+
+function genericBody(raw: Json): Body {
+  if (!isRecord(raw.status)) return {};
+  const status: Json = {};
+  for (const [key, value] of Object.entries(raw.status)) {
+    if (isScalar(value)) status[key] = value;
+  }
+  const kept = conditions(raw.status.conditions);
+  if (kept) status.conditions = kept;
+  return { status: nonEmpty(status) };
+}
+
+function stripMeta(raw: unknown): ObjectMeta | undefined {
+  if (!isRecord(raw) || typeof raw.name !== "string" || typeof raw.uid !== "string") return undefined;
+  return defined({
+    name: raw.name,
+    namespace: str(raw.namespace),
+    uid: raw.uid,
+    resourceVersion: str(raw.resourceVersion),
+    generation: num(raw.generation),
+    creationTimestamp: str(raw.creationTimestamp),
+    deletionTimestamp: str(raw.deletionTimestamp),
+    labels: entries(raw.labels, (key) => key.startsWith(keptLabelPrefix)),
+    annotations: entries(raw.annotations, (key) => keptAnnotations.includes(key)),
+    ownerReferences: ownerReferences(raw.ownerReferences),
+  });
+}
+
+function ownerReferences(raw: unknown): OwnerReference[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const kept: OwnerReference[] = [];
+  for (const ref of raw) {
+    if (!isRecord(ref) || typeof ref.uid !== "string" || typeof ref.kind !== "string") continue;
+    kept.push(
+      defined({
+        apiVersion: str(ref.apiVersion) ?? "",
+        kind: ref.kind,
+        name: str(ref.name) ?? "",
+        uid: ref.uid,
+        controller: bool(ref.controller),
+      }),
+    );
+  }
+  return kept.length > 0 ? kept : undefined;
+}
+
+function conditions(raw: unknown): Condition[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const kept: Condition[] = [];
+  for (const condition of raw) {
+    if (!isRecord(condition) || typeof condition.type !== "string" || typeof condition.status !== "string") continue;
+    kept.push(
+      defined({
+        type: condition.type,
+        status: condition.status,
+        reason: str(condition.reason),
+        message: str(condition.message),
+        observedGeneration: num(condition.observedGeneration),
+        lastTransitionTime: str(condition.lastTransitionTime),
+      }),
+    );
+  }
+  return kept.length > 0 ? kept : undefined;
+}
+
+function containerStatuses(raw: unknown): ContainerStatus[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const kept: ContainerStatus[] = [];
+  for (const container of raw) {
+    if (!isRecord(container) || typeof container.name !== "string") continue;
+    kept.push(
+      defined({
+        name: container.name,
+        ready: container.ready === true,
+        restartCount: num(container.restartCount) ?? 0,
+        started: bool(container.started),
+        state: containerState(container.state),
+        lastState: containerState(container.lastState),
+      }),
+    );
+  }
+  return kept.length > 0 ? kept : undefined;
+}
+
+function containerState(raw: unknown): ContainerState | undefined {
+  if (!isRecord(raw)) return undefined;
+  const { waiting, running, terminated } = raw;
+  return nonEmpty({
+    waiting: isRecord(waiting) ? defined({ reason: str(waiting.reason), message: str(waiting.message) }) : undefined,
+    running: isRecord(running) ? defined({ startedAt: str(running.startedAt) }) : undefined,
+    terminated: isRecord(terminated)
+      ? defined({
+          exitCode: num(terminated.exitCode) ?? 0,
+          reason: str(terminated.reason),
+          message: str(terminated.message),
+          finishedAt: str(terminated.finishedAt),
+        })
+      : undefined,
+  });
+}
+
+function names(raw: unknown): { name: string }[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const kept = raw.flatMap((container) => (isRecord(container) && typeof container.name === "string" ? [{ name: container.name }] : []));
+  return kept.length > 0 ? kept : undefined;
+}
+
+function entries(raw: unknown, keep: (key: string) => boolean): Record<string, string> | undefined {
+  if (!isRecord(raw)) return undefined;
+  let kept: Record<string, string> | undefined;
+  for (const [key, value] of Object.entries(raw)) {
+    if (typeof value === "string" && keep(key)) (kept ??= {})[key] = value;
+  }
+  return kept;
+}
+
+function scalars(raw: unknown, fields: readonly string[]): Json {
+  const kept: Json = {};
+  if (!isRecord(raw)) return kept;
+  for (const name of fields) {
+    if (isScalar(raw[name])) kept[name] = raw[name];
+  }
+  return kept;
+}
+
+// Objects are built without their undefined fields: a stripped object's size is what it holds,
+// and tests compare it with the API's own JSON, where absent fields are absent.
+function defined<T extends object>(object: T): T {
+  const kept: Json = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value !== undefined) kept[key] = value;
+  }
+  return kept as T;
+}
+
+function nonEmpty<T extends object>(object: T): T | undefined {
+  const kept = defined(object);
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+function field(raw: unknown, name: string): unknown {
+  return isRecord(raw) ? raw[name] : undefined;
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+}
+
+const str = (value: unknown) => (typeof value === "string" ? value : undefined);
+const num = (value: unknown) => (typeof value === "number" ? value : undefined);
+const bool = (value: unknown) => (typeof value === "boolean" ? value : undefined);
