@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { ObservationRequest } from "../verdicts/schemas.js";
+import { canonicalJson, contentHash } from "./contentHash.js";
+
+const request = ObservationRequest.parse({
+  key: "ci-4812/payments",
+  deployment: "payments",
+  require: "healthy",
+  timeoutSeconds: 300,
+  defaultNamespace: "payments",
+  resources: [
+    { apiVersion: "batch/v1", kind: "Job", namespace: "payments", name: "schema-migrate", bootstrap: true },
+    { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 },
+  ],
+});
+
+describe("canonicalJson", () => {
+  it("sorts keys at every level and leaves out undefined members", () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: undefined }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"f":1}]},"b":1}');
+  });
+});
+
+describe("contentHash", () => {
+  const same: [string, unknown][] = [
+    ["fields in another order", { ...Object.fromEntries(Object.entries(request).reverse()) }],
+    ["resources in another order", { ...request, resources: [...request.resources].reverse() }],
+    ["defaults written out", { ...request, failOn: ["InvalidImageName", "ImagePullBackOff"], absentGraceSeconds: 10 }],
+  ];
+  it.each(same)("is the same for %s", (_, other) => {
+    expect(contentHash(ObservationRequest.parse(other))).toBe(contentHash(request));
+  });
+
+  const different: [string, unknown][] = [
+    ["another required stage", { ...request, require: "bootstrapped" }],
+    ["another timeout", { ...request, timeoutSeconds: 600 }],
+    ["another generation", { ...request, resources: [request.resources[0], { ...request.resources[1], generation: 8 }] }],
+    ["one resource less", { ...request, resources: [request.resources[0]] }],
+    ["a wider failOn", { ...request, failOn: ["ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff"] }],
+  ];
+  it.each(different)("differs for %s", (_, other) => {
+    expect(contentHash(ObservationRequest.parse(other))).not.toBe(contentHash(request));
+  });
+
+  it("is a sha256 hex digest", () => {
+    expect(contentHash(request)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

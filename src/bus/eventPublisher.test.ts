@@ -1,0 +1,140 @@
+import type { PubAck } from "@nats-io/jetstream";
+import { describe, expect, it } from "vitest";
+import type { ObservationEvent, ObservationVerdict } from "../verdicts/schemas.js";
+import { createEventPublisher, eventMessageId, retryDelayMs, type EventPublisherOptions } from "./eventPublisher.js";
+
+const observationId = "5f0c6a8e-3b1e-4f5a-9c7d-2e8b1a4d6f00";
+const api = { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" };
+const verdict: ObservationVerdict = {
+  observationId,
+  key: "ci-4812/payments",
+  deployment: "payments",
+  required: "healthy",
+  reached: "bootstrapped",
+  outcome: "failed",
+  failure: { stage: "healthy", resource: api, reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:7"' },
+  resources: [{ identity: api, state: "failed", reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:7"' }],
+  message: "deployment payments cannot reach healthy: Deployment payments/api: pod api-7f9c-x2 container api: ImagePullBackOff",
+  startedAt: "2026-11-29T10:00:00Z",
+  deadline: "2026-11-29T10:05:00Z",
+  decidedAt: "2026-11-29T10:00:41Z",
+};
+const base = { observationId, deployment: "payments" };
+const progress = (at: string, reason: string): ObservationEvent => ({
+  ...base,
+  type: "progress",
+  at,
+  resource: { identity: api, state: "pending", reason },
+});
+const stage: ObservationEvent = { ...base, type: "stage", at: "2026-11-29T10:00:20Z", stage: "bootstrapped" };
+const verdictEvent: ObservationEvent = { ...base, type: "verdict", at: "2026-11-29T10:00:41Z", verdict };
+
+describe("eventMessageId", () => {
+  it("is one id per verdict and per stage, whenever they are sent", () => {
+    expect(eventMessageId(verdictEvent)).toBe(`${observationId}.verdict`);
+    expect(eventMessageId({ ...verdictEvent, at: "2026-11-29T10:00:42Z" })).toBe(`${observationId}.verdict`);
+    expect(eventMessageId(stage)).toBe(`${observationId}.stage.bootstrapped`);
+  });
+
+  it("tells progress events apart by content and time", () => {
+    const first = progress("2026-11-29T10:00:10Z", "ContainerCreating");
+    expect(eventMessageId(first)).toBe(eventMessageId({ ...first }));
+    expect(eventMessageId(first)).not.toBe(eventMessageId(progress("2026-11-29T10:00:10Z", "ImagePullBackOff")));
+    // The same reading again later is news (the resource went away from it and came back).
+    expect(eventMessageId(first)).not.toBe(eventMessageId(progress("2026-11-29T10:00:30Z", "ContainerCreating")));
+  });
+});
+
+it("retry delays double up to the cap", () => {
+  const policy = { attempts: 8, initialDelayMs: 100, maxDelayMs: 1000 };
+  expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(policy, n))).toEqual([100, 200, 400, 800, 1000, 1000]);
+});
+
+/** A JetStream publish that fails as scripted, recording what it stored and the waits asked for. */
+function fakeStream(failures: (event: ObservationEvent, attempt: number) => boolean) {
+  const stored: { subject: string; body: unknown; msgID: string | undefined }[] = [];
+  const attempts = new Map<string, number>();
+  const delays: number[] = [];
+  let failed = 0;
+  const options: EventPublisherOptions = {
+    js: {
+      async publish(subject, payload, opts) {
+        const body = JSON.parse(String(payload)) as ObservationEvent;
+        const key = `${subject}#${JSON.stringify(body)}`;
+        const attempt = (attempts.get(key) ?? 0) + 1;
+        attempts.set(key, attempt);
+        if (failures(body, attempt)) throw new Error("503 no responders");
+        stored.push({ subject, body, msgID: opts?.msgID });
+        return { stream: "STAGEWATCH_EVENTS", seq: stored.length, duplicate: false } satisfies PubAck;
+      },
+    },
+    delay: async (ms) => {
+      delays.push(ms);
+    },
+    metrics: { requestAnswered: () => {}, publishFailed: () => failed++ },
+  };
+  return { options, stored, delays, failures: () => failed };
+}
+
+describe("publish", () => {
+  it("publishes on the observation's subject with its message id", async () => {
+    const stream = fakeStream(() => false);
+    const outcome = await createEventPublisher(stream.options).publish(verdictEvent);
+    expect(outcome).toEqual({ published: true, seq: 1, duplicate: false });
+    expect(stream.stored).toEqual([{ subject: `stagewatch.events.payments.${observationId}`, body: verdictEvent, msgID: `${observationId}.verdict` }]);
+  });
+
+  it("retries a failed attempt with backoff and counts each failure", async () => {
+    const stream = fakeStream((_, attempt) => attempt <= 2);
+    const outcome = await createEventPublisher(stream.options).publish(verdictEvent);
+    expect(outcome).toMatchObject({ published: true });
+    expect(stream.delays).toEqual([100, 200]);
+    expect(stream.failures()).toBe(2);
+  });
+
+  it("gives up after the last attempt without throwing", async () => {
+    const stream = fakeStream(() => true);
+    const outcome = await createEventPublisher({ ...stream.options, retry: { attempts: 3, initialDelayMs: 50, maxDelayMs: 80 } }).publish(verdictEvent);
+    expect(outcome).toMatchObject({ published: false, error: expect.any(Error) });
+    expect(stream.delays).toEqual([50, 80]);
+    expect(stream.failures()).toBe(3);
+    expect(stream.stored).toEqual([]);
+  });
+
+  it("keeps an observation's events in order while one of them is being retried", async () => {
+    const first = progress("2026-11-29T10:00:10Z", "ContainerCreating");
+    // Only the first event fails once: unordered, the stage and the verdict would overtake it.
+    const stream = fakeStream((event, attempt) => event.type === "progress" && attempt === 1);
+    const publisher = createEventPublisher(stream.options);
+    const outcomes = await Promise.all([publisher.publish(first), publisher.publish(stage), publisher.publish(verdictEvent)]);
+    expect(outcomes.every((o) => o.published)).toBe(true);
+    expect(stream.stored.map((s) => (s.body as ObservationEvent).type)).toEqual(["progress", "stage", "verdict"]);
+  });
+
+  it("does not hold other observations behind a stuck one", async () => {
+    const other = "0b6f2d44-9a51-4c0e-8f1b-7d3e5a2c9b10";
+    const stream = fakeStream(() => false);
+    const stuck = Promise.withResolvers<void>();
+    const publisher = createEventPublisher({
+      ...stream.options,
+      js: {
+        publish: (subject, payload, opts) =>
+          subject.endsWith(observationId) ? stuck.promise.then(() => stream.options.js.publish(subject, payload, opts)) : stream.options.js.publish(subject, payload, opts),
+      },
+    });
+    const held = publisher.publish(verdictEvent);
+    expect(await publisher.publish({ ...stage, observationId: other })).toMatchObject({ published: true });
+    expect(stream.stored.map((s) => s.subject)).toEqual([`stagewatch.events.payments.${other}`]);
+    stuck.resolve();
+    await held;
+    await publisher.flush();
+    expect(stream.stored).toHaveLength(2);
+  });
+
+  it("refuses an event whose id cannot be a subject token, without throwing", async () => {
+    const stream = fakeStream(() => false);
+    const outcome = await createEventPublisher(stream.options).publish({ ...verdictEvent, observationId: "a.b" });
+    expect(outcome).toMatchObject({ published: false });
+    expect(stream.stored).toEqual([]);
+  });
+});

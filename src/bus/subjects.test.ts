@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { busNames, InvalidSubjectTokenError, isSubjectToken, newObservationId } from "./subjects.js";
+
+describe("busNames", () => {
+  it("derives every name from the default prefix", () => {
+    const names = busNames();
+    expect({
+      observe: names.observe,
+      cancel: names.cancel,
+      get: names.get,
+      allEvents: names.allEvents,
+      eventStream: names.eventStream,
+      recordsBucket: names.recordsBucket,
+      eventSubject: names.eventSubject("payments", "01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
+      eventFilter: names.eventFilter("01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
+    }).toEqual({
+      observe: "stagewatch.observe",
+      cancel: "stagewatch.cancel",
+      get: "stagewatch.get",
+      allEvents: "stagewatch.events.>",
+      eventStream: "STAGEWATCH_EVENTS",
+      recordsBucket: "stagewatch-observations",
+      eventSubject: "stagewatch.events.payments.01J9Z3V4K8ZC0S2M5Q7W9E1R3T",
+      eventFilter: "stagewatch.events.*.01J9Z3V4K8ZC0S2M5Q7W9E1R3T",
+    });
+  });
+
+  it("keeps the stream and bucket of a dotted prefix apart from the default ones", () => {
+    const names = busNames("acme.stage-watch");
+    expect([names.observe, names.eventStream, names.recordsBucket]).toEqual([
+      "acme.stage-watch.observe",
+      "ACME_STAGE_WATCH_EVENTS",
+      "acme-stage-watch-observations",
+    ]);
+  });
+
+  it.each(["", ".stagewatch", "stagewatch.", "stage watch", "stagewatch.*", "a..b", "stagewatch.>"])("refuses the prefix %j", (prefix) => {
+    expect(() => busNames(prefix)).toThrow(InvalidSubjectTokenError);
+  });
+
+  it.each([
+    ["payments", "a.b"],
+    ["payments", "*"],
+    ["payments", ">"],
+    ["pay.ments", "id"],
+    ["payments", ""],
+  ])("refuses to build an event subject from %j and %j", (deployment, observationId) => {
+    expect(() => busNames().eventSubject(deployment, observationId)).toThrow(InvalidSubjectTokenError);
+  });
+});
+
+describe("observation ids", () => {
+  it("are subject tokens and unique", () => {
+    const ids = Array.from({ length: 100 }, newObservationId);
+    expect(ids.every(isSubjectToken)).toBe(true);
+    expect(new Set(ids).size).toBe(100);
+  });
+});
