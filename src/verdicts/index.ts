@@ -1,0 +1,88 @@
+// The part of stagewatch that decides: the wire contract, per-kind rules, the observation reducer
+// and credential scrubbing. Pure functions; no I/O and no clock but the times passed in. Imports
+// nothing from streams or bus.
+export {
+  CancelReply,
+  CancelRequest,
+  DeploymentName,
+  ErrorCode,
+  ErrorReply,
+  Failure,
+  FieldIssue,
+  GetReply,
+  GetRequest,
+  NamespaceName,
+  ObservationEvent,
+  ObservationRequest,
+  ObservationVerdict,
+  ObserveReply,
+  Outcome,
+  ProgressEvent,
+  ReachedStage,
+  ResourceIdentity,
+  ResourceState,
+  ResourceVerdict,
+  Stage,
+  StageEvent,
+  VerdictEvent,
+  defaultAbsentGraceSeconds,
+  defaultFailOn,
+  errorCodes,
+  maxBodyBytes,
+  maxResources,
+  outcomes,
+  stages,
+} from "./schemas.js";
+export type { ObservationRequestInput } from "./schemas.js";
+export { describeIssues, formatPath, parseWith } from "./validation.js";
+export type { Parsed } from "./validation.js";
+
+export { bootstrapLabel, isBootstrapJob } from "./bootstrap.js";
+export { clusterScopedKinds, describeResource, groupKind, groupOf, identityKey, objectIdentityKey } from "./kinds.js";
+export type { Identified } from "./kinds.js";
+export { failed, pending, readingReasons, settled } from "./reading.js";
+export type { ResourceReading } from "./reading.js";
+export { scrubCredentials } from "./scrub.js";
+export { formatDuration } from "./text.js";
+export {
+  checkGeneric,
+  describePodProblem,
+  evaluateResource,
+  existenceOnlyKinds,
+  fallbackRule,
+  podProblems,
+  ruleFor,
+  rules,
+  settleByConditions,
+  settleDaemonSet,
+  settleDeployment,
+  settleExisting,
+  settleJob,
+  settlePod,
+  settleStatefulSet,
+} from "./rules/index.js";
+export type { EvaluationInput, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
+
+export { isTerminal, transition } from "./outcome.js";
+export { blockedStage, stageOf, stageRank } from "./stages.js";
+export type { StageFacts } from "./stages.js";
+export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observation-state.js";
+export type {
+  ClusterScope,
+  Decision,
+  ObservationChange,
+  ObservationState,
+  ObservationStep,
+  StartObservationInput,
+  TrackedResource,
+} from "./observation-state.js";
+export {
+  advanceClock,
+  cancelObservation,
+  markCachesSynced,
+  nextWakeAt,
+  recordDeletion,
+  recordReading,
+  toVerdict,
+} from "./observation.js";
+export type { ObservedObject } from "./observation.js";
