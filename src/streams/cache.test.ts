@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { KubeObject } from "../kube/objects.js";
+import { ObjectCache } from "./cache.js";
+
+const pod = (namespace: string, name: string, uid: string, resourceVersion: string): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace, uid, resourceVersion },
+});
+
+const summary = (events: { type: string; object: KubeObject }[]) =>
+  events.map((event) => `${event.type} ${event.object.metadata.namespace}/${event.object.metadata.name}@${event.object.metadata.resourceVersion}`);
+
+describe("ObjectCache", () => {
+  it("reports a name re-used by a new UID as a deletion and an addition, not an update", () => {
+    const cache = new ObjectCache();
+    cache.upsert(pod("shop", "web-0", "uid-1", "10"));
+    const events = cache.upsert(pod("shop", "web-0", "uid-2", "20"));
+    expect(events.map((event) => [event.type, event.object.metadata.uid])).toEqual([
+      ["deleted", "uid-1"],
+      ["added", "uid-2"],
+    ]);
+    expect(cache.size).toBe(1);
+  });
+
+  it("replace within one namespace leaves other namespaces alone and skips unchanged objects", () => {
+    const cache = new ObjectCache();
+    cache.replace([pod("shop", "web-0", "u1", "10"), pod("shop", "web-1", "u2", "11")], "shop");
+    cache.replace([pod("payments", "api-0", "u3", "12")], "payments");
+    const events = cache.replace([pod("shop", "web-0", "u1", "10"), pod("shop", "web-2", "u4", "30")], "shop");
+    expect(summary(events)).toEqual(["added shop/web-2@30", "deleted shop/web-1@11"]);
+    expect(cache.list("payments").map((object) => object.metadata.name)).toEqual(["api-0"]);
+    expect(cache.size).toBe(3);
+  });
+
+  it("replace of the whole cache removes what no namespace listed", () => {
+    const cache = new ObjectCache();
+    cache.upsert(pod("shop", "web-0", "u1", "10"));
+    cache.upsert(pod("payments", "api-0", "u2", "11"));
+    const events = cache.replace([pod("shop", "web-0", "u1", "15")]);
+    expect(summary(events)).toEqual(["modified shop/web-0@15", "deleted payments/api-0@11"]);
+  });
+
+  it("emits nothing for the deletion of an object it never held", () => {
+    const cache = new ObjectCache();
+    expect(cache.remove(pod("shop", "web-0", "u1", "10"))).toEqual([]);
+    expect(cache.size).toBe(0);
+  });
+
+  it("finds cluster-scoped objects without a namespace", () => {
+    const cache = new ObjectCache();
+    const namespace: KubeObject = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", uid: "n1" } };
+    cache.upsert(namespace);
+    expect(cache.get(undefined, "shop")).toBe(namespace);
+    expect(cache.list()).toEqual([namespace]);
+  });
+});

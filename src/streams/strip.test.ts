@@ -1,0 +1,281 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { stripObject, type StripTarget } from "./strip.js";
+
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
+
+const target = (apiVersion: string, kind: string, kindKey: string, metadataOnly = false): StripTarget => ({
+  apiVersion,
+  kind,
+  kindKey,
+  metadataOnly,
+});
+
+const secretItem = (fixture("secret-metadata-list.json").items as unknown[])[0];
+
+const cases: { name: string; raw: unknown; target: StripTarget; expected: unknown }[] = [
+  {
+    name: "running pod keeps identity, owner, container names and status; drops managedFields, spec, labels, annotations",
+    raw: fixture("pod-running.json"),
+    target: target("v1", "Pod", "Pod"),
+    expected: {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        name: "api-7f9c6d5b8-x2kqv",
+        namespace: "payments",
+        uid: "d2a7c6e1-3b5f-4a90-8e1d-7c6b5a4f3e2d",
+        resourceVersion: "184467",
+        generation: 1,
+        creationTimestamp: "2026-11-28T09:14:03Z",
+        ownerReferences: [
+          { apiVersion: "apps/v1", kind: "ReplicaSet", name: "api-7f9c6d5b8", uid: "4b0e5c1d-9f3a-4d8e-b2c7-6a1f0e9d8c7b", controller: true },
+        ],
+      },
+      spec: { nodeName: "worker-2", containers: [{ name: "api" }] },
+      status: {
+        phase: "Running",
+        conditions: [
+          { type: "PodReadyToStartContainers", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:06Z" },
+          { type: "Initialized", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:03Z" },
+          { type: "Ready", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:09Z" },
+          { type: "ContainersReady", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:09Z" },
+          { type: "PodScheduled", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:03Z" },
+        ],
+        containerStatuses: [
+          { name: "api", ready: true, restartCount: 0, started: true, state: { running: { startedAt: "2026-11-28T09:14:05Z" } } },
+        ],
+      },
+    },
+  },
+  {
+    name: "pod in ImagePullBackOff keeps the waiting reason and message, and the init container's termination",
+    raw: fixture("pod-imagepullbackoff.json"),
+    target: target("v1", "Pod", "Pod"),
+    expected: {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: {
+        name: "web-5d8b9c7f6-q7wzt",
+        namespace: "shop",
+        uid: "6e5d4c3b-2a1f-4e0d-9c8b-7a6f5e4d3c2b",
+        resourceVersion: "190233",
+        creationTimestamp: "2026-11-28T09:20:41Z",
+        ownerReferences: [
+          { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-5d8b9c7f6", uid: "0d1c2b3a-4f5e-4d6c-8b7a-9f8e7d6c5b4a", controller: true },
+        ],
+      },
+      spec: { nodeName: "worker-1", containers: [{ name: "web" }], initContainers: [{ name: "wait-for-db" }] },
+      status: {
+        phase: "Pending",
+        conditions: [
+          { type: "Initialized", status: "True", lastTransitionTime: "2026-11-28T09:20:44Z" },
+          {
+            type: "Ready",
+            status: "False",
+            reason: "ContainersNotReady",
+            message: "containers with unready status: [web]",
+            lastTransitionTime: "2026-11-28T09:20:41Z",
+          },
+        ],
+        initContainerStatuses: [
+          {
+            name: "wait-for-db",
+            ready: true,
+            restartCount: 0,
+            started: false,
+            state: { terminated: { exitCode: 0, reason: "Completed", finishedAt: "2026-11-28T09:20:44Z" } },
+          },
+        ],
+        containerStatuses: [
+          {
+            name: "web",
+            ready: false,
+            restartCount: 0,
+            started: false,
+            state: {
+              waiting: {
+                reason: "ImagePullBackOff",
+                message:
+                  'Back-off pulling image "registry.example.com/shop/web:does-not-exist": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image',
+              },
+            },
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: "deployment keeps the revision annotation and stagewatch.io labels, drops last-applied and the template",
+    raw: fixture("deployment.json"),
+    target: target("apps/v1", "Deployment", "apps/Deployment"),
+    expected: {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: {
+        name: "api",
+        namespace: "payments",
+        uid: "8c2f4a6e-1d3b-4f5a-9e7c-0b2d4f6a8c1e",
+        resourceVersion: "184502",
+        generation: 7,
+        creationTimestamp: "2026-11-20T14:02:11Z",
+        labels: { "stagewatch.io/deployment": "payments" },
+        annotations: { "deployment.kubernetes.io/revision": "3" },
+      },
+      spec: { replicas: 2, progressDeadlineSeconds: 600 },
+      status: {
+        observedGeneration: 7,
+        replicas: 3,
+        updatedReplicas: 2,
+        readyReplicas: 1,
+        availableReplicas: 1,
+        unavailableReplicas: 2,
+        terminatingReplicas: 0,
+        conditions: [
+          {
+            type: "Available",
+            status: "True",
+            reason: "MinimumReplicasAvailable",
+            message: "Deployment has minimum availability.",
+            lastTransitionTime: "2026-11-20T14:02:20Z",
+          },
+          {
+            type: "Progressing",
+            status: "True",
+            reason: "ReplicaSetUpdated",
+            message: 'ReplicaSet "api-7f9c6d5b8" is progressing.',
+            lastTransitionTime: "2026-11-20T14:02:11Z",
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: "failed job keeps the bootstrap label, its failure conditions and counts",
+    raw: fixture("job-failed.json"),
+    target: target("batch/v1", "Job", "batch/Job"),
+    expected: {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: {
+        name: "schema-migrate",
+        namespace: "payments",
+        uid: "5f8e7d6c-4b3a-4291-8f0e-1d2c3b4a5f6e",
+        resourceVersion: "184611",
+        generation: 1,
+        creationTimestamp: "2026-11-28T09:13:59Z",
+        labels: { "stagewatch.io/bootstrap": "true" },
+      },
+      spec: { suspend: false, completions: 1, parallelism: 1, backoffLimit: 2, ttlSecondsAfterFinished: 600 },
+      status: {
+        failed: 3,
+        ready: 0,
+        terminating: 0,
+        startTime: "2026-11-28T09:13:59Z",
+        conditions: [
+          {
+            type: "FailureTarget",
+            status: "True",
+            reason: "BackoffLimitExceeded",
+            message: "Job has reached the specified backoff limit",
+            lastTransitionTime: "2026-11-28T09:15:02Z",
+          },
+          {
+            type: "Failed",
+            status: "True",
+            reason: "BackoffLimitExceeded",
+            message: "Job has reached the specified backoff limit",
+            lastTransitionTime: "2026-11-28T09:15:02Z",
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: "custom resource keeps conditions and status scalars, drops spec and nested status",
+    raw: fixture("widget.json"),
+    target: target("example.com/v1", "Widget", "example.com/Widget"),
+    expected: {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: {
+        name: "blue",
+        namespace: "shop",
+        uid: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+        resourceVersion: "201117",
+        generation: 4,
+        creationTimestamp: "2026-11-28T09:30:00Z",
+      },
+      status: {
+        observedGeneration: 4,
+        phase: "Ready",
+        readyReplicas: 3,
+        conditions: [
+          { type: "Ready", status: "True", reason: "Reconciled", message: "3/3 parts ready", observedGeneration: 4, lastTransitionTime: "2026-11-28T09:31:10Z" },
+          { type: "Reconciling", status: "False", reason: "Idle", message: "", observedGeneration: 4, lastTransitionTime: "2026-11-28T09:31:10Z" },
+        ],
+      },
+    },
+  },
+  {
+    name: "PartialObjectMetadata of a Secret becomes a Secret with metadata only",
+    raw: secretItem,
+    target: target("v1", "Secret", "Secret", true),
+    expected: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: {
+        name: "payments-db",
+        namespace: "payments",
+        uid: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+        resourceVersion: "180001",
+        creationTimestamp: "2026-11-20T14:01:50Z",
+      },
+    },
+  },
+  {
+    name: "a full Secret read as metadata-only loses its data even if the server sent it",
+    raw: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "payments-db", namespace: "payments", uid: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", resourceVersion: "180001" },
+      type: "Opaque",
+      data: { url: "cG9zdGdyZXM6Ly91c2VyOmh1bnRlcjJAZGIvcGF5bWVudHM=" },
+    },
+    target: target("v1", "Secret", "Secret", true),
+    expected: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "payments-db", namespace: "payments", uid: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", resourceVersion: "180001" },
+    },
+  },
+  {
+    name: "cluster-scoped object without status keeps metadata alone",
+    raw: { apiVersion: "v1", kind: "Namespace", metadata: { name: "payments", uid: "0f1e2d3c-4b5a-4697-8877-665544332211", resourceVersion: "12" } },
+    target: target("v1", "Namespace", "Namespace"),
+    expected: {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "payments", uid: "0f1e2d3c-4b5a-4697-8877-665544332211", resourceVersion: "12" },
+    },
+  },
+  {
+    name: "an object without a uid is not an object of the collection",
+    raw: { metadata: { name: "ghost", namespace: "payments" } },
+    target: target("v1", "Pod", "Pod"),
+    expected: undefined,
+  },
+];
+
+describe("stripObject", () => {
+  it.each(cases)("$name", ({ raw, target, expected }) => {
+    expect(stripObject(raw, target)).toStrictEqual(expected);
+  });
+
+  it("keeps a running pod under a fifth of its JSON size", () => {
+    const raw = fixture("pod-running.json");
+    const stripped = stripObject(raw, target("v1", "Pod", "Pod"));
+    expect(JSON.stringify(stripped).length).toBeLessThan(JSON.stringify(raw).length / 5);
+  });
+});
