@@ -8,6 +8,7 @@ import type { z } from "zod";
 import {
   CancelReply,
   GetReply,
+  maxBodyBytes,
   ObservationEvent,
   ObservationRequest,
   ObserveReply,
@@ -88,10 +89,10 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
   const js = jetstream(nc);
   const stops = new Set<(reason: Error) => void>();
 
-  const request = async <S extends z.ZodType>(subject: string, body: unknown, replySchema: S): Promise<z.output<S>> => {
+  const request = async <S extends z.ZodType>(subject: string, body: string, replySchema: S): Promise<z.output<S>> => {
     let text: string;
     try {
-      text = (await nc.request(subject, JSON.stringify(body), { timeout: requestTimeoutMs })).string();
+      text = (await nc.request(subject, body, { timeout: requestTimeoutMs })).string();
     } catch (cause) {
       if (cause instanceof RequestError && cause.isNoResponders()) {
         throw new ObserverUnavailableError(`no stagewatch service is listening on ${subject}`, { cause });
@@ -113,7 +114,7 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
   };
 
   const verdictOrUndefined = async (subject: string, body: object, schema: typeof GetReply | typeof CancelReply) => {
-    const reply = await request(subject, body, schema);
+    const reply = await request(subject, JSON.stringify(body), schema);
     if (reply.ok) return reply.verdict;
     if (reply.error.code === "not_found") return undefined;
     throw errorFromReply(reply.error);
@@ -192,7 +193,13 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
       if (!parsed.ok) {
         throw new ObservationRejectedError("invalid_request", "invalid observation request", parsed.issues);
       }
-      const reply = await request(names.observe, input, ObserveReply);
+      const body = JSON.stringify(input);
+      const size = Buffer.byteLength(body);
+      if (size > maxBodyBytes) {
+        // Refused here rather than by the NATS server's max_payload, which would read as "unreachable".
+        throw new ObservationRejectedError("too_large", "observation request is too large", [{ path: "(body)", message: `${size} bytes; at most ${maxBodyBytes}` }]);
+      }
+      const reply = await request(names.observe, body, ObserveReply);
       if (!reply.ok) throw errorFromReply(reply.error);
       const budgetEnds = budgetEnd(parsed.value, Date.now());
       const followed = follow(reply.observationId, { waitMs: Math.max(0, budgetEnds - Date.now()) + verdictGraceMs });

@@ -2,7 +2,7 @@
 // that subscribes after the verdict was published still reads it (SPEC section 7), and so every
 // replica can publish into the same history. Created or brought up to date at start-up; two
 // replicas starting together both succeed.
-import { JetStreamApiError, StorageType, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
+import { JetStreamApiError, StorageType, type JetStreamManager, type StreamUpdateConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { BusNames } from "./subjects.js";
 
@@ -33,35 +33,37 @@ export class EventStreamSetupError extends Error {
   override readonly name = "EventStreamSetupError";
 }
 
-export function eventStreamConfig(names: BusNames, options: EventStreamOptions = {}): Partial<StreamConfig> & { name: string } {
-  const settings = { ...defaultEventStreamOptions, ...options };
+/** The stream's limits: what an update may change on an existing stream. */
+function eventStreamLimits(names: BusNames, options: EventStreamOptions): Partial<StreamUpdateConfig> {
+  const maxAgeMs = options.maxAgeMs ?? defaultEventStreamOptions.maxAgeMs;
+  const duplicateWindowMs = options.duplicateWindowMs ?? defaultEventStreamOptions.duplicateWindowMs;
   return {
-    name: names.eventStream,
     description: `stagewatch observation events (${names.allEvents})`,
     subjects: [names.allEvents],
-    retention: "limits",
-    storage: settings.storage === "memory" ? StorageType.Memory : StorageType.File,
     discard: "old",
-    max_age: nanos(settings.maxAgeMs),
-    duplicate_window: nanos(Math.min(settings.duplicateWindowMs, settings.maxAgeMs)),
-    num_replicas: settings.replicas,
+    max_age: nanos(maxAgeMs),
+    // The server refuses a de-duplication window longer than the stream keeps messages.
+    duplicate_window: nanos(Math.min(duplicateWindowMs, maxAgeMs)),
+    num_replicas: options.replicas ?? defaultEventStreamOptions.replicas,
   };
 }
 
-/** Idempotent: adds the stream, or updates it when it exists with other settings. */
+/** Idempotent: adds the stream, or updates its limits when it exists with others. */
 export async function ensureEventStream(jsm: JetStreamManager, names: BusNames, options: EventStreamOptions = {}): Promise<void> {
-  const config = eventStreamConfig(names, options);
+  const name = names.eventStream;
+  const limits = eventStreamLimits(names, options);
+  // Storage and retention are fixed at creation: a stream created with others needs an operator.
+  const storage = (options.storage ?? defaultEventStreamOptions.storage) === "memory" ? StorageType.Memory : StorageType.File;
   try {
-    await jsm.streams.add(config);
+    await jsm.streams.add({ name, retention: "limits", storage, ...limits });
   } catch (error) {
     if (!(error instanceof JetStreamApiError && error.code === streamNameInUse)) {
-      throw new EventStreamSetupError(`cannot create JetStream stream ${config.name}`, { cause: error });
+      throw new EventStreamSetupError(`cannot create JetStream stream ${name}`, { cause: error });
     }
     try {
-      const { name: _name, retention: _retention, storage: _storage, ...updatable } = config;
-      await jsm.streams.update(config.name, updatable);
+      await jsm.streams.update(name, limits);
     } catch (cause) {
-      throw new EventStreamSetupError(`JetStream stream ${config.name} exists with settings stagewatch cannot change (storage?)`, { cause });
+      throw new EventStreamSetupError(`JetStream stream ${name} exists with settings stagewatch cannot change (storage?)`, { cause });
     }
   }
 }

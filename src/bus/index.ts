@@ -26,7 +26,7 @@ export { noopBusMetrics, requestResults, silentLogger } from "./telemetry.js";
 export type { BusLogger, BusMetrics, RequestResult } from "./telemetry.js";
 export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
-export { defaultEventStreamOptions, ensureEventStream, eventStreamConfig, EventStreamSetupError } from "./eventStream.js";
+export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } from "./eventStream.js";
 export type { EventStreamOptions } from "./eventStream.js";
 export { createEventPublisher, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
 export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./eventPublisher.js";

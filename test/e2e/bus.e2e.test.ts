@@ -297,6 +297,17 @@ describe("bad requests", () => {
     expect(error).toMatchObject({ code: "too_large", issues: [{ path: "(body)" }] });
   });
 
+  it("the client refuses a valid request over 1 MiB before sending it", async () => {
+    // Valid field by field: 1,000 resources of a custom API group with a long (legal) name.
+    const group = `${"a".repeat(60)}.`.repeat(18) + "example.com";
+    const resources = Array.from({ length: 1000 }, (_, i) => ({ apiVersion: `${group}/v1`, kind: "Widget", name: `widget-${i}` }));
+    const observer = createObserver(nc, { prefix });
+    const error = await observer.observe(paymentsRequest({ resources })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ObservationRejectedError);
+    expect(error).toMatchObject({ code: "too_large", issues: [{ path: "(body)" }] });
+    await observer.close();
+  });
+
   it("cancel and get bodies are validated too", async () => {
     const cancel = (await rawRequest(names.cancel, JSON.stringify({ observationID: "x" }))) as ErrorReply;
     expect(cancel.error.issues).toEqual([
@@ -423,6 +434,14 @@ describe("no observer", () => {
     expect(error).toBeInstanceOf(ObserverUnavailableError);
     expect((error as Error).message).toContain("no stagewatch service is listening");
     await expect(observer.get(newObservationId())).rejects.toBeInstanceOf(ObserverUnavailableError);
+    await observer.close();
+  });
+
+  it("no event stream to follow: ObserverUnavailableError", async () => {
+    const observer = createObserver(nc, { prefix: `${prefix}-nobody` });
+    const followed = observer.follow(newObservationId());
+    await expect(followed.verdict).rejects.toBeInstanceOf(ObserverUnavailableError);
+    await expect(followed.progress[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(ObserverUnavailableError);
     await observer.close();
   });
 
