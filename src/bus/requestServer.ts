@@ -96,6 +96,11 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
       return errorReply(result.code, result.message, result.issues);
     }
     metrics.requestAnswered(result.replay ? "replayed" : "accepted");
+    const { deployment, require, resources } = decoded.value;
+    logger.info(
+      { observationId: result.observationId, deployment, require, resources: resources.length, replay: result.replay },
+      result.replay ? "request replayed" : "request accepted",
+    );
     return { ok: true, observationId: result.observationId, replay: result.replay };
   };
 

@@ -164,6 +164,7 @@ let records: ObservationRecords;
 let engine: FakeEngine;
 const servers: RequestServer[] = [];
 const internalErrors: unknown[] = [];
+const answered: string[] = [];
 
 /** A raw request, as a client in another language would send it. */
 async function rawRequest(subject: string, body: string | Uint8Array): Promise<unknown> {
@@ -178,8 +179,9 @@ beforeAll(async () => {
   engine = new FakeEngine(records, createEventPublisher({ js: jetstream(nc), prefix }));
   const logger = { info: () => {}, warn: () => {}, error: (fields: object) => internalErrors.push(fields) };
   // Two replicas in the queue group, as a real installation runs them.
-  servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger }));
-  servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger }));
+  const metrics = { requestAnswered: (result: string) => answered.push(result), publishFailed: () => {} };
+  servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));
+  servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));
   await nc.flush();
 });
 
@@ -209,6 +211,7 @@ describe("observe", () => {
   it("replays the same key and content, and refuses the same key with other content", async () => {
     const observer = createObserver(nc, { prefix });
     const request = paymentsRequest();
+    const countedBefore = answered.length;
     const first = await observer.observe(request);
     // Same content, other order of resources and of fields: still the same request.
     const reordered = { ...request, resources: [...request.resources].reverse() };
@@ -218,6 +221,7 @@ describe("observe", () => {
     const other = observer.observe({ ...request, require: "bootstrapped" });
     await expect(other).rejects.toBeInstanceOf(ObservationConflictError);
     await expect(other).rejects.toThrow(first.observationId);
+    expect(answered.slice(countedBefore)).toEqual(["accepted", "replayed", "rejected"]);
     await observer.close();
   });
 
