@@ -1,0 +1,207 @@
+/**
+ * stagewatch itself as the chart, image and dashboard tests run it: compiled from `src/` the way
+ * the Dockerfile's build stage does, optionally installed as the production tree the image ships
+ * (production dependencies only), and started as `stagewatch serve` or `stagewatch observe`.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePorts, http, waitFor } from "./probes.ts";
+import { logTail } from "./processes.ts";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Scratch space inside the work tree (git-ignored), so compiled code finds the repository's node_modules. */
+export function scratchDir(prefix: string): string {
+  const parent = join(REPO_ROOT, ".stagewatch", "e2e");
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, `${prefix}-`));
+}
+
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
+function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): void {
+  const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8" });
+  if (result.error !== undefined) throw new CommandError(`could not run ${command}`, { cause: result.error });
+  if (result.status !== 0) {
+    throw new CommandError(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
+  }
+}
+
+export interface CompiledTree {
+  root: string;
+  cli: string;
+}
+
+/**
+ * The Dockerfile's build stage: package files, tsconfig files and `src/` without unit tests (the
+ * .dockerignore keeps those out), compiled with `npm run build`'s tsconfig. The repository's
+ * node_modules stands in for the stage's `npm ci`, installed from the same lockfile.
+ */
+export function compileStagewatch(dir: string): CompiledTree {
+  for (const file of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"]) {
+    cpSync(join(REPO_ROOT, file), join(dir, file));
+  }
+  cpSync(join(REPO_ROOT, "src"), join(dir, "src"), {
+    recursive: true,
+    filter: (source) => !source.endsWith(".test.ts"),
+  });
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
+  return { root: dir, cli: join(dir, "dist", "cli.js") };
+}
+
+/**
+ * The Dockerfile's final stage: package.json, the lockfile's production dependencies
+ * (`npm ci --omit=dev`, a real install from the registry) and the compiled output, nothing else.
+ */
+export function installProductionTree(compiled: CompiledTree, dir: string): CompiledTree {
+  for (const file of ["package.json", "package-lock.json"]) cpSync(join(compiled.root, file), join(dir, file));
+  run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], {
+    cwd: dir,
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  cpSync(join(compiled.root, "dist"), join(dir, "dist"), { recursive: true });
+  return { root: dir, cli: join(dir, "dist", "cli.js") };
+}
+
+/** Names of the packages installed at the top of a tree's node_modules (scoped ones as `@scope/name`). */
+export function installedPackages(root: string): string[] {
+  const modules = join(root, "node_modules");
+  return readdirSync(modules)
+    .filter((name) => !name.startsWith("."))
+    .flatMap((name) => (name.startsWith("@") ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
+}
+
+export interface RunningProcess {
+  readonly pid: number;
+  readonly logFile: string;
+  /** The exit, once it happened. */
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited(): boolean;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it exited. */
+  stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** Starts a long-running process with its output in `logFile`; it is killed if this process exits first. */
+export function startLogged(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string }): RunningProcess {
+  const log = createWriteStream(options.logFile, { flags: "a" });
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  running.add(child);
+  let done = false;
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      done = true;
+      running.delete(child);
+      resolve({ code, signal });
+    });
+    child.once("error", (error) => {
+      log.write(`could not start ${command}: ${error.message}\n`);
+      done = true;
+      running.delete(child);
+      resolve({ code: null, signal: null });
+    });
+  });
+  return {
+    pid: child.pid ?? -1,
+    logFile: options.logFile,
+    exit,
+    exited: () => done,
+    async stop(graceMs = 10_000) {
+      if (!done) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      const result = await exit;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+export interface ServeOptions {
+  kubeconfigPath: string;
+  natsUrl: string;
+  /** Scratch directory for the log. */
+  dir: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningService {
+  process: RunningProcess;
+  /** http://127.0.0.1:PORT serving /metrics, /healthz, /readyz. */
+  url: string;
+  port: number;
+}
+
+/**
+ * `stagewatch serve` on a free loopback port, with only the environment it documents (no admin
+ * credentials leak in from this process), waited for until /readyz answers 200.
+ */
+export async function startServe(cli: string, options: ServeOptions): Promise<RunningService> {
+  const [port] = await freePorts(1);
+  if (port === undefined) throw new Error("no free port");
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: options.dir,
+    NODE_ENV: "production",
+    KUBECONFIG: options.kubeconfigPath,
+    NATS_URL: options.natsUrl,
+    ...options.env,
+  };
+  const args = [cli, "serve", "--metrics-host=127.0.0.1", `--metrics-port=${port}`, ...(options.args ?? [])];
+  const started = startLogged(process.execPath, args, { cwd: options.dir, env, logFile: join(options.dir, "serve.log") });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor("stagewatch serve /readyz", async () => (await http(`${url}/readyz`)).status === 200, {
+      timeoutMs: 60_000,
+      abort: () => (started.exited() ? `exited early:\n${logTail(started.logFile)}` : undefined),
+    });
+  } catch (error) {
+    await started.stop();
+    throw error;
+  }
+  return { process: started, url, port };
+}
+
+export interface CommandResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `stagewatch observe ...` to completion. */
+export function runObserve(cli: string, args: string[], options: { natsUrl: string; cwd: string; timeoutMs?: number }): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, "observe", ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, HOME: options.cwd, NATS_URL: options.natsUrl },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 180_000);
+    child.once("error", reject);
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Writes a multi-document YAML file of `objects` (JSON documents are YAML). */
+export function writeManifest(path: string, objects: readonly object[]): string {
+  writeFileSync(path, objects.map((object) => `---\n${JSON.stringify(object, null, 2)}\n`).join(""));
+  return path;
+}

@@ -1,0 +1,312 @@
+/**
+ * The Helm chart, checked with the pinned Helm CLI (lint, template, schema) and against the real
+ * API server: every rendered object is server-side applied with dryRun=All, so defaulting, schema
+ * validation, admission and the RBAC escalation check all run, and nothing is persisted.
+ *
+ * The test cluster has no prometheus-operator, so the ServiceMonitor CRD is installed here in a
+ * minimal form (group, kind, version, an open schema): the dry run then proves the object is
+ * addressable and well-formed YAML, not that prometheus-operator's own schema accepts its fields.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  ApiextensionsV1Api,
+  ApiException,
+  type KubernetesObject,
+  type V1ClusterRole,
+  type V1Deployment,
+  type V1PolicyRule,
+  type V1Role,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyObjects, CHART_DIR, helmBinary, lintChart, renderChart, templateChart, type ValueArgs } from "../cluster/helm.ts";
+import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.ts";
+
+const namespacedValues = join(CHART_DIR, "ci/namespaced-values.yaml");
+const tlsValues = join(CHART_DIR, "ci/tls-values.yaml");
+
+const valueSets: { name: string; values: ValueArgs }[] = [
+  { name: "default values", values: {} },
+  { name: "namespaced, custom resources, ServiceMonitor, PDB, token auth", values: { valuesFiles: [namespacedValues] } },
+  { name: "creds file, mutual TLS, dashboard", values: { valuesFiles: [tlsValues] } },
+];
+
+// A cold build of Helm from the Go module proxy takes minutes on two cores; later runs reuse it.
+const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
+
+function byKind<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T[] {
+  return objects.filter((object) => object.kind === kind) as T[];
+}
+
+function only<T>(items: T[]): T {
+  expect(items).toHaveLength(1);
+  return items[0] as T;
+}
+
+function deploymentOf(objects: KubernetesObject[]): V1Deployment {
+  return only(byKind<V1Deployment>(objects, "Deployment"));
+}
+
+/** Verbs granted per `group/resource` by a set of rules. */
+function grants(rules: V1PolicyRule[] | undefined): Map<string, string[]> {
+  const result = new Map<string, string[]>();
+  for (const rule of rules ?? []) {
+    for (const group of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) result.set(`${group}/${resource}`, [...rule.verbs].sort());
+    }
+  }
+  return result;
+}
+
+beforeAll(() => {
+  helmBinary();
+}, HELM_BUILD_TIMEOUT_MS);
+
+describe("helm lint", () => {
+  it.each(valueSets)("passes --strict with $name", ({ values }) => {
+    const result = lintChart(values);
+    expect(result.stderr + result.stdout).toContain("1 chart(s) linted, 0 chart(s) failed");
+    expect(result.status).toBe(0);
+  });
+});
+
+describe("helm template with default values", () => {
+  const objects = () => renderChart({ releaseName: "stagewatch", namespace: "platform" });
+
+  it("renders exactly the objects a cluster-wide install needs", () => {
+    const kinds = objects().map((object) => `${object.kind}/${object.metadata?.name}`).sort();
+    expect(kinds).toEqual([
+      "ClusterRole/stagewatch",
+      "ClusterRole/stagewatch-discovery",
+      "ClusterRoleBinding/stagewatch",
+      "ClusterRoleBinding/stagewatch-discovery",
+      "Deployment/stagewatch",
+      "Service/stagewatch",
+      "ServiceAccount/stagewatch",
+    ]);
+  });
+
+  it("runs the service non-root, read-only, without privileges, with probes and resources", () => {
+    const pod = deploymentOf(objects()).spec?.template.spec;
+    const container = only(pod?.containers ?? []);
+    expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: "RuntimeDefault" } });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+      capabilities: { drop: ["ALL"] },
+    });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: "metrics" });
+    expect(container.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "metrics" });
+    expect(container.resources?.requests).toEqual({ cpu: "50m", memory: "128Mi" });
+    expect(container.resources?.limits).toEqual({ cpu: "1", memory: "512Mi" });
+    expect(container.image).toBe("stagewatch:0.1.0");
+    expect(container.args).toEqual([
+      "serve",
+      "--metrics-host=0.0.0.0",
+      "--metrics-port=9090",
+      "--subject-prefix=stagewatch",
+      "--log-level=info",
+    ]);
+    expect(container.env).toEqual([{ name: "NATS_URL", value: "nats://nats:4222" }]);
+  });
+
+  it("grants read access to the observed kinds only, and no get on Secrets or ConfigMaps", () => {
+    const rendered = objects();
+    const role = byKind<V1ClusterRole>(rendered, "ClusterRole").find((r) => r.metadata?.name === "stagewatch");
+    const granted = grants(role?.rules);
+    const read = ["get", "list", "watch"];
+    const listWatch = ["list", "watch"];
+    expect(Object.fromEntries(granted)).toEqual({
+      "apps/deployments": read,
+      "apps/replicasets": read,
+      "apps/statefulsets": read,
+      "apps/daemonsets": read,
+      "batch/jobs": read,
+      "/pods": read,
+      "/configmaps": listWatch,
+      "/secrets": listWatch,
+      "/services": listWatch,
+      "/serviceaccounts": listWatch,
+      "/persistentvolumeclaims": listWatch,
+      "rbac.authorization.k8s.io/roles": listWatch,
+      "rbac.authorization.k8s.io/rolebindings": listWatch,
+      "/namespaces": listWatch,
+      "rbac.authorization.k8s.io/clusterroles": listWatch,
+      "rbac.authorization.k8s.io/clusterrolebindings": listWatch,
+    });
+    for (const rule of role?.rules ?? []) expect(rule.verbs.every((verb) => read.includes(verb))).toBe(true);
+  });
+});
+
+describe("helm template with non-default values", () => {
+  it("namespaced: Roles in each listed namespace, no cluster-wide object access, ServiceMonitor, PDB, token", () => {
+    const objects = renderChart({ releaseName: "sw", namespace: "platform", valuesFiles: [namespacedValues] });
+    const clusterRoles = byKind<V1ClusterRole>(objects, "ClusterRole");
+    // Only discovery stays cluster-wide, and it names no resources.
+    expect(clusterRoles.map((r) => r.metadata?.name)).toEqual(["sw-stagewatch-discovery"]);
+    expect(clusterRoles[0]?.rules?.every((rule) => rule.resources === undefined)).toBe(true);
+
+    const roles = byKind<V1Role>(objects, "Role");
+    expect(roles.map((r) => r.metadata?.namespace)).toEqual(["team-a", "team-b"]);
+    const granted = grants(roles[0]?.rules);
+    expect(granted.get("cert-manager.io/certificates")).toEqual(["get", "list", "watch"]);
+    expect(granted.get("example.stagewatch.io/widgets")).toEqual(["get", "list", "watch"]);
+    expect(granted.get("/secrets")).toEqual(["list", "watch"]);
+    expect(granted.has("/namespaces")).toBe(false);
+    const bindings = byKind<KubernetesObject & { subjects: { namespace: string; name: string }[] }>(objects, "RoleBinding");
+    expect(bindings.map((b) => [b.metadata?.namespace, b.subjects])).toEqual([
+      ["team-a", [{ kind: "ServiceAccount", name: "sw-stagewatch", namespace: "platform" }]],
+      ["team-b", [{ kind: "ServiceAccount", name: "sw-stagewatch", namespace: "platform" }]],
+    ]);
+
+    const deployment = deploymentOf(objects);
+    const container = only(deployment.spec?.template.spec?.containers ?? []);
+    expect(deployment.spec?.replicas).toBe(2);
+    expect(container.args).toContain("--namespaces=team-a,team-b");
+    expect(container.args).toContain("--subject-prefix=platform.stagewatch");
+    expect(container.env).toContainEqual({
+      name: "NATS_TOKEN",
+      valueFrom: { secretKeyRef: { name: "stagewatch-nats", key: "token" } },
+    });
+
+    const monitor = only(byKind<KubernetesObject & { spec: unknown }>(objects, "ServiceMonitor"));
+    expect(monitor.metadata?.labels).toMatchObject({ release: "kube-prometheus-stack" });
+    expect(monitor.spec).toMatchObject({ endpoints: [{ port: "metrics", path: "/metrics", interval: "15s" }] });
+    const pdb = only(byKind<KubernetesObject & { spec: unknown }>(objects, "PodDisruptionBudget"));
+    expect(pdb.spec).toMatchObject({ maxUnavailable: 1 });
+  });
+
+  it("creds file and mutual TLS: Secrets mounted read-only, file paths in the environment, dashboard ConfigMap", () => {
+    const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", valuesFiles: [tlsValues] });
+    const pod = deploymentOf(objects).spec?.template.spec;
+    const container = only(pod?.containers ?? []);
+    expect(container.env).toEqual([
+      { name: "NATS_URL", value: "tls://nats.messaging.svc:4222" },
+      { name: "NATS_CREDS_FILE", value: "/etc/stagewatch/nats-credentials/stagewatch.creds" },
+      { name: "NATS_TLS_CA_FILE", value: "/etc/stagewatch/nats-tls/ca.crt" },
+      { name: "NATS_TLS_CERT_FILE", value: "/etc/stagewatch/nats-tls/tls.crt" },
+      { name: "NATS_TLS_KEY_FILE", value: "/etc/stagewatch/nats-tls/tls.key" },
+    ]);
+    expect(container.volumeMounts?.every((mount) => mount.readOnly === true)).toBe(true);
+    expect(pod?.volumes?.map((volume) => [volume.name, volume.secret?.secretName])).toEqual([
+      ["nats-credentials", "stagewatch-nats-creds"],
+      ["nats-tls", "stagewatch-nats-tls"],
+    ]);
+    expect(pod?.imagePullSecrets).toEqual([{ name: "registry-credentials" }]);
+    expect(container.image).toBe("registry.example.com/platform/stagewatch:0.1.0");
+
+    const dashboard = only(byKind<KubernetesObject & { data: Record<string, string> }>(objects, "ConfigMap"));
+    expect(dashboard.metadata?.labels).toMatchObject({ grafana_dashboard: "1" });
+    expect(dashboard.metadata?.annotations).toEqual({ grafana_folder: "Platform" });
+    const shipped = JSON.parse(readFileSync(join(CHART_DIR, "dashboards/stagewatch.json"), "utf8")) as unknown;
+    expect(JSON.parse(dashboard.data["stagewatch.json"] ?? "")).toEqual(shipped);
+  });
+
+  it("user and password come from the Secret, never from values", () => {
+    const objects = renderChart({ set: { "nats.auth": { type: "userPassword", existingSecret: "nats-login" } } });
+    expect(only(deploymentOf(objects).spec?.template.spec?.containers ?? []).env).toEqual([
+      { name: "NATS_URL", value: "nats://nats:4222" },
+      { name: "NATS_USER", valueFrom: { secretKeyRef: { name: "nats-login", key: "user" } } },
+      { name: "NATS_PASSWORD", valueFrom: { secretKeyRef: { name: "nats-login", key: "password" } } },
+    ]);
+  });
+});
+
+describe("wrong values fail at install with a clear message", () => {
+  it.each([
+    { name: "a string replica count", set: { replicaCount: "two" }, message: "at '/replicaCount': got string, want integer" },
+    { name: "an unknown key", set: { replica: 2 }, message: "additional properties 'replica' not allowed" },
+    { name: "an unknown log level", set: { logLevel: "verbose" }, message: "at '/logLevel': value must be one of" },
+    { name: "a privileged metrics port", set: { "metrics.port": 80 }, message: "at '/metrics/port': minimum: got 80, want 1,024" },
+    { name: "a namespace that is no DNS label", set: { namespaces: ["Team_A"] }, message: "at '/namespaces/0': 'Team_A' does not match pattern" },
+    { name: "an http NATS URL", set: { "nats.url": "http://nats:4222" }, message: "at '/nats/url'" },
+    { name: "an unknown auth type", set: { "nats.auth.type": "password" }, message: "at '/nats/auth/type': value must be one of" },
+    { name: "inline NATS credentials", set: { "nats.auth.token": "s3cr3t" }, message: "additional properties 'token' not allowed" },
+    {
+      name: "token auth without a Secret",
+      set: { "nats.auth.type": "token" },
+      message: "nats.auth.existingSecret: name the existing Secret that holds the NATS credentials (nats.auth.type is token)",
+    },
+    {
+      name: "TLS without a Secret",
+      set: { "nats.tls.enabled": true },
+      message: "nats.tls.existingSecret: name the existing Secret that holds the NATS CA certificate",
+    },
+    { name: "a custom resource without resources", set: { customResources: [{ apiGroup: "example.com" }] }, message: "missing property 'resources'" },
+  ])("$name", ({ set, message }) => {
+    const result = templateChart({ set });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe("rendered manifests on the real API server (server-side apply, dryRun=All)", () => {
+  const namespaces: string[] = [];
+
+  beforeAll(async () => {
+    // Minimal stand-in for prometheus-operator's CRD, so the ServiceMonitor has somewhere to go.
+    const crds = kubeConfig().makeApiClient(ApiextensionsV1Api);
+    const name = "servicemonitors.monitoring.coreos.com";
+    try {
+      await crds.createCustomResourceDefinition({
+        body: {
+          metadata: { name },
+          spec: {
+            group: "monitoring.coreos.com",
+            names: { kind: "ServiceMonitor", listKind: "ServiceMonitorList", plural: "servicemonitors", singular: "servicemonitor" },
+            scope: "Namespaced",
+            versions: [
+              {
+                name: "v1",
+                served: true,
+                storage: true,
+                schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
+              },
+            ],
+          },
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof ApiException && error.code === 409)) throw error;
+    }
+    await eventually("ServiceMonitor CRD established", async () => {
+      const crd = await crds.readCustomResourceDefinition({ name });
+      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? crd : undefined;
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(namespaces.map((name) => deleteNamespace(name)));
+  });
+
+  it.each(valueSets)("accepts every object rendered with $name", async ({ values }) => {
+    const release = await createNamespace("helm-dry-run");
+    namespaces.push(release);
+    const set: Record<string, unknown> = { ...values.set };
+    if (values.valuesFiles?.includes(namespacedValues)) {
+      // The Roles go into the watched namespaces, which must exist.
+      const watched = [await createNamespace("helm-team-a"), await createNamespace("helm-team-b")];
+      namespaces.push(...watched);
+      set.namespaces = watched;
+    }
+    const objects = renderChart({ ...values, set, releaseName: "stagewatch", namespace: release });
+    const applied = await applyObjects(kubeConfig(), objects, { dryRun: true });
+    expect(applied.map((object) => `${object.kind}/${object.metadata?.name}`)).toEqual(
+      objects.map((object) => `${object.kind}/${object.metadata?.name}`),
+    );
+    // The server defaulted and validated the Deployment it would have stored.
+    const deployment = applied.find((object): object is V1Deployment => object.kind === "Deployment");
+    expect(deployment?.metadata?.uid).toBeDefined();
+    expect(deployment?.spec?.template.spec?.containers[0]?.securityContext?.readOnlyRootFilesystem).toBe(true);
+  });
+
+  it("rejects a misspelt field, so acceptance above means something", async () => {
+    const release = await createNamespace("helm-dry-run");
+    namespaces.push(release);
+    const objects = renderChart({ namespace: release });
+    const deployment = deploymentOf(objects);
+    const broken = { ...deployment, spec: { ...deployment.spec, replica: 2 } } as KubernetesObject;
+    await expect(applyObjects(kubeConfig(), [broken], { dryRun: true })).rejects.toThrow(/replica/);
+  });
+});

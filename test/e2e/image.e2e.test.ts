@@ -1,0 +1,91 @@
+/**
+ * The container image, short of a Docker engine (none runs here): the production tree the
+ * Dockerfile assembles is built in a clean directory (sources without unit tests compiled as the
+ * build stage does, then `npm ci --omit=dev` and the compiled output, as the final stage does),
+ * and `stagewatch serve` is started from it. A runtime dependency declared as a dev dependency,
+ * or a file the image does not copy, fails here.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  compileStagewatch,
+  installedPackages,
+  installProductionTree,
+  REPO_ROOT,
+  scratchDir,
+  startLogged,
+  startServe,
+  type CompiledTree,
+} from "../cluster/stagewatch.ts";
+import { http } from "../cluster/probes.ts";
+import { kubeconfigPath, natsUrl } from "./support/cluster.ts";
+
+const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+
+let production: CompiledTree;
+let scratch: string;
+
+beforeAll(() => {
+  scratch = scratchDir("image");
+  const compiled = compileStagewatch(join(scratch, "build"));
+  production = installProductionTree(compiled, join(scratch, "app"));
+}, 10 * 60_000);
+
+describe("Dockerfile", () => {
+  it("runs the package's bin entry from /app as the unprivileged node user, in production mode", () => {
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    expect(finalStage).toContain("WORKDIR /app");
+    expect(finalStage).toContain(`ENTRYPOINT ["node", "/app/${packageJson.bin.stagewatch}"]`);
+    expect(finalStage).toContain('CMD ["serve"]');
+    expect(finalStage).toMatch(/^USER node$/m);
+    expect(finalStage).toMatch(/^ENV NODE_ENV=production$/m);
+    // Its node_modules come from the stage that installs production dependencies only.
+    expect(finalStage).toContain("COPY --from=dependencies /app/node_modules ./node_modules");
+    expect(dockerfile).toMatch(/AS dependencies\n[^]*?RUN npm ci --omit=dev/);
+  });
+});
+
+describe("the production tree the image ships", () => {
+  it("holds the runtime dependencies and none of the dev dependencies", () => {
+    const installed = installedPackages(production.root);
+    for (const name of Object.keys(packageJson.dependencies)) expect(installed).toContain(name);
+    for (const name of Object.keys(packageJson.devDependencies)) expect(installed).not.toContain(name);
+  });
+
+  it("prints `stagewatch serve --help` with the documented flags", async () => {
+    const help = startLogged(process.execPath, [production.cli, "serve", "--help"], {
+      cwd: production.root,
+      env: { PATH: process.env.PATH, HOME: scratch, NODE_ENV: "production" },
+      logFile: join(scratch, "help.log"),
+    });
+    const exit = await help.exit;
+    const text = readFileSync(help.logFile, "utf8");
+    expect(exit.code, text).toBe(0);
+    for (const flag of ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "NATS_URL", "KUBECONFIG"]) {
+      expect(text).toContain(flag);
+    }
+  });
+
+  describe("serving", () => {
+    let service: Awaited<ReturnType<typeof startServe>> | undefined;
+    afterAll(async () => {
+      await service?.process.stop();
+    });
+
+    it("becomes ready against the real cluster and NATS, serves metrics, and exits cleanly on SIGTERM", async () => {
+      service = await startServe(production.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: scratch });
+      expect((await http(`${service.url}/healthz`)).status).toBe(200);
+      const metrics = await http(`${service.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.body).toContain("# TYPE stagewatch_observations_active gauge");
+      const exit = await service.process.stop();
+      expect(exit, readFileSync(service.process.logFile, "utf8")).toEqual({ code: 0, signal: null });
+    });
+  });
+});
