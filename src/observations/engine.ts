@@ -1,0 +1,470 @@
+// The live engine: observations fed from the shared informers, decided by the verdict reducer,
+// published on the bus.
+//
+// Routing is by index, never by letting every observation filter every event: a declared
+// object's identity key names the observations waiting on it, and a pod or ReplicaSet reaches
+// its workload through controller UIDs (OwnedObjectIndex). A watch event costs a map lookup
+// unless some observation cares about it.
+//
+// Invariants:
+// - one subscription per kind for the whole engine; the informer replays its cache on
+//   subscription, so an object that existed before the first observation is still read;
+// - a resource that left `pending` (settled or failed) is dropped from routing: never read again;
+// - every decision is the reducer's; the engine only passes it events and the scheduler's clock,
+//   so a verdict can be reconstructed from the record and the cluster;
+// - budget and absence grace run on one timer per observation at the reducer's nextWakeAt:
+//   nothing polls the API server.
+import { combineLatest, filter, take, asyncScheduler, type SchedulerLike, type Subscription } from "rxjs";
+import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
+import type { ObservationRecord, ObservationRecords, ObservationService, ObserveResult } from "../bus/index.js";
+import { contentHash, newObservationId } from "../bus/index.js";
+import type { Informer, ResourceMapping, WatchEvent } from "../streams/index.js";
+import { UnknownKindError } from "../streams/index.js";
+import {
+  advanceClock,
+  budgetDeadline,
+  cancelObservation,
+  describeResource,
+  evaluateResource,
+  groupKind,
+  isTerminal,
+  markCachesSynced,
+  nextWakeAt,
+  objectIdentityKey,
+  recordDeletion,
+  recordReading,
+  startObservation,
+  toVerdict,
+  type FieldIssue,
+  type ObservationEvent,
+  type ObservationRequest,
+  type ObservationState,
+  type ObservationStep,
+  type ObservationVerdict,
+} from "../verdicts/index.js";
+import { OwnedObjectIndex } from "./ownedObjects.js";
+import { noopEngineMetrics, silentEngineLogger, type EngineLogger, type EngineMetrics } from "./telemetry.js";
+
+/** Where kinds and their informers come from: the InformerHub in the service, a fake in unit tests. */
+export interface KindSource {
+  resolve(apiVersion: string, kind: string): Promise<ResourceMapping>;
+  informer(target: ResourceMapping): Informer;
+  /** The namespaces watched; undefined for the whole cluster. */
+  readonly namespaces: readonly string[] | undefined;
+}
+
+export interface EventSink {
+  /** Stores the event on the bus; resolves when stored or given up on, never rejects. */
+  publish(event: ObservationEvent): Promise<unknown>;
+}
+
+export interface ObservationEngineOptions {
+  kinds: KindSource;
+  events: EventSink;
+  records: ObservationRecords;
+  /** The clock the reducer reads and the timers run on; a virtual-time scheduler in tests. */
+  scheduler?: SchedulerLike;
+  newObservationId?: () => string;
+  metrics?: EngineMetrics;
+  logger?: EngineLogger;
+  /** How many decided observations `get` answers from memory before falling back to the records. */
+  decidedMemory?: number;
+}
+
+/** Kinds whose rule reads the pods they own (and, for Deployments, the ReplicaSets). */
+const podOwningKinds = new Set(["apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "batch/Job"]);
+
+interface LiveObservation {
+  state: ObservationState;
+  stored: { record: ObservationRecord; revision: number };
+  /** Record writes run one after another: each compares-and-swaps the revision the last one wrote. */
+  storing?: Promise<void>;
+  timer?: Subscription;
+  wakeAt?: number;
+  synced?: Subscription;
+}
+
+interface DeclaredTarget {
+  mapping: ResourceMapping;
+  namespace: string | undefined;
+  name: string;
+}
+
+export class ObservationEngine implements ObservationService {
+  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
+  private readonly live = new Map<string, LiveObservation>();
+  private readonly decided = new Map<string, ObservationVerdict>();
+  /** Identity key -> observations still waiting on that object. */
+  private readonly waiting = new Map<string, Set<string>>();
+  /** Identity key -> where its object lives. */
+  private readonly targets = new Map<string, DeclaredTarget>();
+  /** UID of a declared workload -> its identity key: where an owned pod's event is routed. */
+  private readonly workloadKeys = new Map<string, string>();
+  private readonly owned = new OwnedObjectIndex();
+  private readonly subscriptions = new Map<string, Subscription>();
+
+  constructor(options: ObservationEngineOptions) {
+    this.options = {
+      scheduler: asyncScheduler,
+      newObservationId,
+      metrics: noopEngineMetrics,
+      logger: silentEngineLogger,
+      decidedMemory: 10_000,
+      ...options,
+    };
+  }
+
+  /** Observations in progress. */
+  get activeCount(): number {
+    return this.live.size;
+  }
+
+  async observe(request: ObservationRequest): Promise<ObserveResult> {
+    const mappings = await this.resolveKinds(request);
+    if (!mappings.ok) return mappings.result;
+
+    const nowMs = this.now();
+    const observationId = this.options.newObservationId();
+    const scopeByKind = new Map(mappings.value.map((m) => [groupKind(m.apiVersion, m.kind), !m.namespaced]));
+    const started = startObservation({
+      observationId,
+      request,
+      startedAtMs: nowMs,
+      deadlineMs: budgetDeadline(request, nowMs),
+      isClusterScoped: (kind) => scopeByKind.get(kind) ?? false,
+    });
+    if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
+    const state = started.value;
+    const outsideWatch = this.outsideWatchedNamespaces(state);
+    if (outsideWatch.length > 0) {
+      return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
+    }
+
+    const hash = contentHash(request);
+    const record: ObservationRecord = {
+      observationId,
+      contentHash: hash,
+      request,
+      identities: [...state.resources.values()].map((r) => r.identity),
+      startedAt: new Date(state.startedAtMs).toISOString(),
+      deadline: new Date(state.deadlineMs).toISOString(),
+      outcome: "in_progress",
+    };
+    // Record first, then the key claim: a claim never points at a missing record. The replica
+    // that loses a race on the same key removes its own record and answers with the winner's.
+    const revision = await this.options.records.putRecord(record);
+    const claim = await this.options.records.claimKey(request.key, hash, observationId);
+    if (!claim.claimed) {
+      await this.options.records.deleteRecord(observationId);
+      if (claim.contentHash === hash) return { ok: true, observationId: claim.observationId, replay: true };
+      return {
+        ok: false,
+        code: "conflict",
+        message: `key '${request.key}' already names observation ${claim.observationId} with other content`,
+      };
+    }
+    this.begin({ state, stored: { record, revision } }, mappings.value);
+    return { ok: true, observationId, replay: false };
+  }
+
+  async cancel(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
+    const live = this.live.get(observationId);
+    if (live) {
+      this.apply(live, cancelObservation(live.state, reason, this.now()));
+      return toVerdict(live.state);
+    }
+    return this.get(observationId);
+  }
+
+  async get(observationId: string): Promise<ObservationVerdict | undefined> {
+    const live = this.live.get(observationId);
+    if (live) return toVerdict(live.state);
+    const decided = this.decided.get(observationId);
+    if (decided) return decided;
+    return (await this.options.records.getRecord(observationId))?.record.verdict;
+  }
+
+  /** Ends every subscription and timer; observations in progress stay in the records. */
+  stop(): void {
+    for (const subscription of this.subscriptions.values()) subscription.unsubscribe();
+    this.subscriptions.clear();
+    for (const live of this.live.values()) {
+      live.timer?.unsubscribe();
+      live.synced?.unsubscribe();
+    }
+  }
+
+  private now(): number {
+    return this.options.scheduler.now();
+  }
+
+  private async resolveKinds(
+    request: ObservationRequest,
+  ): Promise<{ ok: true; value: ResourceMapping[] } | { ok: false; result: ObserveResult }> {
+    const settledMappings = await Promise.allSettled(request.resources.map((r) => this.options.kinds.resolve(r.apiVersion, r.kind)));
+    const issues: FieldIssue[] = [];
+    const value: ResourceMapping[] = [];
+    for (const [index, outcome] of settledMappings.entries()) {
+      if (outcome.status === "fulfilled") {
+        value.push(outcome.value);
+      } else if (outcome.reason instanceof UnknownKindError) {
+        issues.push({ path: `resources[${index}].kind`, message: outcome.reason.message });
+      } else {
+        // Discovery itself failed: the kind may well exist; the caller should retry, not fix its request.
+        const message = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
+        return { ok: false, result: { ok: false, code: "unavailable", message: `cannot read the API server's discovery: ${message}` } };
+      }
+    }
+    if (issues.length > 0) return { ok: false, result: { ok: false, code: "invalid_request", message: "unknown kinds", issues } };
+    return { ok: true, value };
+  }
+
+  private outsideWatchedNamespaces(state: ObservationState): FieldIssue[] {
+    const watched = this.options.kinds.namespaces;
+    if (!watched) return [];
+    return [...state.resources.values()].flatMap((resource, index) =>
+      resource.identity.namespace !== undefined && !watched.includes(resource.identity.namespace)
+        ? [{ path: `resources[${index}].namespace`, message: `not watched by this service (--namespaces ${watched.join(",")})` }]
+        : [],
+    );
+  }
+
+  private begin(live: LiveObservation, mappings: readonly ResourceMapping[]): void {
+    const { state } = live;
+    const id = state.observationId;
+    this.live.set(id, live);
+    // The request server logs the accepted request; the engine logs stages and the verdict.
+    this.options.metrics.observationStarted();
+
+    const needed = new Map<string, ResourceMapping>();
+    [...state.resources.keys()].forEach((key, index) => {
+      const mapping = mappings[index]!;
+      const { identity } = state.resources.get(key)!;
+      this.targets.set(key, { mapping, namespace: identity.namespace, name: identity.name });
+      needed.set(mapping.kindKey, mapping);
+      let observers = this.waiting.get(key);
+      if (!observers) this.waiting.set(key, (observers = new Set()));
+      observers.add(id);
+    });
+    void this.ensureOwnedKinds(live, needed).then((informers) => this.whenSynced(live, informers));
+    this.schedule(live);
+  }
+
+  /** Subscribes to the declared kinds, plus Pods and ReplicaSets when a workload needs them. */
+  private async ensureOwnedKinds(live: LiveObservation, needed: Map<string, ResourceMapping>): Promise<Informer[]> {
+    const kinds = [...live.state.resources.values()].map((r) => groupKind(r.identity.apiVersion, r.identity.kind));
+    try {
+      if (kinds.some((kind) => podOwningKinds.has(kind))) {
+        const pods = await this.options.kinds.resolve("v1", "Pod");
+        needed.set(pods.kindKey, pods);
+      }
+      if (kinds.includes("apps/Deployment")) {
+        const replicaSets = await this.options.kinds.resolve("apps/v1", "ReplicaSet");
+        needed.set(replicaSets.kindKey, replicaSets);
+      }
+    } catch (error) {
+      this.options.logger.error({ observationId: live.state.observationId, err: error }, "cannot resolve Pod or ReplicaSet");
+    }
+    return [...needed.values()].map((mapping) => this.subscribe(mapping));
+  }
+
+  private subscribe(mapping: ResourceMapping): Informer {
+    const informer = this.options.kinds.informer(mapping);
+    if (!this.subscriptions.has(mapping.kindKey)) {
+      this.subscriptions.set(mapping.kindKey, informer.events$.subscribe((event) => this.handle(event)));
+    }
+    return informer;
+  }
+
+  /** Once every informer the observation reads has listed: start the absence grace, read the cache. */
+  private whenSynced(live: LiveObservation, informers: readonly Informer[]): void {
+    if (isTerminal(live.state.outcome)) return;
+    live.synced = combineLatest(informers.map((informer) => informer.synced$))
+      .pipe(
+        filter((flags) => flags.every(Boolean)),
+        take(1),
+      )
+      .subscribe(() => {
+        if (isTerminal(live.state.outcome)) return;
+        this.apply(live, markCachesSynced(live.state, this.now()));
+        for (const key of live.state.resources.keys()) {
+          const object = this.objectOf(key);
+          if (object) this.read(key, object, [live.state.observationId]);
+        }
+      });
+  }
+
+  private objectOf(key: string): KubeObject | undefined {
+    const target = this.targets.get(key);
+    if (!target) return undefined;
+    return this.options.kinds.informer(target.mapping).get(target.namespace, target.name);
+  }
+
+  private handle(event: WatchEvent): void {
+    const receivedAt = performance.now();
+    try {
+      const { object } = event;
+      if (object.kind === "Pod" || object.kind === "ReplicaSet") this.routeToOwner(event, receivedAt);
+      this.routeDeclared(event, receivedAt);
+    } catch (error) {
+      // A rule or reducer bug must not end the shared subscription for every observation.
+      this.options.logger.error({ err: error, kind: event.object.kind, type: event.type }, "watch event handling failed");
+    }
+  }
+
+  private routeDeclared({ type, object }: WatchEvent, receivedAt: number): void {
+    const key = objectIdentityKey(object);
+    if (podOwningKinds.has(groupKind(object.apiVersion, object.kind))) {
+      if (type === "deleted") this.workloadKeys.delete(object.metadata.uid);
+      else this.workloadKeys.set(object.metadata.uid, key);
+    }
+    const observers = this.waiting.get(key);
+    if (!observers) return;
+    if (type === "deleted") {
+      for (const id of [...observers]) {
+        const live = this.live.get(id);
+        if (live) this.apply(live, recordDeletion(live.state, key, object.metadata.uid, this.now()), receivedAt);
+      }
+      return;
+    }
+    this.read(key, object, [...observers], receivedAt);
+  }
+
+  private routeToOwner({ type, object }: WatchEvent, receivedAt: number): void {
+    // The owner is looked up before a deleted ReplicaSet leaves the index.
+    const workloadUid = this.owned.workloadUidOf(object);
+    if (object.kind === "Pod") this.owned.applyPod(type, object as Pod);
+    else this.owned.applyReplicaSet(type, object as ReplicaSet);
+    if (workloadUid === undefined) return;
+    const key = this.workloadKeys.get(workloadUid);
+    const observers = key === undefined ? undefined : this.waiting.get(key);
+    if (key === undefined || !observers) return;
+    const workload = this.objectOf(key);
+    if (workload?.metadata.uid === workloadUid) this.read(key, workload, [...observers], receivedAt);
+  }
+
+  /** Evaluates a declared object for the observations named, each with its own failOn and generation. */
+  private read(key: string, object: KubeObject, observationIds: readonly string[], receivedAt?: number): void {
+    const kind = groupKind(object.apiVersion, object.kind);
+    const owned = podOwningKinds.has(kind) ? this.owned.ownedBy(object) : undefined;
+    for (const id of observationIds) {
+      const live = this.live.get(id);
+      const resource = live?.state.resources.get(key);
+      if (!live || !resource || resource.reading.state !== "pending") continue;
+      const reading = evaluateResource({
+        object,
+        ...(owned && { owned }),
+        requestedGeneration: resource.identity.generation,
+        failOn: live.state.failOn,
+      });
+      const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
+      this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);
+    }
+  }
+
+  private apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
+    live.state = step.state;
+    const { observationId, deployment } = live.state;
+    const at = new Date(this.now()).toISOString();
+    for (const change of step.changes) {
+      switch (change.type) {
+        case "resource":
+          if (change.resource.state !== "pending") this.stopWaiting(change.key, observationId);
+          this.publish({ type: "progress", observationId, deployment, at, resource: change.resource });
+          break;
+        case "stage":
+          this.options.metrics.stageReached(change.stage, (this.now() - live.state.startedAtMs) / 1000);
+          this.options.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
+          this.publish({ type: "stage", observationId, deployment, at, stage: change.stage });
+          void this.store(live, toVerdict(live.state));
+          break;
+        case "verdict":
+          this.finish(live, change.verdict, receivedAt);
+          break;
+      }
+    }
+    if (!isTerminal(live.state.outcome)) this.schedule(live);
+  }
+
+  private finish(live: LiveObservation, verdict: ObservationVerdict, receivedAt: number | undefined): void {
+    const { state } = live;
+    const id = state.observationId;
+    live.timer?.unsubscribe();
+    live.synced?.unsubscribe();
+    for (const key of state.resources.keys()) this.stopWaiting(key, id);
+    this.live.delete(id);
+    this.remember(verdict);
+
+    const { metrics, logger } = this.options;
+    metrics.observationDecided(state.required, state.outcome, (this.now() - state.startedAtMs) / 1000);
+    if (verdict.failure) metrics.resourceFailed(verdict.failure.resource.kind, verdict.failure.reason);
+    logger.info(
+      {
+        observationId: id,
+        deployment: state.deployment,
+        outcome: verdict.outcome,
+        required: verdict.required,
+        reached: verdict.reached,
+        ...(verdict.failure && { failure: { resource: describeResource(verdict.failure.resource), reason: verdict.failure.reason } }),
+      },
+      "verdict",
+    );
+    void this.publish({ type: "verdict", observationId: id, deployment: state.deployment, at: verdict.decidedAt ?? verdict.startedAt, verdict }).then(
+      () => {
+        if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
+      },
+    );
+    void this.store(live, verdict);
+  }
+
+  private publish(event: ObservationEvent): Promise<unknown> {
+    return this.options.events.publish(event);
+  }
+
+  /** The record follows the verdict: `get` from another replica, and the future hand-over, read it. */
+  private store(live: LiveObservation, verdict: ObservationVerdict): Promise<void> {
+    live.storing = (live.storing ?? Promise.resolve()).then(() => this.write(live, verdict));
+    return live.storing;
+  }
+
+  private async write(live: LiveObservation, verdict: ObservationVerdict): Promise<void> {
+    const record: ObservationRecord = { ...live.stored.record, outcome: verdict.outcome, verdict };
+    try {
+      const update = await this.options.records.updateRecord(record, live.stored.revision);
+      if (update.updated) live.stored = { record, revision: update.revision };
+      else this.options.logger.warn({ observationId: verdict.observationId }, "observation record changed elsewhere; not overwritten");
+    } catch (error) {
+      this.options.logger.error({ observationId: verdict.observationId, err: error }, "cannot store the observation record");
+    }
+  }
+
+  private remember(verdict: ObservationVerdict): void {
+    this.decided.set(verdict.observationId, verdict);
+    if (this.decided.size > this.options.decidedMemory) {
+      const oldest = this.decided.keys().next().value;
+      if (oldest !== undefined) this.decided.delete(oldest);
+    }
+  }
+
+  private stopWaiting(key: string, observationId: string): void {
+    const observers = this.waiting.get(key);
+    if (!observers) return;
+    observers.delete(observationId);
+    if (observers.size === 0) {
+      this.waiting.delete(key);
+      this.targets.delete(key);
+    }
+  }
+
+  private schedule(live: LiveObservation): void {
+    const wakeAt = nextWakeAt(live.state);
+    if (wakeAt === live.wakeAt) return;
+    live.timer?.unsubscribe();
+    live.wakeAt = wakeAt;
+    if (wakeAt === undefined) return;
+    live.timer = this.options.scheduler.schedule(() => {
+      live.wakeAt = undefined;
+      if (this.live.has(live.state.observationId)) this.apply(live, advanceClock(live.state, this.now()));
+    }, Math.max(0, wakeAt - this.now()));
+  }
+}

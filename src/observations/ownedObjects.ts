@@ -1,0 +1,45 @@
+// Pods and ReplicaSets by owner, fed from the shared Pod and ReplicaSet informers, so a pod event
+// reaches the workload that owns it by following controller UIDs upwards (pod -> ReplicaSet ->
+// Deployment), never by label selector. Holds references to the informers' stripped objects.
+import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
+import { OwnerIndex, controllerOf } from "../ownership/index.js";
+import type { OwnedObjects } from "../verdicts/index.js";
+
+export class OwnedObjectIndex {
+  private readonly pods = new OwnerIndex<Pod>();
+  private readonly replicaSets = new OwnerIndex<ReplicaSet>();
+
+  applyPod(type: "added" | "modified" | "deleted", pod: Pod): void {
+    if (type === "deleted") this.pods.delete(pod);
+    else this.pods.upsert(pod);
+  }
+
+  applyReplicaSet(type: "added" | "modified" | "deleted", replicaSet: ReplicaSet): void {
+    if (type === "deleted") this.replicaSets.delete(replicaSet);
+    else this.replicaSets.upsert(replicaSet);
+  }
+
+  /**
+   * The UID of the workload an owned object answers to: a pod's controller, or for a pod of a
+   * ReplicaSet (and for a ReplicaSet itself) the ReplicaSet's controller, its Deployment.
+   */
+  workloadUidOf(object: KubeObject): string | undefined {
+    const controller = controllerOf(object);
+    if (!controller) return undefined;
+    if (object.kind === "Pod" && controller.kind === "ReplicaSet") {
+      const replicaSet = this.replicaSets.getByUid(controller.uid);
+      return replicaSet ? controllerOf(replicaSet)?.uid : undefined;
+    }
+    return controller.uid;
+  }
+
+  /** What a workload owns: its ReplicaSets (Deployments) and the pods under it. */
+  ownedBy(workload: KubeObject): OwnedObjects {
+    const replicaSets = this.replicaSets.childrenOf(workload.metadata.uid);
+    const pods =
+      replicaSets.length > 0
+        ? replicaSets.flatMap((replicaSet) => this.pods.childrenOf(replicaSet.metadata.uid))
+        : this.pods.childrenOf(workload.metadata.uid);
+    return { replicaSets, pods };
+  }
+}

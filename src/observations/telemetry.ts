@@ -1,0 +1,33 @@
+// What the engine counts and logs, behind narrow interfaces with no-op defaults: the service plugs
+// in prom-client and pino at start-up; unit tests need neither.
+import type { Outcome, Stage } from "../verdicts/index.js";
+
+export interface EngineMetrics {
+  /** `observations_active` up. */
+  observationStarted(): void;
+  /** `stage_reached_seconds{stage}`. */
+  stageReached(stage: Stage, seconds: number): void;
+  /** `observations_active` down, `observations_total` and `verdict_seconds{required,outcome}`. */
+  observationDecided(required: Stage, outcome: Outcome, seconds: number): void;
+  /** `failures_total{kind,reason}`: the resource failure that decided an observation, once. */
+  resourceFailed(kind: string, reason: string): void;
+  /** `event_to_verdict_seconds`: from receiving the deciding watch event to the verdict stored on NATS. */
+  eventToVerdict(seconds: number): void;
+}
+
+export const noopEngineMetrics: EngineMetrics = {
+  observationStarted: () => {},
+  stageReached: () => {},
+  observationDecided: () => {},
+  resourceFailed: () => {},
+  eventToVerdict: () => {},
+};
+
+/** The subset of pino's Logger the engine calls. Never handed manifest content or Secret data. */
+export interface EngineLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export const silentEngineLogger: EngineLogger = { info: () => {}, warn: () => {}, error: () => {} };
