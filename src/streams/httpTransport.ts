@@ -78,28 +78,37 @@ function requestUrl(kubeConfig: KubeConfig, request: KubeRequest): string {
   return url.toString();
 }
 
-// A watch body is newline-delimited JSON; one object may span many chunks (a pod with a large
-// status is several KB), so partial lines are kept as parts until their newline arrives.
 async function readLines(response: Response, subscriber: Subscriber<unknown>, path: string): Promise<void> {
   if (!response.body) return;
+  for await (const line of splitLines(response.body)) {
+    subscriber.next(parseJson(line, path));
+    if (subscriber.closed) return;
+  }
+}
+
+/**
+ * The non-blank lines of a newline-delimited body. One watch event may span many chunks (a pod
+ * with a large status is several KB) and a chunk may end inside a multi-byte character, so
+ * decoding is streaming and partial lines wait for their newline.
+ */
+export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let pending: string[] = [];
-  for await (const chunk of response.body) {
+  for await (const chunk of chunks) {
     let text = decoder.decode(chunk, { stream: true });
     let newline = text.indexOf("\n");
     while (newline >= 0) {
       pending.push(text.slice(0, newline));
       const line = pending.join("");
       pending = [];
-      if (line.trim() !== "") subscriber.next(parseJson(line, path));
-      if (subscriber.closed) return;
+      if (line.trim() !== "") yield line;
       text = text.slice(newline + 1);
       newline = text.indexOf("\n");
     }
     if (text !== "") pending.push(text);
   }
   const last = pending.join("") + decoder.decode();
-  if (last.trim() !== "") subscriber.next(parseJson(last, path));
+  if (last.trim() !== "") yield last;
 }
 
 function parseJson(text: string, path: string): unknown {

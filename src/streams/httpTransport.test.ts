@@ -1,0 +1,131 @@
+// The HTTP transport against a local HTTP server standing in for the API server's wire format:
+// newline-delimited watch bodies split at arbitrary points, Status error bodies, aborts.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { KubeConfig } from "@kubernetes/client-node";
+import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { kubeHttpTransport, splitLines } from "./httpTransport.js";
+import { KubeRequestError } from "./transport.js";
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+const servers: { close(): void }[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
+
+async function serve(handler: Handler): Promise<KubeConfig> {
+  const server = createServer(handler);
+  servers.push({ close: () => server.close() });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: "local", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: "tester", token: "s3cr3t-token" }],
+    contexts: [{ name: "local", cluster: "local", user: "tester" }],
+    currentContext: "local",
+  });
+  return kubeConfig;
+}
+
+describe("kubeHttpTransport", () => {
+  it("sends the path, query, Accept header and the kubeconfig's credentials", async () => {
+    let seen: { url?: string; accept?: string; authorization?: string } = {};
+    const kubeConfig = await serve((request, response) => {
+      seen = { url: request.url, accept: request.headers.accept, authorization: request.headers.authorization };
+      response.setHeader("content-type", "application/json");
+      response.end(JSON.stringify({ kind: "PartialObjectMetadataList", metadata: { resourceVersion: "7" }, items: [] }));
+    });
+    const body = await firstValueFrom(
+      kubeHttpTransport(kubeConfig).getJson({
+        path: "/api/v1/namespaces/payments/secrets",
+        query: { limit: 500, continue: undefined },
+        accept: "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+      }),
+    );
+    expect(body).toEqual({ kind: "PartialObjectMetadataList", metadata: { resourceVersion: "7" }, items: [] });
+    expect(seen).toEqual({
+      url: "/api/v1/namespaces/payments/secrets?limit=500",
+      accept: "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+      authorization: "Bearer s3cr3t-token",
+    });
+  });
+
+  it("emits one value per watch line and completes when the server ends the response", async () => {
+    const lines = [
+      { type: "ADDED", object: { metadata: { name: "a", uid: "1", resourceVersion: "10" } } },
+      { type: "BOOKMARK", object: { metadata: { resourceVersion: "11" } } },
+    ];
+    const kubeConfig = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+    });
+    const received = await lastValueFrom(kubeHttpTransport(kubeConfig).watch({ path: "/api/v1/pods", query: { watch: true } }).pipe(toArray()));
+    expect(received).toEqual(lines);
+  });
+
+  it("fails with the Status the server answered", async () => {
+    const kubeConfig = await serve((_request, response) => {
+      response.writeHead(410, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message: "too old resource version: 5 (90)", reason: "Expired", code: 410 }),
+      );
+    });
+    const error = await firstValueFrom(kubeHttpTransport(kubeConfig).watch({ path: "/api/v1/pods" })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(KubeRequestError);
+    expect(error).toMatchObject({ status: 410, reason: "Expired" });
+    expect((error as Error).message).toContain("too old resource version");
+  });
+
+  it("fails with a KubeRequestError keeping the cause when nothing answers", async () => {
+    const kubeConfig = await serve((request) => request.socket.destroy());
+    const error = await firstValueFrom(kubeHttpTransport(kubeConfig).getJson({ path: "/api/v1" })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(KubeRequestError);
+    expect((error as KubeRequestError).status).toBeUndefined();
+    expect((error as KubeRequestError).cause).toBeDefined();
+  });
+
+  it("closes the connection when the subscriber unsubscribes", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const kubeConfig = await serve((request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.write(`${JSON.stringify({ type: "BOOKMARK", object: { metadata: { resourceVersion: "1" } } })}\n`);
+      request.socket.on("close", () => closed());
+    });
+    const subscription = kubeHttpTransport(kubeConfig)
+      .watch({ path: "/api/v1/pods", query: { watch: true } })
+      .subscribe(() => subscription.unsubscribe());
+    await connectionClosed;
+    expect(subscription.closed).toBe(true);
+  });
+});
+
+describe("splitLines", () => {
+  async function collect(chunks: Uint8Array[]): Promise<string[]> {
+    async function* source() {
+      yield* chunks;
+    }
+    const lines: string[] = [];
+    for await (const line of splitLines(source())) lines.push(line);
+    return lines;
+  }
+
+  const wire = Buffer.from('{"type":"ADDED","n":1}\n{"type":"MODIFIED","message":"ü ✓"}\n\n{"type":"DELETED"}');
+  const at = (...cuts: number[]) => {
+    const bounds = [0, ...cuts, wire.length];
+    return bounds.slice(1).map((end, i) => wire.subarray(bounds[i], end));
+  };
+
+  it.each([
+    { name: "one chunk", chunks: at() },
+    { name: "a cut inside a JSON value", chunks: at(9) },
+    { name: "a cut inside a multi-byte character", chunks: at(wire.indexOf("✓") + 1) },
+    { name: "a cut right after a newline", chunks: at(wire.indexOf("\n") + 1) },
+    { name: "one byte a chunk", chunks: [...wire].map((byte) => Uint8Array.of(byte)) },
+  ])("yields whole lines, blank ones skipped, the last one without its newline: $name", async ({ chunks }) => {
+    expect(await collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', '{"type":"DELETED"}']);
+  });
+});
