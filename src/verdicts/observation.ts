@@ -11,7 +11,7 @@
 // - the required stage reached ends the observation as succeeded; a resource failing a stage at or
 //   below the required one ends it as failed at once; a failure beyond it is recorded, not fatal;
 // - outcomes change only through `transition`, so the first terminal outcome is the last.
-import { blockedStage, laterStage, stageOf, stageRank, stagesBetween, type StageFacts } from "./stages.js";
+import { advanceStage, blockedStage, stageRank, stagesBetween, type StageFacts } from "./stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { isTerminal, transition } from "./outcome.js";
 import { pending, failed, readingReasons, type ResourceReading } from "./reading.js";
@@ -81,7 +81,7 @@ function blocking(state: ObservationState, which: (resource: TrackedResource) =>
 /** Reads the stages off the resources and decides success or failure when one is due. */
 function conclude(draft: Draft, atMs: number): void {
   if (isTerminal(draft.state.outcome)) return;
-  const reached = laterStage(draft.state.reached, stageOf([...draft.state.resources.values()].map(factsOf)));
+  const reached = advanceStage(draft.state.reached, [...draft.state.resources.values()].map(factsOf));
   for (const stage of stagesBetween(draft.state.reached, reached)) draft.changes.push({ type: "stage", stage });
   draft.state = { ...draft.state, reached };
   const { state } = draft;

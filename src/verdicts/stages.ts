@@ -1,5 +1,8 @@
-// Stages are cumulative (SPEC section 2): applied < bootstrapped < healthy, each holding only when
-// every earlier one does. These functions read them off the per-resource facts the reducer keeps.
+// Stages are cumulative (SPEC section 2): applied < bootstrapped < healthy. The reducer advances
+// them one at a time from the stage already reached, each stage checking only its own condition on
+// top of the earlier ones having been reached. A stage once reached stays reached, so a Deployment
+// deleted after `applied` held blocks `healthy` (it will never settle), not `bootstrapped`: the
+// bootstrap barrier is about bootstrap Jobs, and reads that way in a verdict.
 import { stages, type ReachedStage, type Stage } from "./schemas.js";
 
 /** What a stage needs to know about one declared resource. */
@@ -14,42 +17,38 @@ export function stageRank(stage: ReachedStage): number {
   return stage === "none" ? 0 : stages.indexOf(stage) + 1;
 }
 
-export function laterStage(a: ReachedStage, b: ReachedStage): ReachedStage {
-  return stageRank(a) >= stageRank(b) ? a : b;
-}
-
 /** The stages after `from` up to and including `to`, in order (`none`..`healthy` gives all three). */
 export function stagesBetween(from: ReachedStage, to: ReachedStage): Stage[] {
   return stages.filter((stage) => stageRank(stage) > stageRank(from) && stageRank(stage) <= stageRank(to));
 }
 
-function holds(stage: Stage, facts: StageFacts): boolean {
+/** A stage's own condition for one resource, given every earlier stage was reached. */
+function supports(stage: Stage, facts: StageFacts): boolean {
   switch (stage) {
     case "applied":
       return facts.applied;
     case "bootstrapped":
-      return facts.applied && (!facts.bootstrap || facts.settled);
+      return !facts.bootstrap || facts.settled;
     case "healthy":
-      return facts.applied && facts.settled;
+      return facts.settled;
   }
 }
 
-/** The highest stage every resource supports. */
-export function stageOf(resources: Iterable<StageFacts>): ReachedStage {
-  const all = [...resources];
-  let reached: ReachedStage = "none";
-  for (const stage of stages) {
-    if (!all.every((facts) => holds(stage, facts))) break;
-    reached = stage;
+/** The highest stage reached: `reached`, advanced while every resource supports the next one. */
+export function advanceStage(reached: ReachedStage, resources: readonly StageFacts[]): ReachedStage {
+  let current = reached;
+  for (const stage of stagesBetween(reached, "healthy")) {
+    if (!resources.every((facts) => supports(stage, facts))) break;
+    current = stage;
   }
-  return reached;
+  return current;
 }
 
 /**
- * The first stage after `reached` that this resource keeps from holding, if any: the stage its
- * failure fails, or the one a timeout names it for. A settled resource blocks nothing; a Job that
- * never existed blocks `applied` before it blocks `bootstrapped`.
+ * The first stage after `reached` that this resource keeps from being reached, if any: the stage
+ * its failure fails, or the one a timeout names it for. A settled resource blocks nothing; a
+ * bootstrap Job that does not exist blocks `applied` before it blocks `bootstrapped`.
  */
 export function blockedStage(facts: StageFacts, reached: ReachedStage): Stage | undefined {
-  return stages.find((stage) => stageRank(stage) > stageRank(reached) && !holds(stage, facts));
+  return stages.find((stage) => stageRank(stage) > stageRank(reached) && !supports(stage, facts));
 }

@@ -46,7 +46,8 @@ export function settleDeployment({ object, owned, failOn }: RuleInput): Resource
     `${ready}/${desired} replicas ready`,
     `${updated} updated`,
     available !== ready && `${available} available`,
-    old > 0 && `${plural(old, "old replica")} pending termination`,
+    // kubectl's wording: old replicas are "pending termination" once the new ones are all there.
+    old > 0 && `${plural(old, "old replica")}${updated >= desired ? " pending termination" : ""}`,
   );
   const blockers = blockersOf(deployment);
   return judgeWorkload({
