@@ -3,8 +3,9 @@
  * render, and apply what it rendered to a cluster with server-side apply.
  */
 import { spawnSync } from "node:child_process";
+import { request as httpsRequest, type RequestOptions } from "node:https";
 import { fileURLToPath } from "node:url";
-import { type KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
 
 export const CHART_DIR = fileURLToPath(new URL("../../helm/stagewatch/", import.meta.url));
@@ -101,30 +102,81 @@ export function renderChart(options: RenderOptions = {}): KubernetesObject[] {
     .filter((object): object is KubernetesObject => object !== null);
 }
 
+export class ApplyError extends Error {
+  override name = "ApplyError";
+  /** The API server's HTTP status; 0 when no request was made. */
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** One request to the API server with the kubeconfig's credentials; the body is sent as is. */
+async function kubeRequest(
+  kc: KubeConfig,
+  method: string,
+  path: string,
+  body?: { contentType: string; text: string },
+): Promise<{ status: number; text: string }> {
+  const server = kc.getCurrentCluster()?.server;
+  if (server === undefined) throw new ApplyError("the kubeconfig names no cluster", 0);
+  const options: RequestOptions = { method, headers: body ? { "content-type": body.contentType } : {} };
+  await kc.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(new URL(path, server), options, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body?.text);
+  });
+}
+
+/** The collection path of an object's kind, through discovery of its group version. */
+async function collectionPath(kc: KubeConfig, object: KubernetesObject): Promise<string> {
+  const apiVersion = object.apiVersion ?? "";
+  const root = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const discovery = await kubeRequest(kc, "GET", root);
+  if (discovery.status !== 200) throw new ApplyError(`discovery of ${apiVersion}: ${discovery.status} ${discovery.text}`, discovery.status);
+  const resources = (JSON.parse(discovery.text) as { resources: { name: string; kind: string; namespaced: boolean }[] }).resources;
+  const resource = resources.find((r) => r.kind === object.kind && !r.name.includes("/"));
+  if (resource === undefined) throw new ApplyError(`${object.kind} is not served in ${apiVersion}`, 404);
+  const namespace = object.metadata?.namespace;
+  return resource.namespaced && namespace !== undefined
+    ? `${root}/namespaces/${encodeURIComponent(namespace)}/${resource.name}`
+    : `${root}/${resource.name}`;
+}
+
 /**
- * Server-side applies each object, as `kubectl apply --server-side` does. With `dryRun` the API
- * server runs everything (defaulting, schema and admission, RBAC escalation checks) and persists
- * nothing. Server-side apply rejects fields the schema does not declare, so a misspelt field fails
- * here instead of being dropped.
+ * Server-side applies each object, as `kubectl apply --server-side` does, with strict field
+ * validation: a field the schema does not declare fails instead of being dropped. With `dryRun`
+ * the API server runs everything (defaulting, validation, admission, the RBAC escalation check)
+ * and persists nothing. The objects go out as rendered: client-node's typed API would serialise
+ * them through its models and silently drop unknown fields before the server could see them.
  */
 export async function applyObjects(
   kc: KubeConfig,
   objects: readonly KubernetesObject[],
   options: { dryRun: boolean },
 ): Promise<KubernetesObject[]> {
-  const client = KubernetesObjectApi.makeApiClient(kc);
   const applied: KubernetesObject[] = [];
   for (const object of objects) {
-    applied.push(
-      await client.patch(
-        object,
-        undefined,
-        options.dryRun ? "All" : undefined,
-        "stagewatch-e2e",
-        true,
-        PatchStrategy.ServerSideApply,
-      ),
-    );
+    const query = new URLSearchParams({ fieldManager: "stagewatch-e2e", force: "true", fieldValidation: "Strict" });
+    if (options.dryRun) query.set("dryRun", "All");
+    const path = `${await collectionPath(kc, object)}/${encodeURIComponent(object.metadata?.name ?? "")}?${query}`;
+    const response = await kubeRequest(kc, "PATCH", path, {
+      contentType: "application/apply-patch+yaml",
+      text: JSON.stringify(object),
+    });
+    if (response.status !== 200 && response.status !== 201) {
+      const message = (JSON.parse(response.text) as { message?: string }).message ?? response.text;
+      throw new ApplyError(`${object.kind}/${object.metadata?.name}: ${response.status} ${message}`, response.status);
+    }
+    applied.push(JSON.parse(response.text) as KubernetesObject);
   }
   return applied;
 }
