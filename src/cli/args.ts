@@ -1,0 +1,12 @@
+// A thin layer over node:util parseArgs that turns its errors into UsageError, so every command
+// reports bad flags the same way (exit 2) instead of a stack trace.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "./usage.js";
+
+export function parseCommandArgs<O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O) {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+  } catch (cause) {
+    throw new UsageError((cause as Error).message, { cause });
+  }
+}

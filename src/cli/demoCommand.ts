@@ -1,0 +1,166 @@
+// `stagewatch demo`: the whole product on one machine. Starts the local control plane and NATS
+// from the test harness (or uses a cluster given on the command line), runs the service in this
+// process, applies three sample deployments as an apply tool would and follows their observations
+// through NATS, exactly as `stagewatch observe` does.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { KubeConfig, KubernetesObjectApi, PatchStrategy, CoreV1Api, type KubernetesObject } from "@kubernetes/client-node";
+import { pino } from "pino";
+import { parseAllDocuments } from "yaml";
+import { connectObserver, type Observer } from "../bus/index.js";
+import { startService } from "../service/service.js";
+import { describeResource, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
+import { parseCommandArgs } from "./args.js";
+import { parseDurationSeconds } from "./duration.js";
+import { readDeclaredResources } from "./manifests.js";
+import { UsageError } from "./usage.js";
+
+export const demoUsage = `Usage: stagewatch demo [flags]
+
+Starts a local Kubernetes control plane (etcd, kube-apiserver, controllers, kwok) and NATS, runs the
+service, applies three sample deployments (examples/demo) and prints their progress and verdicts.
+
+Flags:
+  --kubeconfig PATH  use this cluster instead of starting one (needs NATS_URL too)
+  --exit             stop once every verdict is in (default: keep serving metrics until Ctrl-C)
+  --timeout DURATION budget of each observation (default 2m)
+  -h, --help
+`;
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const samples = [
+  { deployment: "shop", namespace: "demo-shop", expect: "healthy" },
+  { deployment: "billing", namespace: "demo-billing", expect: "fails: bootstrap Job" },
+  { deployment: "search", namespace: "demo-search", expect: "fails: ImagePullBackOff" },
+] as const;
+
+interface LocalClusterHandle {
+  kubeconfigPath: string;
+  natsUrl: string;
+  stop(): Promise<void>;
+}
+
+async function startCluster(): Promise<LocalClusterHandle> {
+  // The harness is TypeScript under test/ and runs with Node's type stripping; it exists in a
+  // source checkout only, which is where a demo runs.
+  const harness = join(repoRoot, "test", "cluster", "local-cluster.ts");
+  const module = (await import(harness).catch((cause: unknown) => {
+    throw new UsageError(`the demo needs a source checkout (${harness} not loadable); or pass --kubeconfig`, { cause });
+  })) as { startLocalCluster(options: { stateDir: string }): Promise<LocalClusterHandle> };
+  return module.startLocalCluster({ stateDir: join(repoRoot, ".stagewatch", "demo", "cluster") });
+}
+
+async function manifestObjects(dir: string): Promise<KubernetesObject[]> {
+  const text = await readFile(join(dir, "manifests.yaml"), "utf8");
+  return parseAllDocuments(text)
+    .map((document) => document.toJS() as KubernetesObject | null)
+    .filter((object): object is KubernetesObject => object !== null);
+}
+
+/** What an apply tool does: create the namespace, server-side apply every object. */
+async function apply(kubeConfig: KubeConfig, namespace: string, objects: readonly KubernetesObject[]): Promise<void> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } }).catch(() => undefined);
+  // Pods are refused until the namespace's default ServiceAccount exists.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await core.readNamespacedServiceAccount({ name: "default", namespace });
+      break;
+    } catch (error) {
+      if (attempt > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  for (const object of objects) {
+    await client.patch(object, undefined, undefined, "stagewatch-demo", true, PatchStrategy.ServerSideApply);
+  }
+}
+
+function line(deployment: string, event: ObservationEvent): string | undefined {
+  const tag = `[${deployment}]`.padEnd(10);
+  switch (event.type) {
+    case "progress": {
+      const { identity, state, reason, message } = event.resource;
+      return `${tag} ${describeResource(identity)}: ${state}${reason ? ` (${reason})` : ""}${message ? `: ${message}` : ""}`;
+    }
+    case "stage":
+      return `${tag} stage ${event.stage} reached`;
+    case "verdict":
+      return undefined;
+  }
+}
+
+async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample: (typeof samples)[number], timeoutSeconds: number): Promise<ObservationVerdict> {
+  const dir = join(repoRoot, "examples", "demo", sample.deployment);
+  await apply(kubeConfig, sample.namespace, await manifestObjects(dir));
+  const run = await observer.observe({
+    key: `demo/${sample.deployment}/${Date.now()}`,
+    deployment: sample.deployment,
+    require: "healthy",
+    timeoutSeconds,
+    defaultNamespace: sample.namespace,
+    resources: await readDeclaredResources([dir]),
+  });
+  for await (const event of run.progress) {
+    const text = line(sample.deployment, event);
+    if (text) process.stdout.write(`${text}\n`);
+  }
+  return run.verdict;
+}
+
+export async function demoCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parseCommandArgs(argv, {
+    kubeconfig: { type: "string" },
+    exit: { type: "boolean", default: false },
+    timeout: { type: "string", default: "2m" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    process.stdout.write(demoUsage);
+    return 0;
+  }
+  const timeoutSeconds = Math.ceil(parseDurationSeconds(values.timeout));
+  if (values.kubeconfig && !process.env.NATS_URL) throw new UsageError("--kubeconfig needs NATS_URL as well");
+
+  process.stdout.write(values.kubeconfig ? "using the given cluster\n" : "starting a local control plane and NATS (first run builds them from Go modules)...\n");
+  const cluster: LocalClusterHandle = values.kubeconfig
+    ? { kubeconfigPath: values.kubeconfig, natsUrl: process.env.NATS_URL!, stop: async () => {} }
+    : await startCluster();
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(cluster.kubeconfigPath);
+  const logFile = join(repoRoot, ".stagewatch", "demo", "stagewatch.log");
+  const service = await startService({
+    kubeConfig,
+    nats: { servers: [cluster.natsUrl], connectTimeoutMs: 5000 },
+    metricsHost: "127.0.0.1",
+    metricsPort: 0,
+    subjectPrefix: "stagewatch",
+    logger: pino({ level: "info" }, pino.destination({ dest: logFile, mkdir: true, sync: false })),
+  });
+  process.stdout.write(`stagewatch is serving; metrics at ${service.metricsUrl}/metrics; logs in ${logFile}\n\n`);
+
+  const observer = await connectObserver({ servers: cluster.natsUrl });
+  try {
+    const verdicts = await Promise.all(samples.map((sample) => observeSample(observer, kubeConfig, sample, timeoutSeconds)));
+    process.stdout.write("\nverdicts:\n");
+    verdicts.forEach((verdict, index) => {
+      process.stdout.write(`  ${verdict.outcome.padEnd(10)} ${verdict.message}  (expected: ${samples[index]!.expect})\n`);
+    });
+    process.stdout.write(`\nmetrics: ${service.metricsUrl}/metrics\n`);
+    if (!values.exit) {
+      process.stdout.write(`KUBECONFIG=${cluster.kubeconfigPath} NATS_URL=${cluster.natsUrl}\nCtrl-C stops the demo.\n`);
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+    }
+    const asExpected = verdicts[0]?.outcome === "succeeded" && verdicts[1]?.outcome === "failed" && verdicts[2]?.outcome === "failed";
+    return asExpected ? 0 : 1;
+  } finally {
+    await observer.close();
+    await service.stop();
+    await cluster.stop();
+  }
+}

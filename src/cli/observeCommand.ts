@@ -1,0 +1,117 @@
+// `stagewatch observe`: what an apply tool runs after `kubectl apply` or `helm upgrade`. It sends
+// identities only (never manifest content), prints progress on stderr for the person watching the
+// CI log, and the verdict on stdout for the script; the exit code says which of the four
+// situations it is (usage.ts).
+import { randomUUID } from "node:crypto";
+import { KubeConfig } from "@kubernetes/client-node";
+import { connectObserver, natsConfigFromEnv } from "../bus/index.js";
+import { describeResource, describeIssues, type ObservationEvent, type ObservationVerdict, type Stage } from "../verdicts/index.js";
+import { parseCommandArgs } from "./args.js";
+import { parseDurationSeconds } from "./duration.js";
+import { readDeclaredResources } from "./manifests.js";
+import { exitCodes, UsageError } from "./usage.js";
+
+export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
+
+Asks the stagewatch service to observe the resources declared in the manifests and prints the verdict.
+
+Flags:
+  -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json)
+  --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
+  --require STAGE         applied, bootstrapped or healthy (default healthy)
+  --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
+  --key KEY               idempotency key: a retry with the same key follows the same observation
+                          (default: a new key each run)
+  --namespace NS          namespace of resources that declare none (default: the kubeconfig
+                          context's namespace, else "default": where kubectl apply put them)
+  --fail-on R1,R2         pod waiting reasons that fail at once (default ImagePullBackOff,InvalidImageName)
+  --json                  print the verdict as JSON
+  --subject-prefix P      NATS subject prefix (default stagewatch)
+  -h, --help
+
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'.
+Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
+`;
+
+/** Where `kubectl apply` puts a manifest without a namespace: the current context's namespace. */
+function contextNamespace(): string {
+  try {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    return kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? "default";
+  } catch {
+    return "default";
+  }
+}
+
+function progressLine(event: ObservationEvent): string | undefined {
+  switch (event.type) {
+    case "progress": {
+      const { identity, state, reason, message } = event.resource;
+      return `${describeResource(identity)}: ${state}${reason ? ` (${reason})` : ""}${message ? `: ${message}` : ""}`;
+    }
+    case "stage":
+      return `stage ${event.stage} reached`;
+    case "verdict":
+      return undefined;
+  }
+}
+
+export async function observeCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parseCommandArgs(argv, {
+    filename: { type: "string", short: "f", multiple: true },
+    deployment: { type: "string" },
+    require: { type: "string", default: "healthy" },
+    timeout: { type: "string", default: "5m" },
+    key: { type: "string" },
+    namespace: { type: "string" },
+    "fail-on": { type: "string" },
+    json: { type: "boolean", default: false },
+    "subject-prefix": { type: "string", default: "stagewatch" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    process.stdout.write(observeUsage);
+    return exitCodes.reached;
+  }
+  if (!values.filename?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
+  if (!values.deployment) throw new UsageError("--deployment: required");
+  let timeoutSeconds: number;
+  try {
+    timeoutSeconds = Math.ceil(parseDurationSeconds(values.timeout));
+  } catch (cause) {
+    throw new UsageError(`--timeout: ${(cause as Error).message}`, { cause });
+  }
+  const nats = natsConfigFromEnv(process.env);
+  if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
+
+  const resources = await readDeclaredResources(values.filename);
+  const observer = await connectObserver({ ...nats.value, prefix: values["subject-prefix"] });
+  try {
+    const run = await observer.observe({
+      key: values.key ?? `${values.deployment}/${randomUUID()}`,
+      deployment: values.deployment,
+      require: values.require as Stage,
+      timeoutSeconds,
+      defaultNamespace: values.namespace ?? contextNamespace(),
+      resources,
+      ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
+    });
+    const started = Date.now();
+    process.stderr.write(`observing ${resources.length} resources as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
+    for await (const event of run.progress) {
+      const line = progressLine(event);
+      if (line) process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
+    }
+    const verdict = await run.verdict;
+    process.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : `${verdict.message}\n`);
+    return exitCodeOf(verdict);
+  } finally {
+    await observer.close();
+  }
+}
+
+export function exitCodeOf(verdict: ObservationVerdict): number {
+  return verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
+}
+

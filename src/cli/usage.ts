@@ -1,0 +1,22 @@
+// Exit codes of `stagewatch observe` (SPEC section 9), shared by every command so a CI script can
+// tell "your deploy failed" (1) from "you called me wrong" (2) from "nobody is listening" (3).
+export const exitCodes = {
+  reached: 0,
+  failed: 1,
+  badInput: 2,
+  unavailable: 3,
+} as const;
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export const overview = `stagewatch: observe Kubernetes deployments and publish stage verdicts on NATS
+
+Usage:
+  stagewatch serve [flags]       run the observer service
+  stagewatch observe [flags]     ask the service to observe applied manifests, print the verdict
+  stagewatch demo                local control plane, NATS, the service and three sample deployments
+
+Run 'stagewatch <command> --help' for a command's flags.
+`;
