@@ -42,17 +42,22 @@ export function settleDeployment({ object, owned, failOn }: RuleInput): Resource
   // status.replicas counts the pods of every ReplicaSet that are not being deleted: what exceeds
   // the updated count belongs to old revisions still being scaled down.
   const old = Math.max(0, total - updated);
+  // Pods already being deleted are counted apart, and only by clusters that report them
+  // (status.terminatingReplicas, Kubernetes 1.33+): "no old replica left" waits for them there.
+  const terminating = status.terminatingReplicas ?? 0;
   const summary = listParts(
     `${ready}/${desired} replicas ready`,
     `${updated} updated`,
     available !== ready && `${available} available`,
     // kubectl's wording: old replicas are "pending termination" once the new ones are all there.
     old > 0 && `${plural(old, "old replica")}${updated >= desired ? " pending termination" : ""}`,
+    terminating > 0 && `${terminating} terminating`,
   );
   const blockers = blockersOf(deployment);
   return judgeWorkload({
     summary,
-    complete: !deployment.spec?.paused && updated === desired && old === 0 && available === desired && ready === desired,
+    complete:
+      !deployment.spec?.paused && updated === desired && old === 0 && terminating === 0 && available === desired && ready === desired,
     pods: currentPods(deployment, owned.replicaSets, owned.pods),
     failOn,
     blockers,
