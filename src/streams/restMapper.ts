@@ -41,13 +41,14 @@ export function collectionPath(mapping: ResourceMapping, namespace?: string): st
 /** The kind does not exist in the cluster (after a fresh look at discovery), or cannot be watched. */
 export class UnknownKindError extends Error {
   override readonly name = "UnknownKindError";
-  constructor(
-    /** The kind as asked for: `Widget`, or a kind key (`example.com/Widget`) when no apiVersion was given. */
-    readonly kind: string,
-    readonly apiVersion: string | undefined,
-    detail: string,
-  ) {
+  /** The kind as asked for: `Widget`, or a kind key (`example.com/Widget`) when no apiVersion was given. */
+  readonly kind: string;
+  readonly apiVersion: string | undefined;
+
+  constructor(kind: string, apiVersion: string | undefined, detail: string) {
     super(`${apiVersion ? `${kind} (${apiVersion})` : kind}: ${detail}`);
+    this.kind = kind;
+    this.apiVersion = apiVersion;
   }
 }
 
@@ -97,10 +98,10 @@ export class RestMapper {
   /** Discovery reads in flight, per group version: concurrent misses share one request. */
   private readonly inFlight = new Map<string, Promise<void>>();
 
-  constructor(
-    private readonly transport: KubeTransport,
-    seed: readonly ResourceMapping[] = builtinMappings,
-  ) {
+  private readonly transport: KubeTransport;
+
+  constructor(transport: KubeTransport, seed: readonly ResourceMapping[] = builtinMappings) {
+    this.transport = transport;
     for (const known of seed) this.remember(known);
   }
 

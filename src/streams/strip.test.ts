@@ -16,7 +16,7 @@ const secretItem = (fixture("secret-metadata-list.json").items as unknown[])[0];
 
 const cases: { name: string; raw: unknown; target: StripTarget; expected: unknown }[] = [
   {
-    name: "running pod keeps identity, owner, container names and status; drops managedFields, spec, labels, annotations",
+    name: "running pod keeps identity, owner, container names, Ready and PodScheduled, container states; drops managedFields, spec, labels, annotations",
     raw: fixture("pod-running.json"),
     target: target("v1", "Pod", "Pod"),
     expected: {
@@ -37,10 +37,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
       status: {
         phase: "Running",
         conditions: [
-          { type: "PodReadyToStartContainers", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:06Z" },
-          { type: "Initialized", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:03Z" },
           { type: "Ready", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:09Z" },
-          { type: "ContainersReady", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:09Z" },
           { type: "PodScheduled", status: "True", observedGeneration: 1, lastTransitionTime: "2026-11-28T09:14:03Z" },
         ],
         containerStatuses: [
@@ -70,7 +67,6 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
       status: {
         phase: "Pending",
         conditions: [
-          { type: "Initialized", status: "True", lastTransitionTime: "2026-11-28T09:20:44Z" },
           {
             type: "Ready",
             status: "False",

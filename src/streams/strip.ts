@@ -11,7 +11,8 @@
 //   joined to workloads by owner UID, never by selector), and a pod's other labels would cost more
 //   memory than everything else kept for it.
 // - known workload kinds (Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job): the spec
-//   and status fields their rules read.
+//   and status fields their rules read; for pods, only the conditions that say something the
+//   container statuses do not (see podConditionTypes).
 // - any other kind (custom resources, Services, ...): `status.observedGeneration`, the conditions,
 //   and the other top-level scalars of status (phase, message, replica counts); nested status
 //   (inventories, per-resource lists) and the spec are dropped.
@@ -60,7 +61,7 @@ const bodies: Record<string, (raw: Json) => Body> = {
     }),
     status: nonEmpty({
       ...scalars(raw.status, ["phase", "reason", "message"]),
-      conditions: conditions(field(raw.status, "conditions")),
+      conditions: conditions(field(raw.status, "conditions"), podConditionTypes),
       initContainerStatuses: containerStatuses(field(raw.status, "initContainerStatuses")),
       containerStatuses: containerStatuses(field(raw.status, "containerStatuses")),
     }),
@@ -169,14 +170,23 @@ function ownerReferences(raw: unknown): OwnerReference[] | undefined {
       }),
     );
   }
-  return kept.length > 0 ? kept : undefined;
+  return exact(kept);
 }
 
-function conditions(raw: unknown): Condition[] | undefined {
+/**
+ * The pod conditions worth their memory: Ready, PodScheduled (Unschedulable and its message),
+ * DisruptionTarget (why a pod is being evicted or preempted). Initialized, ContainersReady and
+ * PodReadyToStartContainers only restate the container statuses, which are kept; a pod is the
+ * object the cache holds by the ten thousand.
+ */
+const podConditionTypes: ReadonlySet<string> = new Set(["Ready", "PodScheduled", "DisruptionTarget"]);
+
+function conditions(raw: unknown, types?: ReadonlySet<string>): Condition[] | undefined {
   if (!Array.isArray(raw)) return undefined;
   const kept: Condition[] = [];
   for (const condition of raw) {
     if (!isRecord(condition) || typeof condition.type !== "string" || typeof condition.status !== "string") continue;
+    if (types && !types.has(condition.type)) continue;
     kept.push(
       defined({
         type: condition.type,
@@ -188,7 +198,7 @@ function conditions(raw: unknown): Condition[] | undefined {
       }),
     );
   }
-  return kept.length > 0 ? kept : undefined;
+  return exact(kept);
 }
 
 function containerStatuses(raw: unknown): ContainerStatus[] | undefined {
@@ -207,7 +217,7 @@ function containerStatuses(raw: unknown): ContainerStatus[] | undefined {
       }),
     );
   }
-  return kept.length > 0 ? kept : undefined;
+  return exact(kept);
 }
 
 function containerState(raw: unknown): ContainerState | undefined {
@@ -230,7 +240,13 @@ function containerState(raw: unknown): ContainerState | undefined {
 function names(raw: unknown): { name: string }[] | undefined {
   if (!Array.isArray(raw)) return undefined;
   const kept = raw.flatMap((container) => (isRecord(container) && typeof container.name === "string" ? [{ name: container.name }] : []));
-  return kept.length > 0 ? kept : undefined;
+  return exact(kept);
+}
+
+// Arrays grown by push keep spare capacity (16 slots and more, 128 bytes) that a cached object
+// would carry for its whole life; a copy is exactly as long as its contents.
+function exact<T>(items: T[]): T[] | undefined {
+  return items.length > 0 ? items.slice() : undefined;
 }
 
 function entries(raw: unknown, keep: (key: string) => boolean): Record<string, string> | undefined {

@@ -1,0 +1,32 @@
+// Runs the benchmarks: every bench/*.bench.ts, or those named on the command line
+// (`npm run bench -- streams-memory`). Each runs in a fresh Node process with --expose-gc, so
+// one benchmark's garbage and JIT state never skew another's numbers (memory ones above all).
+// A benchmark is a script that measures and calls writeResults (bench/support/results.ts).
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const directory = fileURLToPath(new URL(".", import.meta.url));
+const suffix = ".bench.ts";
+const available = readdirSync(directory)
+  .filter((file) => file.endsWith(suffix))
+  .map((file) => file.slice(0, -suffix.length))
+  .sort();
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !available.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")}; available: ${available.join(", ")}`);
+  process.exit(2);
+}
+
+let failed = 0;
+for (const name of wanted.length > 0 ? wanted : available) {
+  console.log(`# ${name}`);
+  const run = spawnSync(
+    process.execPath,
+    ["--expose-gc", "--import", fileURLToPath(new URL("support/resolve-ts.ts", import.meta.url)), `${directory}${name}${suffix}`],
+    { stdio: "inherit" },
+  );
+  if (run.status !== 0) failed += 1;
+}
+process.exit(failed > 0 ? 1 : 0);
