@@ -4,9 +4,18 @@
 import { clusterScopedKinds, groupKind, identityKey } from "./kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { pending, type ResourceReading } from "./reading.js";
-import type { Failure, ObservationRequest, ObservationVerdict, Outcome, ReachedStage, ResourceIdentity, ResourceVerdict, Stage } from "./schemas.js";
+import type {
+  Failure,
+  FieldIssue,
+  ObservationRequest,
+  ObservationVerdict,
+  Outcome,
+  ReachedStage,
+  ResourceIdentity,
+  ResourceVerdict,
+  Stage,
+} from "./schemas.js";
 import type { Parsed } from "./validation.js";
-import type { FieldIssue } from "./schemas.js";
 
 export interface TrackedResource {
   /** The declared identity, its namespace resolved (defaultNamespace, or none when cluster-scoped). */
@@ -88,10 +97,13 @@ export function resolveNamespaces(request: ObservationRequest, isClusterScoped: 
   const firstIndex = new Map<string, number>();
   const resolved = request.resources.map((identity, index) => {
     const clusterScoped = isClusterScoped(groupKind(identity.apiVersion, identity.kind));
-    const { namespace: _written, ...rest } = identity;
+    const { namespace: _declared, ...rest } = identity;
     const namespace = clusterScoped ? undefined : (identity.namespace ?? request.defaultNamespace);
     if (!clusterScoped && namespace === undefined) {
-      issues.push({ path: `resources[${index}].namespace`, message: `required: a namespaced ${identity.kind} needs a namespace or the request's defaultNamespace` });
+      issues.push({
+        path: `resources[${index}].namespace`,
+        message: `required: a namespaced ${identity.kind} needs a namespace or the request's defaultNamespace`,
+      });
     }
     const out: ResourceIdentity = namespace === undefined ? rest : { ...rest, namespace };
     const key = identityKey(out);

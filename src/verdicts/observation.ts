@@ -14,7 +14,7 @@
 import { advanceStage, blockedStage, stageRank, stagesBetween, type StageFacts } from "./stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { isTerminal, transition } from "./outcome.js";
-import { pending, failed, readingReasons, type ResourceReading } from "./reading.js";
+import { failed, pending, readingReasons, type ResourceReading } from "./reading.js";
 import type { Failure, ObservationVerdict, Outcome, ResourceVerdict, Stage } from "./schemas.js";
 import { formatDuration } from "./text.js";
 import type { ObservationChange, ObservationState, ObservationStep, TrackedResource } from "./observation-state.js";
@@ -72,9 +72,10 @@ function decide(draft: Draft, outcome: Outcome, message: string, failure: Failur
 /** The resources holding back a stage at or below the required one, lowest stage first. */
 function blocking(state: ObservationState, which: (resource: TrackedResource) => boolean): { resource: TrackedResource; stage: Stage }[] {
   return [...state.resources.values()]
-    .filter(which)
-    .map((resource) => ({ resource, stage: blockedStage(factsOf(resource), state.reached) }))
-    .filter((entry): entry is { resource: TrackedResource; stage: Stage } => entry.stage !== undefined && stageRank(entry.stage) <= stageRank(state.required))
+    .flatMap((resource) => {
+      const stage = which(resource) ? blockedStage(factsOf(resource), state.reached) : undefined;
+      return stage !== undefined && stageRank(stage) <= stageRank(state.required) ? [{ resource, stage }] : [];
+    })
     .toSorted((a, b) => stageRank(a.stage) - stageRank(b.stage));
 }
 
@@ -111,7 +112,8 @@ function timeOut(draft: Draft): void {
     reason: first.resource.reading.reason ?? "InProgress",
     message: first.resource.reading.message,
   };
-  const message = lines.length > 0 ? lines.join("\n") : `deployment ${state.deployment} did not reach ${state.required} within ${formatDuration(budgetMs)}`;
+  // Nothing outstanding cannot time out (the required stage would have been reached); kept total.
+  const message = lines.join("\n") || `deployment ${state.deployment} did not reach ${state.required} within ${formatDuration(budgetMs)}`;
   decide(draft, "timed_out", message, failure, state.deadlineMs);
 }
 
@@ -125,13 +127,17 @@ function graceExpiry(state: ObservationState, resource: TrackedResource): number
 
 /** Fires every timer due by `nowMs`, earliest first; a grace ending with the budget loses to it. */
 function fireTimers(draft: Draft, nowMs: number): void {
+  const { deadlineMs, absentGraceMs } = draft.state;
   const due = [...draft.state.resources]
-    .map(([key, resource]) => ({ key, resource, at: graceExpiry(draft.state, resource) }))
-    .filter((timer): timer is { key: string; resource: TrackedResource; at: number } => timer.at !== undefined && timer.at <= nowMs && timer.at < draft.state.deadlineMs)
+    .flatMap(([key, resource]) => {
+      const at = graceExpiry(draft.state, resource);
+      return at !== undefined && at <= nowMs && at < deadlineMs ? [{ key, resource, at }] : [];
+    })
     .toSorted((a, b) => a.at - b.at);
   for (const { key, resource, at } of due) {
     if (isTerminal(draft.state.outcome)) return;
-    const message = resource.deletedAtMs !== undefined ? "deleted before it settled" : `not found ${formatDuration(draft.state.absentGraceMs)} after the caches synced`;
+    const message =
+      resource.deletedAtMs !== undefined ? "deleted before it settled" : `not found ${formatDuration(absentGraceMs)} after the caches synced`;
     put(draft, key, { ...resource, applied: false, deletedAtMs: undefined, reading: failed(readingReasons.notFound, message) });
     conclude(draft, at);
   }

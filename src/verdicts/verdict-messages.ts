@@ -30,7 +30,10 @@ export function successMessage(deployment: string, stage: Stage, counts: StageCo
     case "applied":
       return `deployment ${deployment} reached applied: ${plural(counts.total, "resource")} exist`;
     case "bootstrapped":
-      return `deployment ${deployment} reached bootstrapped: ${listParts(`${plural(counts.total, "resource")} exist`, `${plural(counts.bootstrapJobs, "bootstrap Job")} complete`)}`;
+      return `deployment ${deployment} reached bootstrapped: ${listParts(
+        `${plural(counts.total, "resource")} exist`,
+        `${plural(counts.bootstrapJobs, "bootstrap Job")} complete`,
+      )}`;
     case "healthy":
       return `deployment ${deployment} reached healthy: ${plural(counts.total, "resource")} settled`;
   }
