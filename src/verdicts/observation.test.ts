@@ -84,6 +84,17 @@ describe("stages", () => {
   });
 });
 
+describe("settled resources", () => {
+  it("are never read again: a later reading of a settled Deployment changes nothing", () => {
+    let state = observation();
+    state = read(state, keys.api, rolledOut, 10).state;
+    const again = read(state, keys.api, failed("ImagePullBackOff", "2/3 replicas ready, 3 updated; pod api-7f9c6d8b5-q7r4t container api: ImagePullBackOff"), 60);
+    expect(again.changes).toEqual([]);
+    expect(toVerdict(again.state).resources[1]).toMatchObject({ state: "settled", message: "3/3 replicas ready, 3 updated" });
+    expect(again.state.outcome).toBe("in_progress");
+  });
+});
+
 describe("failures", () => {
   it("a bootstrap Job failing means the deployment cannot reach bootstrapped", () => {
     let state = observation();
