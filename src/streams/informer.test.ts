@@ -262,6 +262,19 @@ describe("informer: metadata-only kinds", () => {
     expect(cached.every((object) => Object.keys(object).sort().join() === "apiVersion,kind,metadata")).toBe(true);
   });
 
+  it("syncs on an empty metadata list, which the API server writes with items: null", () => {
+    const { transport, hub } = setup();
+    transport.onGet("/api/v1/secrets", () => ({
+      kind: "PartialObjectMetadataList",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { resourceVersion: "696" },
+      items: null,
+    }));
+    const informer = hub.informer("Secret");
+    expect(informer.hasSynced()).toBe(true);
+    expect(transport.currentWatch("/api/v1/secrets").request.query?.resourceVersion).toBe("696");
+  });
+
   it("workload kinds are asked for in full", () => {
     const { transport, hub } = setup();
     serveList(transport, "/apis/apps/v1/deployments", { items: [deploymentJson], resourceVersion: "100" });

@@ -241,15 +241,16 @@ export class Reflector {
 
 function listPage(body: unknown, path: string): ListPage {
   const list = typeof body === "object" && body !== null ? (body as { items?: unknown; metadata?: unknown }) : {};
-  if (!Array.isArray(list.items)) {
+  if (typeof list.metadata !== "object" || list.metadata === null) {
     throw new KubeRequestError(`GET ${path}: the answer is not a list`);
   }
-  const metadata = (typeof list.metadata === "object" && list.metadata !== null ? list.metadata : {}) as {
-    resourceVersion?: unknown;
-    continue?: unknown;
-  };
+  // An empty PartialObjectMetadataList comes as `"items": null` (a nil Go slice), unlike typed lists.
+  if (!Array.isArray(list.items) && list.items !== null) {
+    throw new KubeRequestError(`GET ${path}: the answer is not a list`);
+  }
+  const metadata = list.metadata as { resourceVersion?: unknown; continue?: unknown };
   return {
-    items: list.items,
+    items: list.items ?? [],
     resourceVersion: typeof metadata.resourceVersion === "string" ? metadata.resourceVersion : undefined,
     continueToken: typeof metadata.continue === "string" && metadata.continue !== "" ? metadata.continue : undefined,
   };
