@@ -28,15 +28,6 @@ const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "ut
 };
 const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
 
-let production: CompiledTree;
-let scratch: string;
-
-beforeAll(() => {
-  scratch = scratchDir("image");
-  const compiled = compileStagewatch(join(scratch, "build"));
-  production = installProductionTree(compiled, join(scratch, "app"));
-}, 10 * 60_000);
-
 describe("Dockerfile", () => {
   it("runs the package's bin entry from /app as the unprivileged node user, in production mode", () => {
     const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
@@ -52,6 +43,15 @@ describe("Dockerfile", () => {
 });
 
 describe("the production tree the image ships", () => {
+  let production: CompiledTree;
+  let scratch: string;
+
+  beforeAll(() => {
+    scratch = scratchDir("image");
+    const compiled = compileStagewatch(join(scratch, "build"));
+    production = installProductionTree(compiled, join(scratch, "app"));
+  }, 10 * 60_000);
+
   it("holds the runtime dependencies and none of the dev dependencies", () => {
     const installed = installedPackages(production.root);
     for (const name of Object.keys(packageJson.dependencies)) expect(installed).toContain(name);

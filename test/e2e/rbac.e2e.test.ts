@@ -1,0 +1,177 @@
+/**
+ * The chart's RBAC is enough and no more. The chart's ServiceAccount and roles are installed for
+ * real, a token for that ServiceAccount is requested (TokenRequest, as the kubelet does for a pod),
+ * and `stagewatch serve` runs with a kubeconfig holding only that token. It must observe a
+ * Deployment, a ConfigMap and a Secret to healthy; the same token must be refused a read of the
+ * Secret and anything that writes.
+ *
+ * What RBAC cannot do is pinned down too: `list` on Secrets, which an informer needs, also lets
+ * the token list Secret data. stagewatch itself lists them as PartialObjectMetadata only.
+ */
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  ApiException,
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type KubernetesObject,
+  type V1ConfigMap,
+  type V1Deployment,
+  type V1Secret,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyObjects, helmBinary, renderChart } from "../cluster/helm.ts";
+import { compileStagewatch, runObserve, scratchDir, startServe, writeManifest, type RunningService } from "../cluster/stagewatch.ts";
+import { createNamespace, deleteNamespace, kubeConfig, natsUrl } from "./support/cluster.ts";
+
+const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
+
+/** A kubeconfig for the admin kubeconfig's cluster whose only credential is `token`. */
+function tokenKubeconfig(path: string, token: string): KubeConfig {
+  const cluster = kubeConfig().getCurrentCluster();
+  if (cluster === null) throw new Error("the e2e kubeconfig names no cluster");
+  const config = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "e2e", cluster: { server: cluster.server, "certificate-authority-data": cluster.caData } }],
+    users: [{ name: "stagewatch", user: { token } }],
+    contexts: [{ name: "e2e", context: { cluster: "e2e", user: "stagewatch" } }],
+    "current-context": "e2e",
+  };
+  writeFileSync(path, JSON.stringify(config, null, 2), { mode: 0o600 });
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+async function statusOf(call: Promise<unknown>): Promise<number> {
+  try {
+    await call;
+    return 200;
+  } catch (error) {
+    if (error instanceof ApiException) return error.code;
+    throw error;
+  }
+}
+
+function appObjects(namespace: string): [V1Deployment, V1ConfigMap, V1Secret] {
+  const labels = { app: "payments-api" };
+  return [
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "payments-api", namespace },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: "api", image: "registry.example/payments-api:1.4.2" }] } },
+      },
+    },
+    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "payments-config", namespace }, data: { LOG_LEVEL: "info" } },
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "payments-db", namespace },
+      type: "Opaque",
+      stringData: { password: "correct-horse-battery-staple" },
+    },
+  ];
+}
+
+describe("stagewatch serve with only the chart's ServiceAccount token", () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  let release: string;
+  let app: string;
+  let dir: string;
+  let token: KubeConfig;
+  let kubeconfigPath: string;
+  let cli: string;
+  let service: RunningService | undefined;
+  const subjectPrefix = `e2e-rbac-${randomBytes(3).toString("hex")}`;
+
+  beforeAll(async () => {
+    helmBinary();
+    dir = scratchDir("rbac");
+    cli = compileStagewatch(join(dir, "build")).cli;
+    release = await createNamespace("rbac-release");
+    app = await createNamespace("rbac-app");
+    cleanups.push(() => deleteNamespace(release), () => deleteNamespace(app));
+
+    // The chart's identity and roles, installed for real; the Deployment and Service stay out:
+    // the service runs here, not in a (kwok) pod.
+    const releaseName = `rbac-${randomBytes(3).toString("hex")}`;
+    const identity = renderChart({ releaseName, namespace: release }).filter((object) =>
+      ["ServiceAccount", "ClusterRole", "ClusterRoleBinding"].includes(object.kind ?? ""),
+    );
+    const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
+    for (const object of identity) {
+      const name = object.metadata?.name ?? "";
+      if (object.kind === "ClusterRole") cleanups.push(() => rbac.deleteClusterRole({ name }));
+      if (object.kind === "ClusterRoleBinding") cleanups.push(() => rbac.deleteClusterRoleBinding({ name }));
+    }
+    await applyObjects(kubeConfig(), identity, { dryRun: false });
+    const serviceAccount = identity.find((object) => object.kind === "ServiceAccount") as KubernetesObject;
+
+    const core = kubeConfig().makeApiClient(CoreV1Api);
+    const request = await core.createNamespacedServiceAccountToken({
+      name: serviceAccount.metadata?.name ?? "",
+      namespace: release,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    kubeconfigPath = join(dir, "kubeconfig");
+    token = tokenKubeconfig(kubeconfigPath, request.status?.token ?? "");
+
+    const [deployment, configMap, secret] = appObjects(app);
+    await kubeConfig().makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: app, body: deployment });
+    await core.createNamespacedConfigMap({ namespace: app, body: configMap });
+    await core.createNamespacedSecret({ namespace: app, body: secret });
+  }, HELM_BUILD_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await service?.process.stop();
+    await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+  });
+
+  it("observes a Deployment, a ConfigMap and a Secret to healthy", async () => {
+    service = await startServe(cli, {
+      kubeconfigPath,
+      natsUrl: natsUrl(),
+      dir,
+      args: [`--subject-prefix=${subjectPrefix}`],
+    });
+    const manifest = writeManifest(join(dir, "payments.yaml"), appObjects(app));
+    const result = await runObserve(
+      cli,
+      ["-f", manifest, "--deployment", "payments", "--require", "healthy", "--timeout", "90s", `--subject-prefix=${subjectPrefix}`, "--json"],
+      { natsUrl: natsUrl(), cwd: dir },
+    );
+    expect(result.status, `${result.stderr}\n${result.stdout}`).toBe(0);
+    const verdict = JSON.parse(result.stdout) as { outcome: string; reached: string; resources: { state: string }[] };
+    expect(verdict).toMatchObject({ outcome: "succeeded", reached: "healthy" });
+    expect(verdict.resources.map((resource) => resource.state)).toEqual(["settled", "settled", "settled"]);
+  }, 150_000);
+
+  it("is refused a read of the Secret and every write", async () => {
+    const core = token.makeApiClient(CoreV1Api);
+    const apps = token.makeApiClient(AppsV1Api);
+    expect(await statusOf(core.readNamespacedSecret({ name: "payments-db", namespace: app }))).toBe(403);
+    expect(await statusOf(core.readNamespacedConfigMap({ name: "payments-config", namespace: app }))).toBe(403);
+    expect(
+      await statusOf(core.createNamespacedConfigMap({ namespace: app, body: { metadata: { name: "planted" } } })),
+    ).toBe(403);
+    expect(await statusOf(apps.deleteNamespacedDeployment({ name: "payments-api", namespace: app }))).toBe(403);
+    expect(
+      await statusOf(apps.patchNamespacedDeploymentScale({ name: "payments-api", namespace: app, body: { spec: { replicas: 0 } } })),
+    ).toBe(403);
+    expect(await statusOf(core.listNode())).toBe(403);
+    expect(await statusOf(core.readNamespacedPodLog({ name: "any", namespace: app }))).toBe(403);
+  });
+
+  it("can still list Secrets: RBAC has no metadata-only verb (documented, not hidden)", async () => {
+    const core = token.makeApiClient(CoreV1Api);
+    expect(await statusOf(core.listNamespacedSecret({ namespace: app }))).toBe(200);
+  });
+});
