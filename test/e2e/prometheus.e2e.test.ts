@@ -1,0 +1,289 @@
+/**
+ * The Grafana dashboard against a real Prometheus (Debian's package, started here on a free
+ * loopback port with its own config and storage) scraping a real `stagewatch serve` while it
+ * observes real deployments: every PromQL expression in the dashboard must parse and return data.
+ * And `promtool check metrics` must accept the service's /metrics.
+ *
+ * Every panel gets something to show: a deployment with a bootstrap Job reaching healthy (all
+ * three stages), one whose pod is stuck in ImagePullBackOff (a failure with the cluster's reason),
+ * and a custom resource whose CRD is then deleted, which ends the service's watch of that kind as
+ * it would in a cluster (a watch restart).
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  ApiextensionsV1Api,
+  AppsV1Api,
+  BatchV1Api,
+  CustomObjectsApi,
+  type V1Deployment,
+  type V1Job,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHART_DIR } from "../cluster/helm.ts";
+import { freePorts, http, waitFor } from "../cluster/probes.ts";
+import { logTail } from "../cluster/processes.ts";
+import {
+  compileStagewatch,
+  runObserve,
+  scratchDir,
+  startLogged,
+  startServe,
+  writeManifest,
+  type RunningProcess,
+  type RunningService,
+} from "../cluster/stagewatch.ts";
+import { createNamespace, deleteNamespace, eventually, FAULT_LABEL, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+
+const INSTALL_SCRIPT = fileURLToPath(new URL("../cluster/install-prometheus.sh", import.meta.url));
+const JOB = "stagewatch";
+
+const dashboardText = readFileSync(join(CHART_DIR, "dashboards/stagewatch.json"), "utf8");
+const dashboard = JSON.parse(dashboardText) as {
+  panels: { title: string; type: string; targets?: { expr: string }[] }[];
+  templating: { list: { name: string; type: string; definition?: string }[] };
+};
+
+/** Every PromQL expression of every panel, with its panel's title. */
+function dashboardQueries(): { panel: string; expr: string }[] {
+  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+}
+
+/** What Grafana does before sending a query: the dashboard's variables and its rate interval. */
+function substitute(expr: string, variables: Record<string, string>): string {
+  return expr
+    .replaceAll("$__rate_interval", "1m")
+    .replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => {
+      const value = variables[braced ?? bare ?? ""];
+      if (value === undefined) throw new Error(`unknown dashboard variable ${whole} in ${expr}`);
+      return value;
+    });
+}
+
+interface QueryResult {
+  status: string;
+  error?: string;
+  data?: { resultType: string; result: unknown[] };
+}
+
+function installPrometheus(): { prometheus: string; promtool: string } {
+  const result = spawnSync("bash", [INSTALL_SCRIPT], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${INSTALL_SCRIPT} failed (exit ${result.status ?? result.signal}); its output is above`);
+  const paths = Object.fromEntries(result.stdout.trim().split("\n").map((line) => line.split("=", 2) as [string, string]));
+  if (!paths.prometheus || !paths.promtool) throw new Error(`${INSTALL_SCRIPT} did not report prometheus and promtool`);
+  return { prometheus: paths.prometheus, promtool: paths.promtool };
+}
+
+function deployment(name: string, namespace: string, podLabels: Record<string, string> = {}): V1Deployment {
+  const labels = { app: name };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels: { ...labels, ...podLabels } }, spec: { containers: [{ name: "app", image: `registry.example/${name}:2.3.0` }] } },
+    },
+  };
+}
+
+function bootstrapJob(name: string, namespace: string): V1Job {
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace, labels: { "stagewatch.io/bootstrap": "true" } },
+    spec: {
+      backoffLimit: 0,
+      template: { spec: { restartPolicy: "Never", containers: [{ name: "migrate", image: "registry.example/checkout-migrate:2.3.0" }] } },
+    },
+  };
+}
+
+describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve", () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const subjectPrefix = `e2e-prom-${randomBytes(3).toString("hex")}`;
+  const group = `e2e-${randomBytes(3).toString("hex")}.stagewatch.io`;
+  let promtool: string;
+  let dir: string;
+  let cli: string;
+  let app: string;
+  let service: RunningService;
+  let prometheus: RunningProcess | undefined;
+  let prometheusUrl: string;
+
+  async function query(expr: string): Promise<QueryResult> {
+    const response = await http(`${prometheusUrl}/api/v1/query?${new URLSearchParams({ query: expr })}`);
+    return JSON.parse(response.body) as QueryResult;
+  }
+
+  async function observe(name: string, manifest: object[], expectStatus: number): Promise<void> {
+    const file = writeManifest(join(dir, `${name}.yaml`), manifest);
+    const result = await runObserve(
+      cli,
+      ["-f", file, "--deployment", name, "--timeout", "90s", `--subject-prefix=${subjectPrefix}`, "--json"],
+      { natsUrl: natsUrl(), cwd: dir },
+    );
+    expect(result.status, `${name}: ${result.stderr}\n${result.stdout}`).toBe(expectStatus);
+  }
+
+  beforeAll(async () => {
+    const installed = installPrometheus();
+    promtool = installed.promtool;
+    dir = scratchDir("prometheus");
+    cli = compileStagewatch(join(dir, "build")).cli;
+    app = await createNamespace("prom-app");
+    cleanups.push(() => deleteNamespace(app));
+
+    service = await startServe(cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${subjectPrefix}`] });
+
+    const [port] = await freePorts(1);
+    prometheusUrl = `http://127.0.0.1:${port}`;
+    const config = join(dir, "prometheus.yml");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        global: { scrape_interval: "1s", evaluation_interval: "1s" },
+        scrape_configs: [{ job_name: JOB, static_configs: [{ targets: [`127.0.0.1:${service.port}`] }] }],
+      }),
+    );
+    mkdirSync(join(dir, "tsdb"));
+    const started = startLogged(
+      installed.prometheus,
+      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
+      { cwd: dir, env: { PATH: process.env.PATH }, logFile: join(dir, "prometheus.log") },
+    );
+    prometheus = started;
+    await waitFor("prometheus /-/ready", async () => (await http(`${prometheusUrl}/-/ready`)).status === 200, {
+      timeoutMs: 60_000,
+      abort: () => (started.exited() ? `exited:\n${logTail(started.logFile)}` : undefined),
+    });
+
+    // Something for every panel: stages, a failure with its reason, a watch restart.
+    const kc = kubeConfig();
+    const checkout = deployment("checkout", app);
+    const migrate = bootstrapJob("checkout-migrate", app);
+    const search = deployment("search", app, { [FAULT_LABEL]: Fault.ImagePullBackOff });
+    await kc.makeApiClient(BatchV1Api).createNamespacedJob({ namespace: app, body: migrate });
+    await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: app, body: checkout });
+    await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: app, body: search });
+    const widget = await createWidgetKind(group);
+    cleanups.push(() => kc.makeApiClient(ApiextensionsV1Api).deleteCustomResourceDefinition({ name: `widgets.${group}` }));
+    await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+      group,
+      version: "v1",
+      namespace: app,
+      plural: "widgets",
+      body: {
+        apiVersion: `${group}/v1`,
+        kind: "Widget",
+        metadata: { name: "storefront" },
+        status: {
+          observedGeneration: 1,
+          conditions: [{ type: "Ready", status: "True", reason: "Reconciled", message: "storefront is serving", lastTransitionTime: new Date().toISOString() }],
+        },
+      },
+    });
+
+    await observe("checkout", [migrate, checkout], 0);
+    await observe("search", [search], 1);
+    await observe("storefront", [{ apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "storefront", namespace: app } }], 0);
+
+    // A CRD deleted under a running watch: the API server ends the watch, the service restarts it.
+    await widget.delete();
+    await eventually("a watch restart on /metrics", async () => {
+      const metrics = await http(`${service.url}/metrics`);
+      return /^stagewatch_watch_restarts_total\{[^}]*kind="[^"]*Widget"/m.test(metrics.body) ? true : undefined;
+    });
+  }, 10 * 60_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await service?.process.stop();
+    await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+  });
+
+  it("uses the datasource variable everywhere and no fixed datasource UID", () => {
+    const uids = [...dashboardText.matchAll(/"uid":\s*"([^"]*)"/g)].map((match) => match[1]);
+    const datasourceUids = uids.filter((uid) => uid !== "stagewatch");
+    expect(datasourceUids.length).toBeGreaterThan(0);
+    expect(new Set(datasourceUids)).toEqual(new Set(["${datasource}"]));
+    expect(dashboard.templating.list.find((variable) => variable.name === "datasource")?.type).toBe("datasource");
+  });
+
+  it("resolves the job variable from the scraped metrics", async () => {
+    const variable = dashboard.templating.list.find((v) => v.name === "job");
+    // label_values(METRIC, LABEL) is Grafana's; the same question in PromQL:
+    const match = /^label_values\((\w+), (\w+)\)$/.exec(variable?.definition ?? "");
+    expect(match).not.toBeNull();
+    const result = await eventually("job values", async () => {
+      const answer = await query(`group by (${match?.[2]}) (${match?.[1]})`);
+      return answer.data?.result.length ? answer : undefined;
+    });
+    expect(result.data?.result).toEqual([{ metric: { job: JOB }, value: expect.any(Array) }]);
+  });
+
+  it("answers every panel query with data", async () => {
+    const queries = dashboardQueries();
+    expect(queries.length).toBeGreaterThanOrEqual(15);
+    const answers = new Map<string, QueryResult>();
+    // rate() and increase() need two samples of a series inside the window: wait for them.
+    await eventually(
+      "every dashboard query answering with data",
+      async () => {
+        for (const { expr } of queries) {
+          if (answers.get(expr)?.data?.result.length) continue;
+          answers.set(expr, await query(substitute(expr, { job: JOB })));
+        }
+        return queries.every(({ expr }) => answers.get(expr)?.data?.result.length) ? true : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 2_000 },
+    ).catch(() => undefined);
+    const problems = queries
+      .map(({ panel, expr }) => {
+        const answer = answers.get(expr);
+        if (answer?.status !== "success") return `${panel}: ${expr}: ${answer?.error ?? "no answer"}`;
+        if (!answer.data?.result.length) return `${panel}: ${expr}: no data`;
+        return undefined;
+      })
+      .filter((problem) => problem !== undefined);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("passes promtool check metrics on /metrics", async () => {
+    const metrics = await http(`${service.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const check = spawnSync(promtool, ["check", "metrics"], { input: metrics.body, encoding: "utf8" });
+    expect(check.stdout + check.stderr).toBe("");
+    expect(check.status).toBe(0);
+  });
+});
+
+/** A namespaced Widget kind with an open schema; `delete` removes the CRD (and every Widget). */
+async function createWidgetKind(group: string): Promise<{ delete(): Promise<void> }> {
+  const crds = kubeConfig().makeApiClient(ApiextensionsV1Api);
+  const name = `widgets.${group}`;
+  await crds.createCustomResourceDefinition({
+    body: {
+      metadata: { name },
+      spec: {
+        group,
+        names: { kind: "Widget", listKind: "WidgetList", plural: "widgets", singular: "widget" },
+        scope: "Namespaced",
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } } }],
+      },
+    },
+  });
+  await eventually(`${name} established`, async () => {
+    const crd = await crds.readCustomResourceDefinition({ name });
+    return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? crd : undefined;
+  });
+  return {
+    async delete() {
+      await crds.deleteCustomResourceDefinition({ name });
+    },
+  };
+}
