@@ -1,0 +1,334 @@
+// The live engine routing real informer events (a scripted API server, on virtual time) to the
+// observations that care: ownership through controller UIDs, the current ReplicaSet only, events
+// only on transitions, settled resources dropped, one watch per kind.
+import { describe, expect, it } from "vitest";
+import type { Deployment, KubeObject } from "../kube/objects.js";
+import type { ObservationRequestInput, VerdictEvent } from "../verdicts/index.js";
+import { condition, uidOf } from "../../test/fixtures/kube/meta.js";
+import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
+import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
+import { engineHarness, type EngineHarness } from "./testing/index.js";
+
+const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
+const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
+
+function request(overrides: Partial<ObservationRequestInput> = {}): ObservationRequestInput {
+  return {
+    key: "ci-4812/payments",
+    deployment: "payments",
+    require: "healthy",
+    timeoutSeconds: 300,
+    defaultNamespace: "payments",
+    resources: [api],
+    ...overrides,
+  };
+}
+
+/** A Deployment mid-rollout: the controller has created every new replica, `ready` of them ready. */
+function rollingOut(ready: number, options: { name?: string; uid?: string; replicas?: number; revision?: string; old?: number } = {}): Deployment {
+  const replicas = options.replicas ?? 2;
+  const old = options.old ?? 0;
+  const rs = `${options.name ?? "api"}-7f9c6d8b5`;
+  return deployment({
+    ...options,
+    replicas,
+    status: {
+      observedGeneration: 7,
+      replicas: replicas + old,
+      updatedReplicas: replicas,
+      readyReplicas: ready + old,
+      availableReplicas: ready + old,
+      unavailableReplicas: replicas - ready,
+      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing(rs)],
+    },
+  });
+}
+
+const creating = () => waiting("api", "ContainerCreating");
+const imagePullBackOff = () => waiting("api", "ImagePullBackOff", 'Back-off pulling image "ghcr.io/acme/payments-api:1.4.4"');
+
+function verdictOf(h: EngineHarness, id: string) {
+  const verdicts = h.events.of(id).filter((event): event is VerdictEvent => event.type === "verdict");
+  expect(verdicts).toHaveLength(1);
+  return verdicts[0]!.verdict;
+}
+
+function put(h: EngineHarness, ...objects: KubeObject[]): void {
+  for (const object of objects) h.cluster.put(object);
+}
+
+describe("a Deployment through its ReplicaSet and pods", () => {
+  it("settles when the rollout completes, its pods joined through controller UIDs", async () => {
+    const h = engineHarness();
+    const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
+    put(
+      h,
+      rollingOut(0),
+      rs,
+      pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, phase: "Pending", containers: [creating()] }),
+      pod({ name: "api-7f9c6d8b5-q9v4m", owner: rs, phase: "Pending", containers: [creating()] }),
+    );
+    const id = await h.start(request());
+    // No bootstrap Job: bootstrapped holds as soon as applied does.
+    expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending ContainerCreating"]);
+    expect((await h.engine.get(id))?.resources[0]).toMatchObject({
+      state: "pending",
+      reason: "ContainerCreating",
+      message: "0/2 replicas ready, 2 updated; pod api-7f9c6d8b5-q9v4m container api: ContainerCreating",
+    });
+
+    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, containers: [running("api")] }));
+    put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: rs, containers: [running("api")] }));
+    put(h, rollingOut(1));
+    expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api pending"]);
+
+    put(h, deployment({ replicas: 2 }));
+    await h.advance(0);
+    expect(h.events.lines(id).slice(4)).toEqual([
+      "progress Deployment payments/api settled",
+      "stage healthy",
+      "verdict succeeded",
+    ]);
+    expect(verdictOf(h, id)).toMatchObject({
+      outcome: "succeeded",
+      required: "healthy",
+      reached: "healthy",
+      message: "deployment payments reached healthy: 1 resource settled",
+      resources: [{ identity: { ...api, namespace: "payments" }, state: "settled", message: "2/2 replicas ready, 2 updated" }],
+      startedAt: "2026-11-29T10:00:00.000Z",
+      decidedAt: "2026-11-29T10:00:00.000Z",
+    });
+    expect(h.engine.activeCount).toBe(0);
+    expect((await h.records.getRecord(id))?.record).toMatchObject({ outcome: "succeeded", verdict: { outcome: "succeeded" } });
+  });
+
+  it("a sibling Deployment's pod with the same labels in ImagePullBackOff does not fail ours", async () => {
+    const h = engineHarness();
+    const ours = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
+    const sibling = rollingOut(0, { name: "api-shadow", replicas: 1 });
+    const siblingRs = replicaSet(sibling, { name: "api-shadow-5d8c7b9f4", revision: "1", replicas: 1, ready: 0 });
+    // Same selector labels on both: a label join would take the sibling's pod for ours.
+    const sharedLabels = { "app.kubernetes.io/name": "api", "app.kubernetes.io/part-of": "payments" };
+    put(h, rollingOut(1), ours, sibling, siblingRs);
+    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: ours, labels: sharedLabels, containers: [running("api")] }));
+    put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, phase: "Pending", containers: [creating()] }));
+    const id = await h.start(request());
+    const before = h.events.lines(id);
+
+    put(h, pod({ name: "api-shadow-5d8c7b9f4-h7w2n", owner: siblingRs, labels: sharedLabels, phase: "Pending", containers: [imagePullBackOff()] }));
+    expect(h.events.lines(id)).toEqual(before);
+    expect((await h.engine.get(id))?.outcome).toBe("in_progress");
+
+    put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, containers: [running("api")] }));
+    put(h, deployment({ replicas: 2 }));
+    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
+  });
+
+  it("ignores an old ReplicaSet's pod in ImagePullBackOff; the current ReplicaSet's fails at once", async () => {
+    const h = engineHarness();
+    // Revision 5 is rolling out over revision 4: one new replica created, two old ones still serving.
+    const current = rollingOut(0, { revision: "5", replicas: 2, old: 2 });
+    const oldRs = replicaSet(current, { name: "api-6b8d9c7f4", revision: "4", replicas: 2 });
+    const newRs = replicaSet(current, { name: "api-7f9c6d8b5", revision: "5", replicas: 2, ready: 0 });
+    put(
+      h,
+      current,
+      oldRs,
+      newRs,
+      pod({ name: "api-6b8d9c7f4-m4k7d", owner: oldRs, containers: [running("api")] }),
+      pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, containers: [running("api")] }),
+      pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [creating()] }),
+    );
+    const id = await h.start(request());
+
+    // An old pod rescheduled onto a node that cannot pull the old image any more.
+    put(h, pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, phase: "Pending", containers: [imagePullBackOff()] }));
+    expect((await h.engine.get(id))?.outcome).toBe("in_progress");
+    expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending ContainerCreating"]);
+
+    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [imagePullBackOff()] }));
+    expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api failed ImagePullBackOff", "verdict failed"]);
+    expect(verdictOf(h, id)).toMatchObject({
+      outcome: "failed",
+      reached: "bootstrapped",
+      failure: { stage: "healthy", resource: { ...api, namespace: "payments" }, reason: "ImagePullBackOff" },
+      message:
+        "deployment payments cannot reach healthy: Deployment payments/api: failed: ImagePullBackOff: " +
+        "2/2 replicas ready, 2 updated, 2 old replicas pending termination; pod api-7f9c6d8b5-x2k8p container api: ImagePullBackOff",
+    });
+  });
+});
+
+describe("Jobs", () => {
+  const migratePod = (job: KubeObject, state: "running" | "failed") =>
+    pod({
+      name: "schema-migrate-8q2lw",
+      owner: job,
+      phase: state === "running" ? "Running" : "Failed",
+      containers: [
+        state === "running"
+          ? running("migrate")
+          : terminated("migrate", { exitCode: 1, reason: "Error", message: 'Error: relation "users" already exists' }),
+      ],
+    });
+
+  it("a failing bootstrap Job fails bootstrapped with its last pod's termination message", async () => {
+    const h = engineHarness();
+    const active = job({ status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
+    put(h, rollingOut(0), active, migratePod(active, "running"));
+    const id = await h.start(request({ require: "bootstrapped", resources: [migrate, api] }));
+    expect(h.events.lines(id)).toEqual(["stage applied"]);
+
+    put(h, migratePod(active, "failed"));
+    put(
+      h,
+      job({
+        status: {
+          failed: 1,
+          startTime: "2026-11-29T10:00:05Z",
+          conditions: jobConditions.failed("BackoffLimitExceeded", "Job has reached the specified backoff limit"),
+        },
+      }),
+    );
+    expect(h.events.lines(id).slice(1)).toEqual(["progress Job payments/schema-migrate failed BackoffLimitExceeded", "verdict failed"]);
+    expect(verdictOf(h, id)).toMatchObject({
+      outcome: "failed",
+      reached: "applied",
+      failure: { stage: "bootstrapped", reason: "BackoffLimitExceeded", resource: { ...migrate, namespace: "payments" } },
+      message:
+        "deployment payments cannot reach bootstrapped: Job payments/schema-migrate: failed: BackoffLimitExceeded: " +
+        'Job has reached the specified backoff limit; pod schema-migrate-8q2lw container migrate: Error: Error: relation "users" already exists',
+    });
+  });
+
+  it("announces bootstrapped when the bootstrap Job completes, and a Job deleted by its TTL afterwards still counts", async () => {
+    const h = engineHarness();
+    const active = job({ ttlSecondsAfterFinished: 0, status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
+    const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
+    put(h, rollingOut(0), rs, active, migratePod(active, "running"));
+    const id = await h.start(request({ resources: [migrate, api] }));
+
+    const complete = job({
+      ttlSecondsAfterFinished: 0,
+      status: { succeeded: 1, startTime: "2026-11-29T10:00:05Z", completionTime: "2026-11-29T10:00:41Z", conditions: jobConditions.complete() },
+    });
+    put(h, complete);
+    h.cluster.delete(complete);
+    expect(h.events.lines(id)).toEqual(["stage applied", "progress Job payments/schema-migrate settled", "stage bootstrapped"]);
+    expect((await h.engine.get(id))?.reached).toBe("bootstrapped");
+
+    put(h, deployment({ replicas: 2 }));
+    expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api settled", "stage healthy", "verdict succeeded"]);
+    expect(verdictOf(h, id).resources.map((r) => `${r.identity.kind} ${r.state} ${r.message}`)).toEqual([
+      "Job settled 1/1 completions",
+      "Deployment settled 2/2 replicas ready, 2 updated",
+    ]);
+  });
+});
+
+describe("events and routing", () => {
+  it("publishes a progress event only when a resource's state or reason changes", async () => {
+    const h = engineHarness();
+    const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 1, ready: 0 });
+    put(h, rollingOut(0, { replicas: 1 }), rs);
+    const id = await h.start(request());
+    const crashing = (restarts: number) =>
+      pod({
+        name: "api-7f9c6d8b5-x2k8p",
+        owner: rs,
+        containers: [
+          waiting("api", "CrashLoopBackOff", "back-off 5m0s restarting failed container=api pod=api-7f9c6d8b5-x2k8p", {
+            restartCount: restarts,
+            lastTerminated: { exitCode: 1, reason: "Error", startedAt: "2026-11-29T10:00:20Z", finishedAt: "2026-11-29T10:00:21Z" },
+          }),
+        ],
+      });
+    // The kubelet rewrites the pod on every restart and back-off; CrashLoopBackOff is not in failOn by default.
+    for (let restarts = 1; restarts <= 12; restarts++) put(h, crashing(restarts));
+    expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending CrashLoopBackOff"]);
+    expect((await h.engine.get(id))?.resources[0]?.message).toBe(
+      "0/1 replicas ready, 1 updated; pod api-7f9c6d8b5-x2k8p container api: CrashLoopBackOff: last exit Error with code 1",
+    );
+  });
+
+  it("a settled resource is no longer read: later changes to it change nothing", async () => {
+    const h = engineHarness();
+    const active = job({ status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
+    const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
+    put(h, deployment({ replicas: 2 }), rs, active);
+    const id = await h.start(request({ resources: [{ ...migrate, bootstrap: false }, api] }));
+    expect(h.events.lines(id)).toEqual(["progress Deployment payments/api settled", "stage applied", "stage bootstrapped"]);
+
+    // After it settled, a pod of the current ReplicaSet breaks and the Deployment reports it.
+    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, phase: "Pending", containers: [imagePullBackOff()] }));
+    put(h, rollingOut(1));
+    expect(h.events.lines(id)).toHaveLength(3);
+
+    put(
+      h,
+      job({
+        status: { succeeded: 1, startTime: "2026-11-29T10:00:05Z", completionTime: "2026-11-29T10:00:41Z", conditions: jobConditions.complete() },
+      }),
+    );
+    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }, { state: "settled", message: "2/2 replicas ready, 2 updated" }] });
+  });
+
+  it("shares one list and one watch per kind among every observation", async () => {
+    const h = engineHarness();
+    const names = ["api", "worker", "ledger", "gateway", "billing"];
+    for (const name of names) put(h, rollingOut(0, { name }), job({ name: `${name}-migrate`, status: { active: 1 } }));
+    for (const name of names) {
+      await h.start(
+        request({
+          key: `ci-4812/${name}`,
+          resources: [
+            { apiVersion: "apps/v1", kind: "Deployment", name },
+            { apiVersion: "batch/v1", kind: "Job", name: `${name}-migrate` },
+          ],
+        }),
+      );
+    }
+    expect(h.engine.activeCount).toBe(5);
+    const watched = h.transport.watches().map((watch) => watch.request.path);
+    expect(watched.toSorted()).toEqual(["/api/v1/pods", "/apis/apps/v1/deployments", "/apis/apps/v1/replicasets", "/apis/batch/v1/jobs"]);
+    expect(h.transport.gets().map((get) => get.path).toSorted()).toEqual(watched.toSorted());
+  });
+
+  it("an observation started after the informers synced reads their caches at once", async () => {
+    const h = engineHarness();
+    const rs = replicaSet(deployment({ name: "worker", replicas: 2 }), { name: "worker-7f9c6d8b5", revision: "4", replicas: 2 });
+    put(h, rollingOut(0), deployment({ name: "worker", replicas: 2 }), rs, pod({ name: "worker-7f9c6d8b5-k2m9x", owner: rs }));
+    await h.start(request());
+    const requests = h.transport.requests.length;
+
+    const id = await h.start(request({ key: "ci-4812/worker", resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "worker" }] }));
+    expect(h.events.lines(id)).toEqual([
+      "progress Deployment payments/worker settled",
+      "stage applied",
+      "stage bootstrapped",
+      "stage healthy",
+      "verdict succeeded",
+    ]);
+    expect(h.transport.requests).toHaveLength(requests);
+  });
+
+  it("follows a custom kind found through discovery, decided by its Ready condition", async () => {
+    const h = engineHarness();
+    const widgets = { apiVersion: "example.com/v1", group: "example.com", version: "v1", kind: "Widget", resource: "widgets", namespaced: true, kindKey: "example.com/Widget" };
+    h.cluster.discovery("example.com/v1", [{ name: "widgets", kind: "Widget", namespaced: true }]).serve(widgets);
+    const widget = (ready: ReturnType<typeof condition>, observedGeneration = 3): KubeObject => ({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "blue", namespace: "payments", uid: uidOf("widget/blue"), generation: 3, creationTimestamp: "2026-11-29T09:58:12Z" },
+      spec: { size: "large" },
+      status: { observedGeneration, conditions: [ready] },
+    });
+    put(h, widget(condition("Ready", "False", "Provisioning", "waiting for the volume to attach")));
+    const id = await h.start(request({ resources: [{ apiVersion: "example.com/v1", kind: "Widget", name: "blue" }] }));
+    expect(h.events.lines(id)).toEqual(["progress Widget payments/blue pending Provisioning", "stage applied", "stage bootstrapped"]);
+
+    put(h, widget(condition("Ready", "True", "Provisioned", "the widget is serving")));
+    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }] });
+    expect(h.transport.gets("/apis/example.com/v1")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,46 @@
+// An EventSink that keeps what the engine published, each event checked against the wire schema
+// (what a subscriber would refuse to decode must fail the test that produced it). The sink never
+// rejects, as the contract says; an invalid event is kept aside and reported by every reader.
+import type { EventSink } from "../engine.js";
+import { ObservationEvent, describeIssues, describeResource, parseWith } from "../../verdicts/index.js";
+
+export class CapturingEventSink implements EventSink {
+  private readonly published: ObservationEvent[] = [];
+  private readonly invalid: string[] = [];
+
+  async publish(event: ObservationEvent): Promise<void> {
+    const parsed = parseWith(ObservationEvent, JSON.parse(JSON.stringify(event)));
+    if (parsed.ok) this.published.push(event);
+    else this.invalid.push(`${event.type} event: ${describeIssues(parsed.issues)}`);
+  }
+
+  /** Every event, in publishing order. */
+  get events(): readonly ObservationEvent[] {
+    if (this.invalid.length > 0) throw new Error(`published events do not match their schema: ${this.invalid.join("; ")}`);
+    return this.published;
+  }
+
+  /** The events of one observation, in publishing order. */
+  of(observationId: string): ObservationEvent[] {
+    return this.events.filter((event) => event.observationId === observationId);
+  }
+
+  /**
+   * One short line an event: `progress Deployment payments/api pending ImagePullBackOff`,
+   * `stage applied`, `verdict failed`; enough to assert what changed and in what order.
+   */
+  lines(observationId: string): string[] {
+    return this.of(observationId).map((event) => {
+      switch (event.type) {
+        case "progress": {
+          const { identity, state, reason } = event.resource;
+          return `progress ${describeResource(identity)} ${state}${reason === undefined ? "" : ` ${reason}`}`;
+        }
+        case "stage":
+          return `stage ${event.stage}`;
+        case "verdict":
+          return `verdict ${event.verdict.outcome}`;
+      }
+    });
+  }
+}

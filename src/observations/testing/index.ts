@@ -1,0 +1,9 @@
+// Test support for the observation engine: an API server's collections over the streams'
+// scripted transport, in-memory observation records with KV semantics, and an event sink that
+// keeps what was published. Not used by the service itself.
+export { CapturingEventSink } from "./capturingEventSink.js";
+export { InMemoryObservationRecords } from "./inMemoryRecords.js";
+export { ScriptedCluster } from "./scriptedCluster.js";
+export type { DiscoveredKind } from "./scriptedCluster.js";
+export { drainMicrotasks, engineHarness } from "./engineHarness.js";
+export type { EngineHarness, EngineHarnessOptions, LoggedLine } from "./engineHarness.js";
