@@ -36,7 +36,17 @@ function tokenKubeconfig(path: string, token: string): KubeConfig {
   const config = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "e2e", cluster: { server: cluster.server, "certificate-authority-data": cluster.caData } }],
+    clusters: [
+      {
+        name: "e2e",
+        cluster: {
+          server: cluster.server,
+          ...(cluster.caData !== undefined && { "certificate-authority-data": cluster.caData }),
+          ...(cluster.caFile !== undefined && { "certificate-authority": cluster.caFile }),
+          ...(cluster.skipTLSVerify && { "insecure-skip-tls-verify": true }),
+        },
+      },
+    ],
     users: [{ name: "stagewatch", user: { token } }],
     contexts: [{ name: "e2e", context: { cluster: "e2e", user: "stagewatch" } }],
     "current-context": "e2e",
