@@ -3,7 +3,8 @@
  * real, a token for that ServiceAccount is requested (TokenRequest, as the kubelet does for a pod),
  * and `stagewatch serve` runs with a kubeconfig holding only that token. It must observe a
  * Deployment, a ConfigMap and a Secret to healthy; the same token must be refused a read of the
- * Secret and anything that writes.
+ * Secret and anything that writes. Both ways the chart installs: cluster-wide with a ClusterRole,
+ * and namespaced (`namespaces` set) with Roles there and the service started with --namespaces.
  *
  * What RBAC cannot do is pinned down too: `list` on Secrets, which an informer needs, also lets
  * the token list Secret data. stagewatch itself lists them as PartialObjectMetadata only.
@@ -91,7 +92,12 @@ function appObjects(namespace: string): [V1Deployment, V1ConfigMap, V1Secret] {
   ];
 }
 
-describe("stagewatch serve with only the chart's ServiceAccount token", () => {
+const modes = [
+  { mode: "cluster-wide (ClusterRole)", namespaced: false },
+  { mode: "namespaced (Roles, --namespaces)", namespaced: true },
+];
+
+describe.each(modes)("stagewatch serve with only the chart's ServiceAccount token, $mode", ({ namespaced }) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   let release: string;
   let app: string;
@@ -113,8 +119,8 @@ describe("stagewatch serve with only the chart's ServiceAccount token", () => {
     // The chart's identity and roles, installed for real; the Deployment and Service stay out:
     // the service runs here, not in a (kwok) pod.
     const releaseName = `rbac-${randomBytes(3).toString("hex")}`;
-    const identity = renderChart({ releaseName, namespace: release }).filter((object) =>
-      ["ServiceAccount", "ClusterRole", "ClusterRoleBinding"].includes(object.kind ?? ""),
+    const identity = renderChart({ releaseName, namespace: release, set: namespaced ? { namespaces: [app] } : {} }).filter(
+      (object) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(object.kind ?? ""),
     );
     const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
     for (const object of identity) {
@@ -150,7 +156,7 @@ describe("stagewatch serve with only the chart's ServiceAccount token", () => {
       kubeconfigPath,
       natsUrl: natsUrl(),
       dir,
-      args: [`--subject-prefix=${subjectPrefix}`],
+      args: [`--subject-prefix=${subjectPrefix}`, ...(namespaced ? [`--namespaces=${app}`] : [])],
     });
     const manifest = writeManifest(join(dir, "payments.yaml"), appObjects(app));
     const result = await runObserve(
@@ -180,8 +186,11 @@ describe("stagewatch serve with only the chart's ServiceAccount token", () => {
     expect(await statusOf(core.readNamespacedPodLog({ name: "any", namespace: app }))).toBe(403);
   });
 
-  it("can still list Secrets: RBAC has no metadata-only verb (documented, not hidden)", async () => {
+  it("can still list Secrets where it watches: RBAC has no metadata-only verb (documented, not hidden)", async () => {
     const core = token.makeApiClient(CoreV1Api);
     expect(await statusOf(core.listNamespacedSecret({ namespace: app }))).toBe(200);
+    // Namespaced, that is all: neither other namespaces nor the cluster-wide list.
+    expect(await statusOf(core.listNamespacedSecret({ namespace: release }))).toBe(namespaced ? 403 : 200);
+    expect(await statusOf(core.listSecretForAllNamespaces())).toBe(namespaced ? 403 : 200);
   });
 });
