@@ -111,7 +111,7 @@ describe("helm template with default values", () => {
     expect(container.env).toEqual([{ name: "NATS_URL", value: "nats://nats:4222" }]);
   });
 
-  it("grants read access to the observed kinds only, and no get on Secrets or ConfigMaps", () => {
+  it("grants read access to the observable kinds only, and no get on Secrets or ConfigMaps", () => {
     const rendered = objects();
     const role = byKind<V1ClusterRole>(rendered, "ClusterRole").find((r) => r.metadata?.name === "stagewatch");
     const granted = grants(role?.rules);
@@ -131,6 +131,11 @@ describe("helm template with default values", () => {
       "/persistentvolumeclaims": listWatch,
       "rbac.authorization.k8s.io/roles": listWatch,
       "rbac.authorization.k8s.io/rolebindings": listWatch,
+      "batch/cronjobs": listWatch,
+      "networking.k8s.io/ingresses": listWatch,
+      "networking.k8s.io/networkpolicies": listWatch,
+      "autoscaling/horizontalpodautoscalers": listWatch,
+      "policy/poddisruptionbudgets": listWatch,
       "/namespaces": listWatch,
       "rbac.authorization.k8s.io/clusterroles": listWatch,
       "rbac.authorization.k8s.io/clusterrolebindings": listWatch,

@@ -44,8 +44,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/*
 The read rules, for the ClusterRole or for each namespace's Role. Argument: a dict with `Values`
-and `clusterWide`. Workloads, pods and custom resources are read in full (get, list, watch);
-existence-only kinds get list and watch, all an informer needs (see values.yaml).
+and `clusterWide`. Workloads, pods and custom resources get get, list and watch; the other kinds
+list and watch, all an informer needs (see values.yaml).
 */}}
 {{- define "stagewatch.readRules" -}}
 - apiGroups: ["apps"]
@@ -62,13 +62,13 @@ existence-only kinds get list and watch, all an informer needs (see values.yaml)
   resources: {{ toJson .resources }}
   verbs: ["get", "list", "watch"]
 {{- end }}
-{{- range .Values.rbac.existenceOnly.namespaced }}
+{{- range .Values.rbac.namespacedKinds }}
 - apiGroups: [{{ .apiGroup | quote }}]
   resources: {{ toJson .resources }}
   verbs: ["list", "watch"]
 {{- end }}
 {{- if .clusterWide }}
-{{- range .Values.rbac.existenceOnly.cluster }}
+{{- range .Values.rbac.clusterKinds }}
 - apiGroups: [{{ .apiGroup | quote }}]
   resources: {{ toJson .resources }}
   verbs: ["list", "watch"]
