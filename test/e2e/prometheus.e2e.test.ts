@@ -251,6 +251,20 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
       })
       .filter((problem) => problem !== undefined);
     expect(problems).toEqual([]);
+
+    // The panels carry what happened. Counters and histograms first appear when they first count,
+    // so their rates here are 0 or NaN: Prometheus shows no increase for a series born at 1.
+    const series = (title: string) => {
+      const expr = queries.find((q) => q.panel === title)?.expr ?? "";
+      return (answers.get(expr)?.data?.result ?? []) as { metric: Record<string, string>; value: [number, string] }[];
+    };
+    expect(series("Verdicts by outcome").map((s) => s.metric.outcome)).toEqual(expect.arrayContaining(["succeeded", "failed"]));
+    expect(series("Failures by reason").map((s) => s.metric)).toContainEqual({ kind: "Deployment", reason: "ImagePullBackOff" });
+    expect(series("Time to each stage (p95)").map((s) => s.metric.stage).sort()).toEqual(["applied", "bootstrapped", "healthy"]);
+    expect(series("Watch restarts").map((s) => s.metric)).toContainEqual({ kind: `${group}/Widget`, cause: "closed" });
+    const informers = Object.fromEntries(series("Informer objects by kind").map((s) => [s.metric.kind, Number(s.value[1])]));
+    expect(informers).toMatchObject({ "apps/Deployment": expect.any(Number), Pod: expect.any(Number), "batch/Job": expect.any(Number) });
+    expect(informers["apps/Deployment"]).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
   it("passes promtool check metrics on /metrics", async () => {
