@@ -77,7 +77,6 @@ export function installedPackages(root: string): string[] {
 }
 
 export interface RunningProcess {
-  readonly pid: number;
   readonly logFile: string;
   /** The exit, once it happened. */
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -113,7 +112,6 @@ export function startLogged(command: string, args: string[], options: { cwd: str
     });
   });
   return {
-    pid: child.pid ?? -1,
     logFile: options.logFile,
     exit,
     exited: () => done,
