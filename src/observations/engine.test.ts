@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Deployment, KubeObject } from "../kube/objects.js";
 import type { ObservationRequestInput, VerdictEvent } from "../verdicts/index.js";
-import { condition, uidOf } from "../../test/fixtures/kube/meta.js";
+import { apiObject, condition, controllerRef, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
 import { engineHarness, type EngineHarness } from "./testing/index.js";
@@ -156,6 +156,24 @@ describe("a Deployment through its ReplicaSet and pods", () => {
         "deployment payments cannot reach healthy: Deployment payments/api: failed: ImagePullBackOff: " +
         "2/2 replicas ready, 2 updated, 2 old replicas pending termination; pod api-7f9c6d8b5-x2k8p container api: ImagePullBackOff",
     });
+  });
+
+  it("a custom kind that happens to be called Pod is not taken for the workload's pod", async () => {
+    const h = engineHarness();
+    const sandboxPods = { apiVersion: "sandbox.example.com/v1", group: "sandbox.example.com", version: "v1", kind: "Pod", resource: "pods", namespaced: true, kindKey: "sandbox.example.com/Pod" };
+    h.cluster.discovery("sandbox.example.com/v1", [{ name: "pods", kind: "Pod", namespaced: true }]).serve(sandboxPods);
+    const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
+    // Its controller is our ReplicaSet, and its status reads like a pod the kubelet gave up on.
+    const sandbox = apiObject<KubeObject>({
+      apiVersion: "sandbox.example.com/v1",
+      kind: "Pod",
+      metadata: { name: "api-sandbox", namespace: "payments", uid: uidOf("sandbox/api-sandbox"), generation: 1, ownerReferences: [controllerRef(rs)] },
+      status: { observedGeneration: 1, phase: "Failed", reason: "InvalidImageName", conditions: [condition("Ready", "True", "Provisioned")] },
+    });
+    put(h, rollingOut(1), rs);
+    const id = await h.start(request({ resources: [{ apiVersion: "sandbox.example.com/v1", kind: "Pod", name: "api-sandbox" }, api] }));
+    put(h, sandbox, deployment({ replicas: 2 }));
+    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }, { state: "settled" }] });
   });
 });
 

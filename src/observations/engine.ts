@@ -73,6 +73,14 @@ export interface ObservationEngineOptions {
 
 /** Kinds whose rule reads the pods they own (and, for Deployments, the ReplicaSets). */
 const podOwningKinds = new Set(["apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "batch/Job"]);
+/** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
+const ownedKinds = new Set(["core/Pod", "apps/ReplicaSet"]);
+
+/**
+ * The longest delay a Node timer keeps: beyond it, setTimeout fires after 1 ms instead. An
+ * absolute `deadline` may lie weeks ahead; its timer wakes at this bound and is set again.
+ */
+const maxTimerDelayMs = 2 ** 31 - 1;
 
 interface LiveObservation {
   state: ObservationState;
@@ -149,6 +157,8 @@ export class ObservationEngine implements ObservationService {
       startedAt: new Date(state.startedAtMs).toISOString(),
       deadline: new Date(state.deadlineMs).toISOString(),
       outcome: "in_progress",
+      // Another replica answers `get` from the record: it needs a verdict before any stage is reached.
+      verdict: toVerdict(state),
     };
     // Record first, then the key claim: a claim never points at a missing record. The replica
     // that loses a race on the same key removes its own record and answers with the winner's.
@@ -304,7 +314,7 @@ export class ObservationEngine implements ObservationService {
     const receivedAt = performance.now();
     try {
       const { object } = event;
-      if (object.kind === "Pod" || object.kind === "ReplicaSet") this.routeToOwner(event, receivedAt);
+      if (ownedKinds.has(groupKind(object.apiVersion, object.kind))) this.routeToOwner(event, receivedAt);
       this.routeDeclared(event, receivedAt);
     } catch (error) {
       // A rule or reducer bug must not end the shared subscription for every observation.
@@ -366,6 +376,7 @@ export class ObservationEngine implements ObservationService {
     live.state = step.state;
     const { observationId, deployment } = live.state;
     const at = new Date(this.now()).toISOString();
+    let stageReached = false;
     for (const change of step.changes) {
       switch (change.type) {
         case "resource":
@@ -376,14 +387,17 @@ export class ObservationEngine implements ObservationService {
           this.options.metrics.stageReached(change.stage, (this.now() - live.state.startedAtMs) / 1000);
           this.options.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           this.publish({ type: "stage", observationId, deployment, at, stage: change.stage });
-          void this.store(live, toVerdict(live.state));
+          stageReached = true;
           break;
         case "verdict":
           this.finish(live, change.verdict, receivedAt);
           break;
       }
     }
-    if (!isTerminal(live.state.outcome)) this.schedule(live);
+    if (isTerminal(live.state.outcome)) return;
+    // One record write a step, however many stages it reached; a step that decided wrote its verdict.
+    if (stageReached) void this.store(live, toVerdict(live.state));
+    this.schedule(live);
   }
 
   private finish(live: LiveObservation, verdict: ObservationVerdict, receivedAt: number | undefined): void {
@@ -465,6 +479,6 @@ export class ObservationEngine implements ObservationService {
     live.timer = this.options.scheduler.schedule(() => {
       live.wakeAt = undefined;
       if (this.live.has(live.state.observationId)) this.apply(live, advanceClock(live.state, this.now()));
-    }, Math.max(0, wakeAt - this.now()));
+    }, Math.min(maxTimerDelayMs, Math.max(0, wakeAt - this.now())));
   }
 }

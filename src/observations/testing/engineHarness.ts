@@ -1,7 +1,7 @@
 // A real ObservationEngine over a real InformerHub, whose API server is a ScriptedCluster, on
 // virtual time: tests change objects in the cluster, move the clock, and read what was published.
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
-import { InformerHub } from "../../streams/index.js";
+import { InformerHub, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { ObserveResult } from "../../bus/index.js";
 import { ObservationEngine } from "../engine.js";
@@ -15,6 +15,10 @@ export interface EngineHarnessOptions {
   readonly namespaces?: readonly string[];
   /** Where virtual time starts. */
   readonly startAt?: string;
+  /** The engine's decidedMemory. */
+  readonly decidedMemory?: number;
+  /** The informers' timing (watchdog, backoff); the defaults when absent. */
+  readonly timing?: Partial<ReflectorTiming>;
 }
 
 export interface LoggedLine {
@@ -34,7 +38,13 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
   const transport = new ScriptedTransport();
   const cluster = new ScriptedCluster(transport, options.namespaces);
   // random() = 0: no jitter in backoff or watch timeouts.
-  const hub = new InformerHub({ transport, scheduler: clock.scheduler, random: () => 0, ...(options.namespaces && { namespaces: options.namespaces }) });
+  const hub = new InformerHub({
+    transport,
+    scheduler: clock.scheduler,
+    random: () => 0,
+    ...(options.namespaces && { namespaces: options.namespaces }),
+    ...(options.timing && { timing: options.timing }),
+  });
   const records = new InMemoryObservationRecords();
   const events = new CapturingEventSink();
   const logged: LoggedLine[] = [];
@@ -51,6 +61,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     scheduler: clock.scheduler,
     newObservationId: () => `obs-${++sequence}`,
     logger,
+    ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
   });
 
   /** Parses the request as the bus does (defaults applied), observes, and lets the engine subscribe. */
