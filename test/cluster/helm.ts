@@ -2,7 +2,7 @@
  * The chart under test, through the pinned Helm CLI that build-helm.sh builds (or reuses): lint,
  * render, and apply what it rendered to a cluster with server-side apply.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { fileURLToPath } from "node:url";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
@@ -18,15 +18,21 @@ export class HelmError extends Error {
 
 let helmPath: string | undefined;
 
-/** Path of the helm binary; builds it on first use on this machine (minutes), then reuses it. */
-export function helmBinary(): string {
+/**
+ * Builds helm on first use on this machine (minutes), then reuses it; call once before `helm`.
+ * Asynchronous so that a cold build does not block the test worker's event loop.
+ */
+export async function ensureHelm(): Promise<string> {
   if (helmPath !== undefined) return helmPath;
-  const result = spawnSync("bash", [BUILD_SCRIPT], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
-  if (result.error !== undefined) throw new HelmError(`could not run ${BUILD_SCRIPT}`, { cause: result.error });
-  const line = result.stdout.split("\n").find((l) => l.startsWith("helm="));
-  if (result.status !== 0 || line === undefined) {
-    throw new HelmError(`${BUILD_SCRIPT} failed (exit ${result.status ?? result.signal}); its output is above`);
-  }
+  const child = spawn("bash", [BUILD_SCRIPT], { stdio: ["ignore", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", (cause) => reject(new HelmError(`could not run ${BUILD_SCRIPT}`, { cause })));
+    child.once("close", resolve);
+  });
+  const line = stdout.split("\n").find((l) => l.startsWith("helm="));
+  if (status !== 0 || line === undefined) throw new HelmError(`${BUILD_SCRIPT} failed (exit ${status}); its output is above`);
   helmPath = line.slice("helm=".length);
   return helmPath;
 }
@@ -40,7 +46,8 @@ export interface HelmResult {
 /** Runs helm with a private home, so no user's repositories, plugins or kubeconfig leak in. */
 export function helm(args: readonly string[]): HelmResult {
   const home = fileURLToPath(new URL("../../.stagewatch/helm-home/", import.meta.url));
-  const result = spawnSync(helmBinary(), [...args], {
+  if (helmPath === undefined) throw new HelmError("call ensureHelm() first");
+  const result = spawnSync(helmPath, [...args], {
     encoding: "utf8",
     env: {
       PATH: process.env.PATH ?? "",

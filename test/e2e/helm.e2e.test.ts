@@ -19,7 +19,7 @@ import {
   type V1Role,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyObjects, CHART_DIR, helmBinary, lintChart, renderChart, templateChart, type ValueArgs } from "../cluster/helm.ts";
+import { applyObjects, CHART_DIR, ensureHelm, lintChart, renderChart, templateChart, type ValueArgs } from "../cluster/helm.ts";
 import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.ts";
 
 const namespacedValues = join(CHART_DIR, "ci/namespaced-values.yaml");
@@ -58,8 +58,8 @@ function grants(rules: V1PolicyRule[] | undefined): Map<string, string[]> {
   return result;
 }
 
-beforeAll(() => {
-  helmBinary();
+beforeAll(async () => {
+  await ensureHelm();
 }, HELM_BUILD_TIMEOUT_MS);
 
 describe("helm lint", () => {

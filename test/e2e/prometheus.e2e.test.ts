@@ -9,7 +9,7 @@
  * and a custom resource whose CRD is then deleted, which ends the service's watch of that kind as
  * it would in a cluster (a watch restart).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -69,10 +69,17 @@ interface QueryResult {
   data?: { resultType: string; result: unknown[] };
 }
 
-function installPrometheus(): { prometheus: string; promtool: string } {
-  const result = spawnSync("bash", [INSTALL_SCRIPT], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`${INSTALL_SCRIPT} failed (exit ${result.status ?? result.signal}); its output is above`);
-  const paths = Object.fromEntries(result.stdout.trim().split("\n").map((line) => line.split("=", 2) as [string, string]));
+/** Runs install-prometheus.sh (apt-get the first time on a machine; asynchronous, it can take a while). */
+async function installPrometheus(): Promise<{ prometheus: string; promtool: string }> {
+  const child = spawn("bash", [INSTALL_SCRIPT], { stdio: ["ignore", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  if (status !== 0) throw new Error(`${INSTALL_SCRIPT} failed (exit ${status}); its output is above`);
+  const paths = Object.fromEntries(stdout.trim().split("\n").map((line) => line.split("=", 2) as [string, string]));
   if (!paths.prometheus || !paths.promtool) throw new Error(`${INSTALL_SCRIPT} did not report prometheus and promtool`);
   return { prometheus: paths.prometheus, promtool: paths.promtool };
 }
@@ -131,7 +138,7 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
   }
 
   beforeAll(async () => {
-    const installed = installPrometheus();
+    const installed = await installPrometheus();
     promtool = installed.promtool;
     dir = scratchDir("prometheus");
     cli = compileStagewatch(join(dir, "build")).cli;

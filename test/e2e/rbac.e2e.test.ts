@@ -24,7 +24,7 @@ import {
   type V1Secret,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyObjects, helmBinary, renderChart } from "../cluster/helm.ts";
+import { applyObjects, ensureHelm, renderChart } from "../cluster/helm.ts";
 import { compileStagewatch, runObserve, scratchDir, startServe, writeManifest, type RunningService } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, kubeConfig, natsUrl } from "./support/cluster.ts";
 
@@ -109,7 +109,7 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
   const subjectPrefix = `e2e-rbac-${randomBytes(3).toString("hex")}`;
 
   beforeAll(async () => {
-    helmBinary();
+    await ensureHelm();
     dir = scratchDir("rbac");
     cli = compileStagewatch(join(dir, "build")).cli;
     release = await createNamespace("rbac-release");
