@@ -1,0 +1,250 @@
+// Watch events per second with 1,000 observations in progress, each a Deployment rolling out with
+// its ReplicaSet and 3 pods, in two designs fed the same pre-stripped events:
+// - index: the ObservationEngine, which finds the observations an event concerns through its
+//   indexes (identity key, controller UIDs) and runs the Deployment's rule and the reducer for
+//   them;
+// - filtering: every observation filters every event with an RxJS `filter` on its identities and
+//   UIDs, and only counts what passes: a baseline that does strictly less work per event than the
+//   engine, so the gap is the cost of filtering alone.
+// Two streams: pod updates of the observed Deployments (every event concerns one observation) and
+// pod updates of 1,000 Deployments nobody observes (the rest of a shared cluster). Plus the heap
+// one observation costs in each design. Informers are replaced by a cache and a Subject so the
+// numbers are routing and deciding, not JSON parsing and stripping (streams-memory measures those).
+import { BehaviorSubject, Observable, Subject, VirtualTimeScheduler, filter, type Subscription } from "rxjs";
+import type { KubeObject } from "../src/kube/objects.ts";
+import type { ObservationRecords } from "../src/bus/index.ts";
+import { ObservationEngine, type EventSink, type KindSource } from "../src/observations/index.ts";
+import { controllerOf } from "../src/ownership/index.ts";
+import { ObjectCache, builtinMappings, stripObject, type Informer, type ResourceMapping, type WatchEvent } from "../src/streams/index.ts";
+import { ObservationRequest, objectIdentityKey, parseWith, type ObservationEvent } from "../src/verdicts/index.ts";
+import { pod, running } from "../test/fixtures/kube/pods.ts";
+import { deployment, deploymentConditions, replicaSet } from "../test/fixtures/kube/workloads.ts";
+import { collectGarbage, writeResults } from "./support/results.ts";
+
+const observations = 1_000;
+const podsPerDeployment = 3;
+const rounds = 5;
+const roundMs = 500;
+
+// ---- the cluster: observed and unobserved Deployments, rolling out, 1 of 3 pods ready ----------
+
+function mappingOf(kind: string): ResourceMapping {
+  const mapping = builtinMappings.find((m) => m.kind === kind);
+  if (!mapping) throw new Error(`no built-in mapping for ${kind}`);
+  return mapping;
+}
+
+function stripped(object: KubeObject): KubeObject {
+  const { apiVersion, kind, kindKey } = mappingOf(object.kind);
+  const result = stripObject(JSON.parse(JSON.stringify(object)), { apiVersion, kind, kindKey, metadataOnly: false });
+  if (!result) throw new Error(`cannot strip ${object.kind} ${object.metadata.name}`);
+  return result;
+}
+
+interface App {
+  deployment: KubeObject;
+  replicaSet: KubeObject;
+  pods: KubeObject[];
+}
+
+function app(name: string): App {
+  const rolling = deployment({
+    name,
+    replicas: podsPerDeployment,
+    status: {
+      observedGeneration: 7,
+      replicas: podsPerDeployment,
+      updatedReplicas: podsPerDeployment,
+      readyReplicas: 1,
+      availableReplicas: 1,
+      unavailableReplicas: podsPerDeployment - 1,
+      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing(`${name}-7f9c6d8b5`)],
+    },
+  });
+  const rs = replicaSet(rolling, { name: `${name}-7f9c6d8b5`, revision: "4", replicas: podsPerDeployment, ready: 1 });
+  const pods = Array.from({ length: podsPerDeployment }, (_, i) =>
+    pod({ name: `${name}-7f9c6d8b5-${i.toString(36).padStart(5, "0")}`, owner: rs, containers: [running(name, { ready: i === 0 })] }),
+  );
+  return { deployment: stripped(rolling), replicaSet: stripped(rs), pods: pods.map(stripped) };
+}
+
+const observed = Array.from({ length: observations }, (_, i) => app(`app-${i}`));
+const unobserved = Array.from({ length: observations }, (_, i) => app(`other-${i}`));
+
+/** Pod updates as the informer delivers them: a new object each time (the kubelet's status writes). */
+const updatesOf = (apps: readonly App[]): WatchEvent[] =>
+  apps.flatMap((a) => a.pods.map((p) => ({ type: "modified" as const, object: structuredClone(p) })));
+const observedUpdates = updatesOf(observed);
+const unobservedUpdates = updatesOf(unobserved);
+
+// ---- informers reduced to a cache and a Subject -------------------------------------------------
+
+class BenchInformer implements Informer {
+  readonly mapping: ResourceMapping;
+  readonly changes = new Subject<WatchEvent>();
+  readonly events$: Observable<WatchEvent>;
+  readonly synced$ = new BehaviorSubject(true);
+  private readonly cache = new ObjectCache();
+
+  constructor(mapping: ResourceMapping, objects: readonly KubeObject[]) {
+    this.mapping = mapping;
+    for (const object of objects) this.cache.upsert(object);
+    this.events$ = new Observable<WatchEvent>((subscriber) => {
+      for (const object of this.cache.list()) subscriber.next({ type: "added", object });
+      return this.changes.subscribe(subscriber);
+    });
+  }
+
+  deliver(event: WatchEvent): void {
+    this.cache.upsert(event.object);
+    this.changes.next(event);
+  }
+
+  hasSynced = () => true;
+  get = (namespace: string | undefined, name: string) => this.cache.get(namespace, name);
+  list = (namespace?: string) => this.cache.list(namespace);
+  stop = () => undefined;
+}
+
+const everything = [...observed, ...unobserved];
+const informers = new Map<string, BenchInformer>([
+  ["apps/Deployment", new BenchInformer(mappingOf("Deployment"), everything.map((a) => a.deployment))],
+  ["apps/ReplicaSet", new BenchInformer(mappingOf("ReplicaSet"), everything.map((a) => a.replicaSet))],
+  ["Pod", new BenchInformer(mappingOf("Pod"), everything.flatMap((a) => a.pods))],
+]);
+const podInformer = informers.get("Pod")!;
+
+const kinds: KindSource = {
+  namespaces: undefined,
+  resolve: async (_apiVersion, kind) => mappingOf(kind),
+  informer: (target) => informers.get(target.kindKey)!,
+};
+
+// The service keeps records in a JetStream KV bucket, not in its heap: accept every write, keep nothing.
+let revision = 0;
+const records: ObservationRecords = {
+  claimKey: async () => ({ claimed: true }),
+  putRecord: async () => ++revision,
+  getRecord: async () => undefined,
+  updateRecord: async () => ({ updated: true, revision: ++revision }),
+  deleteRecord: async () => undefined,
+};
+
+let published = 0;
+const events: EventSink = { publish: async (_event: ObservationEvent) => void published++ };
+
+function requestFor(name: string): ObservationRequest {
+  const parsed = parseWith(ObservationRequest, {
+    key: `ci-4812/${name}`,
+    deployment: name,
+    require: "healthy",
+    timeoutSeconds: 7 * 24 * 3600,
+    defaultNamespace: "payments",
+    resources: [{ apiVersion: "apps/v1", kind: "Deployment", name }],
+  });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  return parsed.value;
+}
+
+const drain = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+// ---- measuring ------------------------------------------------------------------------------
+
+/** Events per second delivering `stream` round-robin; the median of `rounds` rounds of ~roundMs each. */
+function throughput(stream: readonly WatchEvent[]): number {
+  const rates: number[] = [];
+  let next = 0;
+  for (let round = 0; round <= rounds; round++) {
+    let delivered = 0;
+    const started = performance.now();
+    let elapsed = 0;
+    while (elapsed < roundMs) {
+      for (let i = 0; i < 100; i++) {
+        podInformer.deliver(stream[next]!);
+        next = (next + 1) % stream.length;
+      }
+      delivered += 100;
+      elapsed = performance.now() - started;
+    }
+    // Round 0 warms the JIT up and is not counted.
+    if (round > 0) rates.push((delivered / elapsed) * 1000);
+  }
+  return Math.round(rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)]!);
+}
+
+/** Heap bytes per observation: growth over `observations` of them, after full collections. */
+async function heapPerObservation(start: () => Promise<void>): Promise<number> {
+  await drain();
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  await start();
+  await drain();
+  collectGarbage();
+  return Math.round((process.memoryUsage().heapUsed - before) / observations);
+}
+
+// ---- the informer alone: its cache and Subject, with nobody subscribed ---------------------------
+
+const informerAlone = throughput(observedUpdates);
+
+// ---- the index: the ObservationEngine -----------------------------------------------------------
+
+// Virtual time that never moves: no budget runs out while measuring.
+const scheduler = new VirtualTimeScheduler();
+scheduler.frame = Date.parse("2026-11-29T10:00:00Z");
+const engine = new ObservationEngine({ kinds, events, records, scheduler });
+// One observation first, so the shared subscriptions and the owner index exist before measuring.
+await engine.observe(requestFor("other-0"));
+const engineHeap = await heapPerObservation(async () => {
+  for (const a of observed) await engine.observe(requestFor(a.deployment.metadata.name));
+});
+if (engine.activeCount !== observations + 1) throw new Error(`expected ${observations + 1} observations in progress, found ${engine.activeCount}`);
+// One pass first: each Deployment's first reading with its pods is a transition; the rest are not.
+for (const update of observedUpdates) podInformer.deliver(update);
+const publishedBefore = published;
+const index = { observedPods: throughput(observedUpdates), unobservedPods: throughput(unobservedUpdates) };
+if (published !== publishedBefore) throw new Error(`the measured updates changed readings: ${published - publishedBefore} events published`);
+if (engine.activeCount !== observations + 1) throw new Error("an observation ended while measuring");
+engine.stop();
+
+// ---- the baseline: every observation filters every event --------------------------------------
+
+const subscriptions: Subscription[] = [];
+let matched = 0;
+const filteringHeap = await heapPerObservation(async () => {
+  for (const a of observed) {
+    const identities = new Set([objectIdentityKey(a.deployment)]);
+    const owners = new Set([a.deployment.metadata.uid, a.replicaSet.metadata.uid]);
+    subscriptions.push(
+      podInformer.changes
+        .pipe(filter(({ object }) => identities.has(objectIdentityKey(object)) || owners.has(controllerOf(object)?.uid ?? "")))
+        .subscribe(() => void matched++),
+    );
+  }
+});
+const filtering = { observedPods: throughput(observedUpdates), unobservedPods: throughput(unobservedUpdates) };
+if (matched === 0) throw new Error("the filtering baseline matched nothing");
+for (const subscription of subscriptions) subscription.unsubscribe();
+
+const results = {
+  observations,
+  podsPerDeployment,
+  clusterPods: everything.length * podsPerDeployment,
+  rounds,
+  roundMs,
+  eventsPerSecond: {
+    informerAlone: { observedPods: informerAlone, design: "the stand-in informer's cache update and Subject, no subscriber: the floor under both designs" },
+    index: { ...index, design: "ObservationEngine: index lookup, then the Deployment rule and the reducer for the one observation concerned" },
+    filtering: { ...filtering, design: "every observation filters every event (RxJS filter on identity key and owner UIDs), then only counts" },
+  },
+  indexOverFiltering: {
+    observedPods: Math.round(index.observedPods / filtering.observedPods),
+    unobservedPods: Math.round(index.unobservedPods / filtering.unobservedPods),
+  },
+  heapBytesPerObservation: { index: engineHeap, filtering: filteringHeap },
+};
+const file = writeResults("engine-routing", results);
+console.log(
+  `index ${index.observedPods} / ${index.unobservedPods} events/s, filtering ${filtering.observedPods} / ${filtering.unobservedPods} events/s ` +
+    `(observed / unobserved pods); heap per observation ${engineHeap} B (index), ${filteringHeap} B (filtering) -> ${file}`,
+);
