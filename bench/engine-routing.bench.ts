@@ -233,7 +233,10 @@ const results = {
   rounds,
   roundMs,
   eventsPerSecond: {
-    informerAlone: { observedPods: informerAlone, design: "the stand-in informer's cache update and Subject, no subscriber: the floor under both designs" },
+    informerAlone: {
+      observedPods: informerAlone,
+      design: "the stand-in informer's cache update and Subject, no subscriber: the floor under both designs",
+    },
     index: { ...index, design: "ObservationEngine: index lookup, then the Deployment rule and the reducer for the one observation concerned" },
     filtering: { ...filtering, design: "every observation filters every event (RxJS filter on identity key and owner UIDs), then only counts" },
   },

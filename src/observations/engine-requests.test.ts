@@ -2,25 +2,12 @@
 // namespaces outside the watch), unavailable (discovery down); cancel and get; and the record it
 // keeps in step with the verdict under compare-and-swap.
 import { describe, expect, it } from "vitest";
-import type { ObservationRequestInput } from "../verdicts/index.js";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
 import { ObservationEngine } from "./engine.js";
-import { CapturingEventSink, engineHarness } from "./testing/index.js";
+import { CapturingEventSink, engineHarness, observationRequest } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
-
-function request(overrides: Partial<ObservationRequestInput> = {}): ObservationRequestInput {
-  return {
-    key: "ci-4812/payments",
-    deployment: "payments",
-    require: "healthy",
-    timeoutSeconds: 300,
-    defaultNamespace: "payments",
-    resources: [api],
-    ...overrides,
-  };
-}
 
 const rollingOut = () =>
   deployment({
@@ -51,14 +38,14 @@ describe("idempotency by key", () => {
   it("the same key with the same content replays the first observation; other content is a conflict", async () => {
     const h = engineHarness();
     h.cluster.put(rollingOut());
-    const first = await h.observe(request());
+    const first = await h.observe(observationRequest());
     expect(first).toEqual({ ok: true, observationId: "obs-1", replay: false });
 
     // Same content in another order, defaults written out: still the same request.
-    const again = await h.observe(request({ failOn: ["InvalidImageName", "ImagePullBackOff"], absentGraceSeconds: 10 }));
+    const again = await h.observe(observationRequest({ failOn: ["InvalidImageName", "ImagePullBackOff"], absentGraceSeconds: 10 }));
     expect(again).toEqual({ ok: true, observationId: "obs-1", replay: true });
 
-    const other = await h.observe(request({ timeoutSeconds: 600 }));
+    const other = await h.observe(observationRequest({ timeoutSeconds: 600 }));
     expect(other).toEqual({ ok: false, code: "conflict", message: "key 'ci-4812/payments' already names observation obs-1 with other content" });
 
     expect(h.engine.activeCount).toBe(1);
@@ -69,9 +56,9 @@ describe("idempotency by key", () => {
   it("a replay after the verdict still answers with the decided observation", async () => {
     const h = engineHarness();
     h.cluster.put(deployment({ replicas: 1 }));
-    const first = await h.observe(request());
+    const first = await h.observe(observationRequest());
     expect((await h.engine.get("obs-1"))?.outcome).toBe("succeeded");
-    expect(await h.observe(request())).toEqual({ ok: true, observationId: "obs-1", replay: true });
+    expect(await h.observe(observationRequest())).toEqual({ ok: true, observationId: "obs-1", replay: true });
     expect(first).toMatchObject({ replay: false });
   });
 });
@@ -81,7 +68,7 @@ describe("refused requests", () => {
     const h = engineHarness();
     h.cluster.discovery("apps/v1", appsV1);
     const result = await h.observe(
-      request({
+      observationRequest({
         resources: [
           { apiVersion: "v1", kind: "ConfigMap", name: "api-config" },
           { apiVersion: "apps/v1", kind: "Deploymnet", name: "api" },
@@ -107,7 +94,7 @@ describe("refused requests", () => {
   it("a discovery failure is unavailable: the kind may exist, the client should retry", async () => {
     const h = engineHarness();
     h.cluster.failDiscovery("example.com/v1");
-    const result = await h.observe(request({ resources: [api, { apiVersion: "example.com/v1", kind: "Widget", name: "blue" }] }));
+    const result = await h.observe(observationRequest({ resources: [api, { apiVersion: "example.com/v1", kind: "Widget", name: "blue" }] }));
     expect(result).toEqual({
       ok: false,
       code: "unavailable",
@@ -123,7 +110,7 @@ describe("refused requests", () => {
       { name: "clusterroles", kind: "ClusterRole", namespaced: false },
     ]);
     const result = await h.observe(
-      request({
+      observationRequest({
         resources: [
           api,
           { apiVersion: "v1", kind: "ConfigMap", namespace: "shop", name: "storefront" },
@@ -146,7 +133,7 @@ describe("refused requests", () => {
   it("with --namespaces, a resource inside them is watched in its namespace only", async () => {
     const h = engineHarness({ namespaces: ["payments", "shop"] });
     h.cluster.put(deployment({ replicas: 1 }));
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     expect((await h.engine.get(id))?.outcome).toBe("succeeded");
     expect(h.transport.watches().map((watch) => watch.request.path)).toContain("/apis/apps/v1/namespaces/payments/deployments");
     expect(h.transport.requests.filter((r) => r.path === "/apis/apps/v1/deployments")).toEqual([]);
@@ -159,7 +146,7 @@ describe("cancel and get", () => {
     h.cluster.put(rollingOut());
     h.cluster.put(currentRs);
     h.cluster.put(pullingPod("ContainerCreating"));
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     await h.advance(42_000);
 
     const cancelled = await h.engine.cancel(id, "pipeline ci-4812 aborted");
@@ -184,10 +171,14 @@ describe("cancel and get", () => {
     const h = engineHarness({ decidedMemory: 1 });
     h.cluster.put(deployment({ replicas: 1 }));
     h.cluster.put(deployment({ name: "worker", replicas: 1 }));
-    const first = await h.start(request());
-    await h.start(request({ key: "ci-4812/worker", resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "worker" }] }));
+    const first = await h.start(observationRequest());
+    await h.start(observationRequest({ key: "ci-4812/worker", resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "worker" }] }));
 
-    expect(await h.engine.get(first)).toMatchObject({ observationId: first, outcome: "succeeded", message: "deployment payments reached healthy: 1 resource settled" });
+    expect(await h.engine.get(first)).toMatchObject({
+      observationId: first,
+      outcome: "succeeded",
+      message: "deployment payments reached healthy: 1 resource settled",
+    });
     expect(await h.engine.get("obs-404")).toBeUndefined();
     expect(await h.engine.cancel("obs-404", undefined)).toBeUndefined();
   });
@@ -197,7 +188,7 @@ describe("the observation record", () => {
   it("carries the request's identities and budget and follows the verdict, one write a step", async () => {
     const h = engineHarness();
     h.cluster.put(rollingOut());
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     const stored = await h.records.getRecord(id);
     expect(stored?.record).toMatchObject({
       observationId: id,
@@ -219,7 +210,7 @@ describe("the observation record", () => {
 
   it("lets another replica answer get before any stage is reached", async () => {
     const h = engineHarness();
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     const otherReplica = new ObservationEngine({ kinds: h.hub, events: new CapturingEventSink(), records: h.records, scheduler: h.clock.scheduler });
     expect(await otherReplica.get(id)).toMatchObject({
       observationId: id,
@@ -233,7 +224,7 @@ describe("the observation record", () => {
   it("is never overwritten once another writer changed it (compare-and-swap on its revision)", async () => {
     const h = engineHarness();
     h.cluster.put(rollingOut());
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     // Another replica takes the observation over and writes its own reading.
     const stored = (await h.records.getRecord(id))!;
     const handedOver = { ...stored.record, outcome: "cancelled" as const };

@@ -1,30 +1,20 @@
 // The engine's timers on virtual time: the absence grace (never created, deleted, re-created) and
 // the budget, each running on the scheduler the engine reads its clock from.
 import { describe, expect, it } from "vitest";
-import type { ObservationRequestInput, VerdictEvent } from "../verdicts/index.js";
+import type { ObservationRequestInput } from "../verdicts/index.js";
 import type { KubeObject } from "../kube/objects.js";
 import { apiObject, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, job, replicaSet } from "../../test/fixtures/kube/workloads.js";
 import { KubeRequestError } from "../streams/index.js";
 import { listBody } from "../streams/testing/index.js";
-import { engineHarness, type EngineHarness } from "./testing/index.js";
+import { engineHarness, observationRequest } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
 const config = { apiVersion: "v1", kind: "ConfigMap", name: "api-config" } as const;
 const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
 
-function request(overrides: Partial<ObservationRequestInput> = {}): ObservationRequestInput {
-  return {
-    key: "ci-4812/payments",
-    deployment: "payments",
-    require: "healthy",
-    timeoutSeconds: 300,
-    defaultNamespace: "payments",
-    resources: [api, config],
-    ...overrides,
-  };
-}
+const request = (overrides: Partial<ObservationRequestInput> = {}) => observationRequest({ resources: [api, config], ...overrides });
 
 const apiConfig = apiObject<KubeObject>({
   apiVersion: "v1",
@@ -49,12 +39,6 @@ function rollingOut(ready: number, incarnation: { uid: string; revision: string 
   });
 }
 
-function verdictOf(h: EngineHarness, id: string) {
-  const verdicts = h.events.of(id).filter((event): event is VerdictEvent => event.type === "verdict");
-  expect(verdicts).toHaveLength(1);
-  return verdicts[0]!.verdict;
-}
-
 describe("absence", () => {
   it("a declared object never created fails NotFound once the grace after the caches synced ends", async () => {
     const h = engineHarness();
@@ -65,7 +49,7 @@ describe("absence", () => {
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     await h.advance(1);
     expect(h.events.lines(id)).toEqual(["progress ConfigMap payments/api-config failed NotFound", "verdict failed"]);
-    expect(verdictOf(h, id)).toMatchObject({
+    expect(h.events.verdict(id)).toMatchObject({
       outcome: "failed",
       reached: "none",
       failure: { stage: "applied", reason: "NotFound", resource: { ...config, namespace: "payments" } },
@@ -89,7 +73,7 @@ describe("absence", () => {
     await h.advance(800 + 29_999);
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     await h.advance(1);
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "failed", failure: { reason: "NotFound" }, decidedAt: "2026-11-29T10:00:30.800Z" });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "NotFound" }, decidedAt: "2026-11-29T10:00:30.800Z" });
   });
 
   it("an object created within the grace is followed", async () => {
@@ -99,7 +83,7 @@ describe("absence", () => {
     await h.advance(6_000);
     h.cluster.put(apiConfig);
     await h.advance(60_000);
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", decidedAt: "2026-11-29T10:00:06.000Z" });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", decidedAt: "2026-11-29T10:00:06.000Z" });
   });
 });
 
@@ -116,7 +100,7 @@ describe("deletion", () => {
     await h.advance(9_999);
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     await h.advance(1);
-    expect(verdictOf(h, id)).toMatchObject({
+    expect(h.events.verdict(id)).toMatchObject({
       outcome: "failed",
       failure: { stage: "healthy", reason: "NotFound" },
       message: "deployment payments cannot reach healthy: Deployment payments/api: failed: NotFound: deleted before it settled",
@@ -172,7 +156,7 @@ describe("budget", () => {
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     await h.advance(1);
     expect(h.events.lines(id).at(-1)).toBe("verdict timed_out");
-    const verdict = verdictOf(h, id);
+    const verdict = h.events.verdict(id);
     expect(verdict).toMatchObject({
       outcome: "timed_out",
       reached: "applied",
@@ -195,7 +179,7 @@ describe("budget", () => {
     await h.advance(89_999);
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     await h.advance(1);
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "timed_out", deadline: "2026-11-29T10:01:30.000Z" });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "timed_out", deadline: "2026-11-29T10:01:30.000Z" });
   });
 
   it("a deadline beyond what a Node timer can hold is waited for in steps a timer can hold", async () => {
@@ -213,6 +197,6 @@ describe("budget", () => {
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     expect(Math.max(...pendingTimers())).toBeLessThanOrEqual(maxTimerDelayMs);
     await h.advance(Date.parse("2027-01-10T10:00:00Z") - h.clock.now);
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "timed_out", decidedAt: "2027-01-10T10:00:00.000Z" });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "timed_out", decidedAt: "2027-01-10T10:00:00.000Z" });
   });
 });

@@ -3,26 +3,13 @@
 // only on transitions, settled resources dropped, one watch per kind.
 import { describe, expect, it } from "vitest";
 import type { Deployment, KubeObject } from "../kube/objects.js";
-import type { ObservationRequestInput, VerdictEvent } from "../verdicts/index.js";
 import { apiObject, condition, controllerRef, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
-import { engineHarness, type EngineHarness } from "./testing/index.js";
+import { engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
 const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
-
-function request(overrides: Partial<ObservationRequestInput> = {}): ObservationRequestInput {
-  return {
-    key: "ci-4812/payments",
-    deployment: "payments",
-    require: "healthy",
-    timeoutSeconds: 300,
-    defaultNamespace: "payments",
-    resources: [api],
-    ...overrides,
-  };
-}
 
 /** A Deployment mid-rollout: the controller has created every new replica, `ready` of them ready. */
 function rollingOut(ready: number, options: { name?: string; uid?: string; replicas?: number; revision?: string; old?: number } = {}): Deployment {
@@ -47,12 +34,6 @@ function rollingOut(ready: number, options: { name?: string; uid?: string; repli
 const creating = () => waiting("api", "ContainerCreating");
 const imagePullBackOff = () => waiting("api", "ImagePullBackOff", 'Back-off pulling image "ghcr.io/acme/payments-api:1.4.4"');
 
-function verdictOf(h: EngineHarness, id: string) {
-  const verdicts = h.events.of(id).filter((event): event is VerdictEvent => event.type === "verdict");
-  expect(verdicts).toHaveLength(1);
-  return verdicts[0]!.verdict;
-}
-
 function put(h: EngineHarness, ...objects: KubeObject[]): void {
   for (const object of objects) h.cluster.put(object);
 }
@@ -68,7 +49,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
       pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, phase: "Pending", containers: [creating()] }),
       pod({ name: "api-7f9c6d8b5-q9v4m", owner: rs, phase: "Pending", containers: [creating()] }),
     );
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     // No bootstrap Job: bootstrapped holds as soon as applied does.
     expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending ContainerCreating"]);
     expect((await h.engine.get(id))?.resources[0]).toMatchObject({
@@ -89,7 +70,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
       "stage healthy",
       "verdict succeeded",
     ]);
-    expect(verdictOf(h, id)).toMatchObject({
+    expect(h.events.verdict(id)).toMatchObject({
       outcome: "succeeded",
       required: "healthy",
       reached: "healthy",
@@ -112,7 +93,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     put(h, rollingOut(1), ours, sibling, siblingRs);
     put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: ours, labels: sharedLabels, containers: [running("api")] }));
     put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, phase: "Pending", containers: [creating()] }));
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     const before = h.events.lines(id);
 
     put(h, pod({ name: "api-shadow-5d8c7b9f4-h7w2n", owner: siblingRs, labels: sharedLabels, phase: "Pending", containers: [imagePullBackOff()] }));
@@ -121,7 +102,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
 
     put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, containers: [running("api")] }));
     put(h, deployment({ replicas: 2 }));
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
   });
 
   it("ignores an old ReplicaSet's pod in ImagePullBackOff; the current ReplicaSet's fails at once", async () => {
@@ -139,7 +120,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
       pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, containers: [running("api")] }),
       pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [creating()] }),
     );
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
 
     // An old pod rescheduled onto a node that cannot pull the old image any more.
     put(h, pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, phase: "Pending", containers: [imagePullBackOff()] }));
@@ -148,7 +129,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
 
     put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [imagePullBackOff()] }));
     expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api failed ImagePullBackOff", "verdict failed"]);
-    expect(verdictOf(h, id)).toMatchObject({
+    expect(h.events.verdict(id)).toMatchObject({
       outcome: "failed",
       reached: "bootstrapped",
       failure: { stage: "healthy", resource: { ...api, namespace: "payments" }, reason: "ImagePullBackOff" },
@@ -160,20 +141,25 @@ describe("a Deployment through its ReplicaSet and pods", () => {
 
   it("a custom kind that happens to be called Pod is not taken for the workload's pod", async () => {
     const h = engineHarness();
-    const sandboxPods = { apiVersion: "sandbox.example.com/v1", group: "sandbox.example.com", version: "v1", kind: "Pod", resource: "pods", namespaced: true, kindKey: "sandbox.example.com/Pod" };
-    h.cluster.discovery("sandbox.example.com/v1", [{ name: "pods", kind: "Pod", namespaced: true }]).serve(sandboxPods);
+    h.cluster.customKind("sandbox.example.com/v1", { name: "pods", kind: "Pod", namespaced: true });
     const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
     // Its controller is our ReplicaSet, and its status reads like a pod the kubelet gave up on.
     const sandbox = apiObject<KubeObject>({
       apiVersion: "sandbox.example.com/v1",
       kind: "Pod",
-      metadata: { name: "api-sandbox", namespace: "payments", uid: uidOf("sandbox/api-sandbox"), generation: 1, ownerReferences: [controllerRef(rs)] },
+      metadata: {
+        name: "api-sandbox",
+        namespace: "payments",
+        uid: uidOf("sandbox/api-sandbox"),
+        generation: 1,
+        ownerReferences: [controllerRef(rs)],
+      },
       status: { observedGeneration: 1, phase: "Failed", reason: "InvalidImageName", conditions: [condition("Ready", "True", "Provisioned")] },
     });
     put(h, rollingOut(1), rs);
-    const id = await h.start(request({ resources: [{ apiVersion: "sandbox.example.com/v1", kind: "Pod", name: "api-sandbox" }, api] }));
+    const id = await h.start(observationRequest({ resources: [{ apiVersion: "sandbox.example.com/v1", kind: "Pod", name: "api-sandbox" }, api] }));
     put(h, sandbox, deployment({ replicas: 2 }));
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }, { state: "settled" }] });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }, { state: "settled" }] });
   });
 });
 
@@ -194,7 +180,7 @@ describe("Jobs", () => {
     const h = engineHarness();
     const active = job({ status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
     put(h, rollingOut(0), active, migratePod(active, "running"));
-    const id = await h.start(request({ require: "bootstrapped", resources: [migrate, api] }));
+    const id = await h.start(observationRequest({ require: "bootstrapped", resources: [migrate, api] }));
     expect(h.events.lines(id)).toEqual(["stage applied"]);
 
     put(h, migratePod(active, "failed"));
@@ -209,7 +195,7 @@ describe("Jobs", () => {
       }),
     );
     expect(h.events.lines(id).slice(1)).toEqual(["progress Job payments/schema-migrate failed BackoffLimitExceeded", "verdict failed"]);
-    expect(verdictOf(h, id)).toMatchObject({
+    expect(h.events.verdict(id)).toMatchObject({
       outcome: "failed",
       reached: "applied",
       failure: { stage: "bootstrapped", reason: "BackoffLimitExceeded", resource: { ...migrate, namespace: "payments" } },
@@ -224,7 +210,7 @@ describe("Jobs", () => {
     const active = job({ ttlSecondsAfterFinished: 0, status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
     const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
     put(h, rollingOut(0), rs, active, migratePod(active, "running"));
-    const id = await h.start(request({ resources: [migrate, api] }));
+    const id = await h.start(observationRequest({ resources: [migrate, api] }));
 
     const complete = job({
       ttlSecondsAfterFinished: 0,
@@ -237,7 +223,7 @@ describe("Jobs", () => {
 
     put(h, deployment({ replicas: 2 }));
     expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api settled", "stage healthy", "verdict succeeded"]);
-    expect(verdictOf(h, id).resources.map((r) => `${r.identity.kind} ${r.state} ${r.message}`)).toEqual([
+    expect(h.events.verdict(id).resources.map((r) => `${r.identity.kind} ${r.state} ${r.message}`)).toEqual([
       "Job settled 1/1 completions",
       "Deployment settled 2/2 replicas ready, 2 updated",
     ]);
@@ -249,7 +235,7 @@ describe("events and routing", () => {
     const h = engineHarness();
     const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 1, ready: 0 });
     put(h, rollingOut(0, { replicas: 1 }), rs);
-    const id = await h.start(request());
+    const id = await h.start(observationRequest());
     const crashing = (restarts: number) =>
       pod({
         name: "api-7f9c6d8b5-x2k8p",
@@ -274,7 +260,7 @@ describe("events and routing", () => {
     const active = job({ status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
     const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
     put(h, deployment({ replicas: 2 }), rs, active);
-    const id = await h.start(request({ resources: [{ ...migrate, bootstrap: false }, api] }));
+    const id = await h.start(observationRequest({ resources: [{ ...migrate, bootstrap: false }, api] }));
     expect(h.events.lines(id)).toEqual(["progress Deployment payments/api settled", "stage applied", "stage bootstrapped"]);
 
     // After it settled, a pod of the current ReplicaSet breaks and the Deployment reports it.
@@ -288,7 +274,10 @@ describe("events and routing", () => {
         status: { succeeded: 1, startTime: "2026-11-29T10:00:05Z", completionTime: "2026-11-29T10:00:41Z", conditions: jobConditions.complete() },
       }),
     );
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }, { state: "settled", message: "2/2 replicas ready, 2 updated" }] });
+    expect(h.events.verdict(id)).toMatchObject({
+      outcome: "succeeded",
+      resources: [{ state: "settled" }, { state: "settled", message: "2/2 replicas ready, 2 updated" }],
+    });
   });
 
   it("shares one list and one watch per kind among every observation", async () => {
@@ -297,7 +286,7 @@ describe("events and routing", () => {
     for (const name of names) put(h, rollingOut(0, { name }), job({ name: `${name}-migrate`, status: { active: 1 } }));
     for (const name of names) {
       await h.start(
-        request({
+        observationRequest({
           key: `ci-4812/${name}`,
           resources: [
             { apiVersion: "apps/v1", kind: "Deployment", name },
@@ -316,10 +305,11 @@ describe("events and routing", () => {
     const h = engineHarness();
     const rs = replicaSet(deployment({ name: "worker", replicas: 2 }), { name: "worker-7f9c6d8b5", revision: "4", replicas: 2 });
     put(h, rollingOut(0), deployment({ name: "worker", replicas: 2 }), rs, pod({ name: "worker-7f9c6d8b5-k2m9x", owner: rs }));
-    await h.start(request());
+    await h.start(observationRequest());
     const requests = h.transport.requests.length;
 
-    const id = await h.start(request({ key: "ci-4812/worker", resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "worker" }] }));
+    const worker = { apiVersion: "apps/v1", kind: "Deployment", name: "worker" };
+    const id = await h.start(observationRequest({ key: "ci-4812/worker", resources: [worker] }));
     expect(h.events.lines(id)).toEqual([
       "progress Deployment payments/worker settled",
       "stage applied",
@@ -332,8 +322,7 @@ describe("events and routing", () => {
 
   it("follows a custom kind found through discovery, decided by its Ready condition", async () => {
     const h = engineHarness();
-    const widgets = { apiVersion: "example.com/v1", group: "example.com", version: "v1", kind: "Widget", resource: "widgets", namespaced: true, kindKey: "example.com/Widget" };
-    h.cluster.discovery("example.com/v1", [{ name: "widgets", kind: "Widget", namespaced: true }]).serve(widgets);
+    h.cluster.customKind("example.com/v1", { name: "widgets", kind: "Widget", namespaced: true });
     const widget = (ready: ReturnType<typeof condition>, observedGeneration = 3): KubeObject => ({
       apiVersion: "example.com/v1",
       kind: "Widget",
@@ -342,11 +331,53 @@ describe("events and routing", () => {
       status: { observedGeneration, conditions: [ready] },
     });
     put(h, widget(condition("Ready", "False", "Provisioning", "waiting for the volume to attach")));
-    const id = await h.start(request({ resources: [{ apiVersion: "example.com/v1", kind: "Widget", name: "blue" }] }));
+    const id = await h.start(observationRequest({ resources: [{ apiVersion: "example.com/v1", kind: "Widget", name: "blue" }] }));
     expect(h.events.lines(id)).toEqual(["progress Widget payments/blue pending Provisioning", "stage applied", "stage bootstrapped"]);
 
     put(h, widget(condition("Ready", "True", "Provisioned", "the widget is serving")));
-    expect(verdictOf(h, id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }] });
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }] });
     expect(h.transport.gets("/apis/example.com/v1")).toHaveLength(1);
+  });
+});
+
+describe("what the watches do not promise", () => {
+  it("joins a pod that arrives before its ReplicaSet once the ReplicaSet arrives (no order across kinds)", async () => {
+    const h = engineHarness();
+    // Revision 5 begins: the Deployment is rewritten, and the pod watch beats the ReplicaSet watch.
+    const rollout = rollingOut(0, { revision: "5", replicas: 1, old: 1 });
+    const oldRs = replicaSet(rollout, { name: "api-6b8d9c7f4", revision: "4", replicas: 1 });
+    put(h, rollout, oldRs, pod({ name: "api-6b8d9c7f4-m4k7d", owner: oldRs, containers: [running("api")] }));
+    const id = await h.start(observationRequest());
+    const newRs = replicaSet(rollout, { name: "api-7f9c6d8b5", revision: "5", replicas: 1, ready: 0 });
+    const badTag = waiting(
+      "api",
+      "InvalidImageName",
+      'Failed to apply default image tag "ghcr.io/acme/payments-api:1.4.4@": invalid reference format',
+    );
+    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [badTag] }));
+    expect((await h.engine.get(id))?.outcome).toBe("in_progress");
+
+    put(h, newRs);
+    expect(h.events.verdict(id)).toMatchObject({
+      outcome: "failed",
+      failure: { reason: "InvalidImageName" },
+      message: expect.stringContaining("pod api-7f9c6d8b5-x2k8p container api: InvalidImageName: Failed to apply default image tag"),
+    });
+  });
+
+  it("reads what changed during a watch gap from the relist after 410 Gone", async () => {
+    const h = engineHarness();
+    const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
+    put(h, rollingOut(0), rs);
+    const id = await h.start(observationRequest());
+    await h.advance(60_000);
+
+    // The watch expires; while the informer is away the rollout completes.
+    h.transport.currentWatch("/apis/apps/v1/deployments").status(410, "Expired", "too old resource version: 48003 (48290)");
+    put(h, deployment({ replicas: 2 }));
+    expect((await h.engine.get(id))?.outcome).toBe("in_progress");
+    await h.advance(0);
+    expect(h.transport.gets("/apis/apps/v1/deployments")).toHaveLength(2);
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", decidedAt: "2026-11-29T10:01:00.000Z" });
   });
 });

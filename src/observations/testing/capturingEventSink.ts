@@ -2,7 +2,7 @@
 // (what a subscriber would refuse to decode must fail the test that produced it). The sink never
 // rejects, as the contract says; an invalid event is kept aside and reported by every reader.
 import type { EventSink } from "../engine.js";
-import { ObservationEvent, describeIssues, describeResource, parseWith } from "../../verdicts/index.js";
+import { ObservationEvent, describeIssues, describeResource, parseWith, type ObservationVerdict } from "../../verdicts/index.js";
 
 export class CapturingEventSink implements EventSink {
   private readonly published: ObservationEvent[] = [];
@@ -23,6 +23,13 @@ export class CapturingEventSink implements EventSink {
   /** The events of one observation, in publishing order. */
   of(observationId: string): ObservationEvent[] {
     return this.events.filter((event) => event.observationId === observationId);
+  }
+
+  /** The verdict published for the observation; throws unless exactly one was. */
+  verdict(observationId: string): ObservationVerdict {
+    const verdicts = this.of(observationId).flatMap((event) => (event.type === "verdict" ? [event.verdict] : []));
+    if (verdicts.length !== 1) throw new Error(`expected one verdict for ${observationId}, found ${verdicts.length}`);
+    return verdicts[0]!;
   }
 
   /**

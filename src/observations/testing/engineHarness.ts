@@ -27,6 +27,22 @@ export interface LoggedLine {
   readonly fields: object;
 }
 
+/**
+ * SPEC section 7's request for deployment `payments`, observing Deployment `api` (generation 7)
+ * until healthy within 5 minutes; overrides replace whole fields.
+ */
+export function observationRequest(overrides: Partial<ObservationRequestInput> = {}): ObservationRequestInput {
+  return {
+    key: "ci-4812/payments",
+    deployment: "payments",
+    require: "healthy",
+    timeoutSeconds: 300,
+    defaultNamespace: "payments",
+    resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 }],
+    ...overrides,
+  };
+}
+
 /** Lets promise callbacks (record writes, kind resolution) run; virtual time does not move. */
 export function drainMicrotasks(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));

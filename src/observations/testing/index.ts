@@ -5,5 +5,5 @@ export { CapturingEventSink } from "./capturingEventSink.js";
 export { InMemoryObservationRecords } from "./inMemoryRecords.js";
 export { ScriptedCluster } from "./scriptedCluster.js";
 export type { DiscoveredKind } from "./scriptedCluster.js";
-export { drainMicrotasks, engineHarness } from "./engineHarness.js";
+export { drainMicrotasks, engineHarness, observationRequest } from "./engineHarness.js";
 export type { EngineHarness, EngineHarnessOptions, LoggedLine } from "./engineHarness.js";

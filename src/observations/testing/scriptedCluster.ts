@@ -3,7 +3,7 @@
 // an informer watches goes out on its watch as an ADDED, MODIFIED or DELETED line carrying the new
 // resourceVersion. Objects are the full API JSON of test/fixtures; stripping is the informer's job.
 import type { KubeObject } from "../../kube/objects.js";
-import { builtinMappings, collectionPath, KubeRequestError, type ResourceMapping } from "../../streams/index.js";
+import { builtinMappings, collectionPath, KubeRequestError, splitApiVersion, type ResourceMapping } from "../../streams/index.js";
 import { listBody, type ScriptedTransport } from "../../streams/testing/index.js";
 
 export interface DiscoveredKind {
@@ -27,7 +27,15 @@ export class ScriptedCluster {
     for (const mapping of builtinMappings) this.serve(mapping);
   }
 
-  /** Serves a custom kind's collection (its discovery is served separately). */
+  /** A custom kind, as installing its CRD makes it: in discovery, and its collection served. */
+  customKind(apiVersion: string, kind: DiscoveredKind): this {
+    const { group, version } = splitApiVersion(apiVersion);
+    this.discovery(apiVersion, [kind]);
+    const { name: resource, namespaced } = kind;
+    return this.serve({ apiVersion, group, version, kind: kind.kind, resource, namespaced, kindKey: `${group}/${kind.kind}` });
+  }
+
+  /** Serves a kind's collection, cluster-wide and in each namespace given to the constructor. */
   serve(mapping: ResourceMapping): this {
     this.mappings.set(`${mapping.apiVersion}|${mapping.kind}`, mapping);
     const all = collectionPath(mapping);
