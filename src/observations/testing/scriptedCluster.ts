@@ -51,8 +51,7 @@ export class ScriptedCluster {
 
   /** Answers `GET /apis/<groupVersion>` (or `/api/v1`) with an APIResourceList. */
   discovery(groupVersion: string, kinds: readonly DiscoveredKind[]): this {
-    const path = groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`;
-    this.transport.onGet(path, () => ({
+    this.transport.onGet(discoveryPath(groupVersion), () => ({
       kind: "APIResourceList",
       apiVersion: "v1",
       groupVersion,
@@ -66,7 +65,7 @@ export class ScriptedCluster {
 
   /** Discovery of `groupVersion` fails as an overloaded or unreachable API server does. */
   failDiscovery(groupVersion: string, status = 503, reason = "ServiceUnavailable"): this {
-    const path = groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`;
+    const path = discoveryPath(groupVersion);
     this.transport.onGet(path, () => {
       throw new KubeRequestError(`GET ${path}: ${status} ${reason}`, { status, reason });
     });
@@ -123,4 +122,9 @@ export class ScriptedCluster {
       for (const watch of this.transport.openWatches(path)) watch.send(type, structuredClone(object));
     }
   }
+}
+
+/** `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */
+function discoveryPath(groupVersion: string): string {
+  return groupVersion.includes("/") ? `/apis/${groupVersion}` : `/api/${groupVersion}`;
 }
