@@ -19,7 +19,6 @@ import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecord, ObservationRecords, ObservationService, ObserveResult } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
 import type { Informer, ResourceMapping, WatchEvent } from "../streams/index.js";
-import { UnknownKindError } from "../streams/index.js";
 import {
   advanceClock,
   budgetDeadline,
@@ -35,7 +34,6 @@ import {
   recordReading,
   startObservation,
   toVerdict,
-  type FieldIssue,
   type ObservationEvent,
   type ObservationRequest,
   type ObservationState,
@@ -43,6 +41,9 @@ import {
   type ObservationVerdict,
 } from "../verdicts/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
+import { RecordWriter } from "./recordWriter.js";
+import { RoutingTable } from "./routingTable.js";
+import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
 import { noopEngineMetrics, silentEngineLogger, type EngineLogger, type EngineMetrics } from "./telemetry.js";
 
 /** Where kinds and their informers come from: the InformerHub in the service, a fake in unit tests. */
@@ -84,30 +85,17 @@ const maxTimerDelayMs = 2 ** 31 - 1;
 
 interface LiveObservation {
   state: ObservationState;
-  stored: { record: ObservationRecord; revision: number };
-  /** Record writes run one after another: each compares-and-swaps the revision the last one wrote. */
-  storing?: Promise<void>;
+  record: RecordWriter;
   timer?: Subscription;
   wakeAt?: number;
   synced?: Subscription;
-}
-
-interface DeclaredTarget {
-  mapping: ResourceMapping;
-  namespace: string | undefined;
-  name: string;
 }
 
 export class ObservationEngine implements ObservationService {
   private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
   private readonly decided = new Map<string, ObservationVerdict>();
-  /** Identity key -> observations still waiting on that object. */
-  private readonly waiting = new Map<string, Set<string>>();
-  /** Identity key -> where its object lives. */
-  private readonly targets = new Map<string, DeclaredTarget>();
-  /** UID of a declared workload -> its identity key: where an owned pod's event is routed. */
-  private readonly workloadKeys = new Map<string, string>();
+  private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
 
@@ -128,7 +116,7 @@ export class ObservationEngine implements ObservationService {
   }
 
   async observe(request: ObservationRequest): Promise<ObserveResult> {
-    const mappings = await this.resolveKinds(request);
+    const mappings = await resolveKinds(this.options.kinds, request);
     if (!mappings.ok) return mappings.result;
 
     const nowMs = this.now();
@@ -143,7 +131,7 @@ export class ObservationEngine implements ObservationService {
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
-    const outsideWatch = this.outsideWatchedNamespaces(state);
+    const outsideWatch = outsideWatchedNamespaces(this.options.kinds.namespaces, state);
     if (outsideWatch.length > 0) {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
     }
@@ -173,7 +161,7 @@ export class ObservationEngine implements ObservationService {
         message: `key '${request.key}' already names observation ${claim.observationId} with other content`,
       };
     }
-    this.begin({ state, stored: { record, revision } }, mappings.value);
+    this.begin({ state, record: new RecordWriter(this.options.records, this.options.logger, { record, revision }) }, mappings.value);
     return { ok: true, observationId, replay: false };
   }
 
@@ -208,37 +196,6 @@ export class ObservationEngine implements ObservationService {
     return this.options.scheduler.now();
   }
 
-  private async resolveKinds(
-    request: ObservationRequest,
-  ): Promise<{ ok: true; value: ResourceMapping[] } | { ok: false; result: ObserveResult }> {
-    const settledMappings = await Promise.allSettled(request.resources.map((r) => this.options.kinds.resolve(r.apiVersion, r.kind)));
-    const issues: FieldIssue[] = [];
-    const value: ResourceMapping[] = [];
-    for (const [index, outcome] of settledMappings.entries()) {
-      if (outcome.status === "fulfilled") {
-        value.push(outcome.value);
-      } else if (outcome.reason instanceof UnknownKindError) {
-        issues.push({ path: `resources[${index}].kind`, message: outcome.reason.message });
-      } else {
-        // Discovery itself failed: the kind may well exist; the caller should retry, not fix its request.
-        const message = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
-        return { ok: false, result: { ok: false, code: "unavailable", message: `cannot read the API server's discovery: ${message}` } };
-      }
-    }
-    if (issues.length > 0) return { ok: false, result: { ok: false, code: "invalid_request", message: "unknown kinds", issues } };
-    return { ok: true, value };
-  }
-
-  private outsideWatchedNamespaces(state: ObservationState): FieldIssue[] {
-    const watched = this.options.kinds.namespaces;
-    if (!watched) return [];
-    return [...state.resources.values()].flatMap((resource, index) =>
-      resource.identity.namespace !== undefined && !watched.includes(resource.identity.namespace)
-        ? [{ path: `resources[${index}].namespace`, message: `not watched by this service (--namespaces ${watched.join(",")})` }]
-        : [],
-    );
-  }
-
   private begin(live: LiveObservation, mappings: readonly ResourceMapping[]): void {
     const { state } = live;
     const id = state.observationId;
@@ -250,11 +207,8 @@ export class ObservationEngine implements ObservationService {
     [...state.resources.keys()].forEach((key, index) => {
       const mapping = mappings[index]!;
       const { identity } = state.resources.get(key)!;
-      this.targets.set(key, { mapping, namespace: identity.namespace, name: identity.name });
+      this.routes.wait(key, { mapping, namespace: identity.namespace, name: identity.name }, id);
       needed.set(mapping.kindKey, mapping);
-      let observers = this.waiting.get(key);
-      if (!observers) this.waiting.set(key, (observers = new Set()));
-      observers.add(id);
     });
     void this.ensureOwnedKinds(live, needed).then((informers) => this.whenSynced(live, informers));
     this.schedule(live);
@@ -294,50 +248,57 @@ export class ObservationEngine implements ObservationService {
         filter((flags) => flags.every(Boolean)),
         take(1),
       )
-      .subscribe(() => {
-        if (isTerminal(live.state.outcome)) return;
-        this.apply(live, markCachesSynced(live.state, this.now()));
-        for (const key of live.state.resources.keys()) {
-          const object = this.objectOf(key);
-          if (object) this.read(key, object, [live.state.observationId]);
-        }
-      });
+      .subscribe(() =>
+        this.guarded({ observationId: live.state.observationId }, () => {
+          if (isTerminal(live.state.outcome)) return;
+          this.apply(live, markCachesSynced(live.state, this.now()));
+          for (const key of live.state.resources.keys()) {
+            const object = this.objectOf(key);
+            if (object) this.read(key, object, [live.state.observationId]);
+          }
+        }),
+      );
   }
 
   private objectOf(key: string): KubeObject | undefined {
-    const target = this.targets.get(key);
+    const target = this.routes.targetOf(key);
     if (!target) return undefined;
     return this.options.kinds.informer(target.mapping).get(target.namespace, target.name);
   }
 
   private handle(event: WatchEvent): void {
     const receivedAt = performance.now();
-    try {
+    this.guarded({ kind: event.object.kind, type: event.type }, () => {
       const { object } = event;
       if (ownedKinds.has(groupKind(object.apiVersion, object.kind))) this.routeToOwner(event, receivedAt);
       this.routeDeclared(event, receivedAt);
+    });
+  }
+
+  /** A rule or reducer bug must not end a shared subscription or a timer for every observation. */
+  private guarded(context: object, work: () => void): void {
+    try {
+      work();
     } catch (error) {
-      // A rule or reducer bug must not end the shared subscription for every observation.
-      this.options.logger.error({ err: error, kind: event.object.kind, type: event.type }, "watch event handling failed");
+      this.options.logger.error({ ...context, err: error }, "observation step failed");
     }
   }
 
   private routeDeclared({ type, object }: WatchEvent, receivedAt: number): void {
     const key = objectIdentityKey(object);
     if (podOwningKinds.has(groupKind(object.apiVersion, object.kind))) {
-      if (type === "deleted") this.workloadKeys.delete(object.metadata.uid);
-      else this.workloadKeys.set(object.metadata.uid, key);
+      this.routes.noteWorkload(object.metadata.uid, key, type !== "deleted");
     }
-    const observers = this.waiting.get(key);
+    const observers = this.routes.observersOf(key);
     if (!observers) return;
     if (type === "deleted") {
-      for (const id of [...observers]) {
+      for (const id of observers) {
         const live = this.live.get(id);
         if (live) this.apply(live, recordDeletion(live.state, key, object.metadata.uid, this.now()), receivedAt);
       }
       return;
     }
-    this.read(key, object, [...observers], receivedAt);
+    this.read(key, object, observers, receivedAt);
   }
 
   private routeToOwner({ type, object }: WatchEvent, receivedAt: number): void {
@@ -346,11 +307,11 @@ export class ObservationEngine implements ObservationService {
     if (object.kind === "Pod") this.owned.applyPod(type, object as Pod);
     else this.owned.applyReplicaSet(type, object as ReplicaSet);
     if (workloadUid === undefined) return;
-    const key = this.workloadKeys.get(workloadUid);
-    const observers = key === undefined ? undefined : this.waiting.get(key);
+    const key = this.routes.workloadKey(workloadUid);
+    const observers = key === undefined ? undefined : this.routes.observersOf(key);
     if (key === undefined || !observers) return;
     const workload = this.objectOf(key);
-    if (workload?.metadata.uid === workloadUid) this.read(key, workload, [...observers], receivedAt);
+    if (workload?.metadata.uid === workloadUid) this.read(key, workload, observers, receivedAt);
   }
 
   /** Evaluates a declared object for the observations named, each with its own failOn and generation. */
@@ -380,7 +341,7 @@ export class ObservationEngine implements ObservationService {
     for (const change of step.changes) {
       switch (change.type) {
         case "resource":
-          if (change.resource.state !== "pending") this.stopWaiting(change.key, observationId);
+          if (change.resource.state !== "pending") this.routes.stopWaiting(change.key, observationId);
           this.publish({ type: "progress", observationId, deployment, at, resource: change.resource });
           break;
         case "stage":
@@ -396,7 +357,7 @@ export class ObservationEngine implements ObservationService {
     }
     if (isTerminal(live.state.outcome)) return;
     // One record write a step, however many stages it reached; a step that decided wrote its verdict.
-    if (stageReached) void this.store(live, toVerdict(live.state));
+    if (stageReached) void live.record.write(toVerdict(live.state));
     this.schedule(live);
   }
 
@@ -405,7 +366,7 @@ export class ObservationEngine implements ObservationService {
     const id = state.observationId;
     live.timer?.unsubscribe();
     live.synced?.unsubscribe();
-    for (const key of state.resources.keys()) this.stopWaiting(key, id);
+    for (const key of state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
     this.remember(verdict);
 
@@ -428,28 +389,11 @@ export class ObservationEngine implements ObservationService {
         if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
       },
     );
-    void this.store(live, verdict);
+    void live.record.write(verdict);
   }
 
   private publish(event: ObservationEvent): Promise<unknown> {
     return this.options.events.publish(event);
-  }
-
-  /** The record follows the verdict: `get` from another replica, and the future hand-over, read it. */
-  private store(live: LiveObservation, verdict: ObservationVerdict): Promise<void> {
-    live.storing = (live.storing ?? Promise.resolve()).then(() => this.write(live, verdict));
-    return live.storing;
-  }
-
-  private async write(live: LiveObservation, verdict: ObservationVerdict): Promise<void> {
-    const record: ObservationRecord = { ...live.stored.record, outcome: verdict.outcome, verdict };
-    try {
-      const update = await this.options.records.updateRecord(record, live.stored.revision);
-      if (update.updated) live.stored = { record, revision: update.revision };
-      else this.options.logger.warn({ observationId: verdict.observationId }, "observation record changed elsewhere; not overwritten");
-    } catch (error) {
-      this.options.logger.error({ observationId: verdict.observationId, err: error }, "cannot store the observation record");
-    }
   }
 
   private remember(verdict: ObservationVerdict): void {
@@ -457,16 +401,6 @@ export class ObservationEngine implements ObservationService {
     if (this.decided.size > this.options.decidedMemory) {
       const oldest = this.decided.keys().next().value;
       if (oldest !== undefined) this.decided.delete(oldest);
-    }
-  }
-
-  private stopWaiting(key: string, observationId: string): void {
-    const observers = this.waiting.get(key);
-    if (!observers) return;
-    observers.delete(observationId);
-    if (observers.size === 0) {
-      this.waiting.delete(key);
-      this.targets.delete(key);
     }
   }
 
@@ -478,7 +412,8 @@ export class ObservationEngine implements ObservationService {
     if (wakeAt === undefined) return;
     live.timer = this.options.scheduler.schedule(() => {
       live.wakeAt = undefined;
-      if (this.live.has(live.state.observationId)) this.apply(live, advanceClock(live.state, this.now()));
+      if (!this.live.has(live.state.observationId)) return;
+      this.guarded({ observationId: live.state.observationId }, () => this.apply(live, advanceClock(live.state, this.now())));
     }, Math.min(maxTimerDelayMs, Math.max(0, wakeAt - this.now())));
   }
 }
