@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultFailOn } from "../schemas.js";
-import { pod, running, waiting } from "../../../test/fixtures/kube/pods.js";
+import { pod, waiting } from "../../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions as c, replicaSet } from "../../../test/fixtures/kube/workloads.js";
 import { evaluateResource, type EvaluationInput } from "./index.js";
 import type { ResourceReading } from "../reading.js";
