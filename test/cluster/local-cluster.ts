@@ -337,6 +337,10 @@ function apiserverArgs(stateDir: string, pki: Pki, tokenFile: string, etcdPort: 
     `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
     // The `kubernetes` Service cannot point at a loopback address, so it gets no endpoints.
     "--endpoint-reconciler-type=none",
+    // TaintNodesByCondition gives every new Node node.kubernetes.io/not-ready:NoSchedule, and only
+    // the node-lifecycle controller takes it off; kwok Nodes are Ready from the start and that
+    // controller (eviction, zone health) is not run here, so the taint is never added.
+    "--disable-admission-plugins=TaintNodesByCondition",
     "--allow-privileged=true",
     "--profiling=false",
   ];
