@@ -43,6 +43,12 @@ export interface LocalCluster {
   apiServerUrl: string;
   natsUrl: string;
   kubernetesVersion: string;
+  /**
+   * Stops kube-apiserver (SIGTERM, waiting for it to exit) and starts it again with the same
+   * arguments and port, resolving once /readyz answers: what clients see of an upgrade or a
+   * control-plane node restart. Every watch open at that moment ends; the other components stay up.
+   */
+  restartApiServer(): Promise<void>;
   /** Stops every process of the cluster (SIGTERM, then SIGKILL after a grace period). */
   stop(): Promise<void>;
 }
@@ -177,7 +183,12 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
 
     log(`starting etcd and nats-server in ${stateDir}`);
     const etcd = start("etcd", binaries.etcd, etcdArgs(stateDir, etcdPort, etcdPeerPort));
+    // stagewatch answers a request body over 1 MiB with its own `too_large`; that answer needs a
+    // server that lets such a body through (nats-server's default max_payload is 1 MiB).
+    const natsConfigFile = join(stateDir, "nats.conf");
+    writeFileSync(natsConfigFile, "max_payload: 8MB\n");
     const nats = start("nats-server", binaries.natsServer, [
+      "-c", natsConfigFile,
       "--addr", "127.0.0.1",
       "--port", String(natsPort),
       "--http_port", String(natsMonitorPort),
@@ -197,12 +208,16 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     ]);
 
     log(`starting kube-apiserver ${binaries.kubernetesVersion} on ${apiServerUrl}`);
-    const apiserver = start("kube-apiserver", binaries.kubeApiserver, apiserverArgs(stateDir, pki, tokenFile, etcdPort, apiPort));
     const adminHeaders = { Authorization: `Bearer ${admin.token}` };
-    await waitFor("kube-apiserver /readyz", async () => (await http(`${apiServerUrl}/readyz`, { ca, headers: adminHeaders })).status === 200, {
-      timeoutMs: READY_TIMEOUT_MS,
-      abort: abortIfExited(apiserver),
-    });
+    const startApiServer = async () => {
+      const proc = start("kube-apiserver", binaries.kubeApiserver, apiserverArgs(stateDir, pki, tokenFile, etcdPort, apiPort));
+      await waitFor("kube-apiserver /readyz", async () => (await http(`${apiServerUrl}/readyz`, { ca, headers: adminHeaders })).status === 200, {
+        timeoutMs: READY_TIMEOUT_MS,
+        abort: abortIfExited(proc),
+      });
+      return proc;
+    };
+    let apiserver = await startApiServer();
 
     log("starting kube-controller-manager, kube-scheduler and kwok");
     const kcm = start("kube-controller-manager", binaries.kubeControllerManager, [
@@ -288,6 +303,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       apiServerUrl,
       natsUrl,
       kubernetesVersion: binaries.kubernetesVersion,
+      restartApiServer: async () => {
+        log("restarting kube-apiserver");
+        const old = apiserver;
+        process.kill(old.pid, "SIGTERM");
+        await waitFor("kube-apiserver to exit", async () => old.exit !== undefined, { timeoutMs: READY_TIMEOUT_MS });
+        // The old PID stays in the pidfile; stopping skips it, since it no longer runs the binary.
+        apiserver = await startApiServer();
+      },
       stop: async () => stopNow(),
     };
   } catch (error) {
