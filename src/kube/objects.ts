@@ -121,6 +121,8 @@ export interface Job extends KubeObject {
     terminating?: number;
     startTime?: string;
     completionTime?: string;
+    /** UIDs of finished pods not yet added to `succeeded` / `failed` (see settleJob). */
+    uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] };
     conditions?: Condition[];
   };
 }

@@ -189,6 +189,53 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
     },
   },
   {
+    name: "job that met its completions keeps the pods the controller has not counted yet",
+    raw: {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "schema-migrate", namespace: "payments", uid: "0c9d7e21-5b6a-4f38-9e1d-2a3b4c5d6e7f", resourceVersion: "1042", generation: 1 },
+      spec: { backoffLimit: 0, completions: 1, parallelism: 1, completionMode: "NonIndexed", suspend: false },
+      status: {
+        conditions: [
+          {
+            type: "SuccessCriteriaMet",
+            status: "True",
+            lastProbeTime: "2026-11-29T07:13:39Z",
+            lastTransitionTime: "2026-11-29T07:13:39Z",
+            reason: "CompletionsReached",
+            message: "Reached expected number of succeeded pods",
+          },
+        ],
+        startTime: "2026-11-29T07:13:38Z",
+        terminating: 0,
+        uncountedTerminatedPods: { succeeded: ["3396c259-d416-4cba-a43e-44414442d0ce"] },
+        ready: 0,
+      },
+    },
+    target: target("batch/v1", "Job", "batch/Job"),
+    expected: {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name: "schema-migrate", namespace: "payments", uid: "0c9d7e21-5b6a-4f38-9e1d-2a3b4c5d6e7f", resourceVersion: "1042", generation: 1 },
+      spec: { suspend: false, completions: 1, parallelism: 1, backoffLimit: 0 },
+      status: {
+        ready: 0,
+        terminating: 0,
+        startTime: "2026-11-29T07:13:38Z",
+        conditions: [
+          {
+            type: "SuccessCriteriaMet",
+            status: "True",
+            reason: "CompletionsReached",
+            message: "Reached expected number of succeeded pods",
+            lastTransitionTime: "2026-11-29T07:13:39Z",
+          },
+        ],
+        uncountedTerminatedPods: { succeeded: ["3396c259-d416-4cba-a43e-44414442d0ce"] },
+      },
+    },
+  },
+  {
     name: "custom resource keeps conditions and status scalars, drops spec and nested status",
     raw: fixture("widget.json"),
     target: target("example.com/v1", "Widget", "example.com/Widget"),

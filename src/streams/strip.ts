@@ -105,8 +105,8 @@ const bodies: Record<string, (raw: Json) => Body> = {
       "numberUnavailable",
     ]),
   }),
-  "batch/Job": (raw) =>
-    workload(raw, ["suspend", "completions", "parallelism", "backoffLimit", "ttlSecondsAfterFinished"], [
+  "batch/Job": (raw) => {
+    const body = workload(raw, ["suspend", "completions", "parallelism", "backoffLimit", "ttlSecondsAfterFinished"], [
       "active",
       "succeeded",
       "failed",
@@ -114,7 +114,13 @@ const bodies: Record<string, (raw: Json) => Body> = {
       "terminating",
       "startTime",
       "completionTime",
-    ]),
+    ]);
+    // Finished pods the controller has not counted yet: the update that sets SuccessCriteriaMet
+    // still lists the successful pod here, with `succeeded` at 0.
+    const pending = field(raw.status, "uncountedTerminatedPods");
+    const uncounted = nonEmpty({ succeeded: uids(field(pending, "succeeded")), failed: uids(field(pending, "failed")) });
+    return uncounted ? { ...body, status: { ...body.status, uncountedTerminatedPods: uncounted } } : body;
+  },
 };
 
 function workload(raw: Json, specFields: readonly string[], statusFields: readonly string[]): Body {
@@ -235,6 +241,10 @@ function containerState(raw: unknown): ContainerState | undefined {
         })
       : undefined,
   });
+}
+
+function uids(raw: unknown): string[] | undefined {
+  return Array.isArray(raw) ? exact(raw.filter((uid): uid is string => typeof uid === "string")) : undefined;
 }
 
 function names(raw: unknown): { name: string }[] | undefined {

@@ -38,6 +38,29 @@ const cases: Case[] = [
     expected: { state: "settled", message: "3/3 completions" },
   },
   {
+    // As kube-controller-manager 1.37 writes it: the update that adds SuccessCriteriaMet still
+    // holds the pod in uncountedTerminatedPods, `succeeded` follows in the next update.
+    name: "SuccessCriteriaMet=True while the successful pod is not counted yet",
+    input: {
+      object: job({
+        status: {
+          startTime: started,
+          ready: 0,
+          uncountedTerminatedPods: { succeeded: ["3396c259-d416-4cba-a43e-44414442d0ce"] },
+          conditions: jobConditions.successCriteriaMet(),
+        },
+      }),
+    },
+    expected: { state: "settled", message: "1/1 completions" },
+  },
+  {
+    name: "running, with a failed attempt not counted yet",
+    input: {
+      object: job({ status: { startTime: started, active: 1, ready: 0, uncountedTerminatedPods: { failed: ["8d1f2c3b-6a5e-4f70-9b8c-1e2d3c4b5a69"] } } }),
+    },
+    expected: { state: "pending", message: "0/1 completions, 1 active, 1 failed" },
+  },
+  {
     name: "Failed=True with BackoffLimitExceeded carries the last failed container's termination message",
     input: {
       object: job({ status: { startTime: started, failed: 4, ready: 0, conditions: jobConditions.failed("BackoffLimitExceeded", "Job has reached the specified backoff limit") } }),

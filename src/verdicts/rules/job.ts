@@ -48,16 +48,27 @@ function lastTerminationMessage(pods: readonly Pod[]): string | undefined {
   });
 }
 
+/**
+ * Finished pods, counted or not. The controller counts a finished pod in two writes: first its UID
+ * goes to `uncountedTerminatedPods` (the same update sets SuccessCriteriaMet or FailureTarget),
+ * and only once the pod's tracking finalizer is removed does it move into `succeeded` / `failed`.
+ * Reading the counters alone, a Job that just met its completions reads "0/1 completions".
+ */
+function finished(job: Job, outcome: "succeeded" | "failed"): number {
+  return (job.status?.[outcome] ?? 0) + (job.status?.uncountedTerminatedPods?.[outcome]?.length ?? 0);
+}
+
 export function settleJob({ object, owned, failOn }: RuleInput): ResourceReading {
   const job = object as Job;
   const status = job.status ?? {};
-  const succeeded = status.succeeded ?? 0;
+  const succeeded = finished(job, "succeeded");
+  const failedPods = finished(job, "failed");
   const completions = job.spec?.completions;
   const summary = listParts(
     // A work-queue Job (parallelism without completions) has no count to reach.
     completions === undefined ? `${succeeded} succeeded` : `${succeeded}/${completions} completions`,
     (status.active ?? 0) > 0 && `${status.active} active`,
-    (status.failed ?? 0) > 0 && `${status.failed} failed`,
+    failedPods > 0 && `${failedPods} failed`,
   );
   const pods = ownedBy(job, owned.pods);
   const failure = trueCondition(job, "Failed", "FailureTarget");
