@@ -345,7 +345,7 @@ export class ObservationEngine implements ObservationService {
           this.publish({ type: "progress", observationId, deployment, at, resource: change.resource });
           break;
         case "stage":
-          this.options.metrics.stageReached(change.stage, (this.now() - live.state.startedAtMs) / 1000);
+          this.options.metrics.stageReached(change.stage, deployment, (this.now() - live.state.startedAtMs) / 1000);
           this.options.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           this.publish({ type: "stage", observationId, deployment, at, stage: change.stage });
           stageReached = true;

@@ -5,8 +5,8 @@ import type { Outcome, Stage } from "../verdicts/index.js";
 export interface EngineMetrics {
   /** `observations_active` up. */
   observationStarted(): void;
-  /** `stage_reached_seconds{stage}`. */
-  stageReached(stage: Stage, seconds: number): void;
+  /** `stage_reached_seconds{stage,deployment}`. */
+  stageReached(stage: Stage, deployment: string, seconds: number): void;
   /** `observations_active` down, `observations_total` and `verdict_seconds{required,outcome}`. */
   observationDecided(required: Stage, outcome: Outcome, seconds: number): void;
   /** `failures_total{kind,reason}`: the resource failure that decided an observation, once. */

@@ -1,8 +1,12 @@
 // Prometheus metrics of SPEC section 8, plugged in once at start-up. The modules that count
 // things (streams, bus, observations) see only their own narrow interfaces with no-op defaults,
-// so unit tests never need a registry. No resource names or observation ids as labels: the label
-// sets stay bounded however many deployments a cluster runs.
+// so unit tests never need a registry. No resource names or observation ids as labels. The one
+// name that is a label is the deployment's on stage_reached_seconds (SPEC section 7 makes it a
+// metric label; "time to healthy by deployment" is what a platform team asks): it counts apps,
+// not objects or requests, so its cardinality stays that of the team's service catalogue.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { requestResults } from "../bus/index.js";
+import { outcomes, stages } from "../verdicts/index.js";
 
 const prefix = "stagewatch_";
 
@@ -13,8 +17,13 @@ const reactionBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 export function createMetrics(registry = new Registry()) {
   collectDefaultMetrics({ register: registry, prefix });
+  // prom-client names three gauges `_total`, a suffix Prometheus reserves for counters
+  // (`promtool check metrics` rejects them); the handle and request counts are noise here anyway.
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) {
+    registry.removeSingleMetric(`${prefix}${name}`);
+  }
   const registers = [registry];
-  return {
+  const metrics = {
     registry,
     observationsActive: new Gauge({
       name: `${prefix}observations_active`,
@@ -36,8 +45,8 @@ export function createMetrics(registry = new Registry()) {
     }),
     stageReachedSeconds: new Histogram({
       name: `${prefix}stage_reached_seconds`,
-      help: "Seconds from an accepted request to each stage it reached.",
-      labelNames: ["stage"] as const,
+      help: "Seconds from an accepted request to each stage it reached, by stage and deployment.",
+      labelNames: ["stage", "deployment"] as const,
       buckets: observationBuckets,
       registers,
     }),
@@ -83,6 +92,24 @@ export function createMetrics(registry = new Registry()) {
       registers,
     }),
   };
+  zeroBoundedSeries(metrics);
+  return metrics;
+}
+
+/**
+ * Series whose label values are known in advance start at zero: Prometheus sees no increase for a
+ * series that first appears at 1, so the first failure of a kind would never show on a dashboard.
+ */
+function zeroBoundedSeries(metrics: Metrics): void {
+  for (const required of stages) {
+    for (const outcome of outcomes) {
+      if (outcome === "in_progress") continue;
+      metrics.observationsTotal.inc({ required, outcome }, 0);
+      metrics.verdictSeconds.zero({ required, outcome });
+    }
+  }
+  for (const result of requestResults) metrics.requestsTotal.inc({ result }, 0);
+  metrics.natsPublishFailuresTotal.inc(0);
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

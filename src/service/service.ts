@@ -58,7 +58,7 @@ function busMetricsOf(metrics: Metrics): BusMetrics {
 function engineMetricsOf(metrics: Metrics): EngineMetrics {
   return {
     observationStarted: () => metrics.observationsActive.inc(),
-    stageReached: (stage, seconds) => metrics.stageReachedSeconds.observe({ stage }, seconds),
+    stageReached: (stage, deployment, seconds) => metrics.stageReachedSeconds.observe({ stage, deployment }, seconds),
     observationDecided: (required, outcome, seconds) => {
       metrics.observationsActive.dec();
       metrics.observationsTotal.inc({ required, outcome });
