@@ -1,0 +1,145 @@
+/**
+ * stagewatch as the observe e2e tests run it: the real service (`startService`, what `stagewatch
+ * serve` runs) in the test process, against the cluster and NATS server under test, and a client
+ * that talks to it only through NATS, as an apply tool would.
+ *
+ * Each call uses a subject prefix of its own; the event stream and the records bucket derive
+ * their names from it, so test files never read each other's events or idempotency keys, and
+ * `stop()` deletes both.
+ */
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
+import { pino } from "pino";
+import { busNames, connectObserver, type BusNames, type Observer, type ObservationRun } from "../../../src/bus/index.js";
+import { startService, type RunningService } from "../../../src/service/service.js";
+import type { ObservationEvent, ObservationRequestInput, ObservationVerdict } from "../../../src/verdicts/schemas.js";
+import { kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
+
+const logDir = fileURLToPath(new URL("../../../.stagewatch/e2e/logs/", import.meta.url));
+
+export interface StagewatchUnderTest {
+  readonly prefix: string;
+  readonly names: BusNames;
+  readonly service: RunningService;
+  /** A client on a connection of its own. */
+  readonly observer: Observer;
+  /** The service's JSON log (kept after the run: the first place to look when a test fails). */
+  readonly logFile: string;
+  /** Another client with its own connection, e.g. a second process following an observation. */
+  connectObserver(): Promise<Observer>;
+  /** A request with raw bytes, past the client's own validation, as a client in another language sends it. */
+  rawRequest(subject: string, body: string | Uint8Array): Promise<unknown>;
+  /** One sample of a metric from `/metrics`, summed over the series whose labels include `labels`. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface StagewatchOptions {
+  /** Names the prefix and the log file, e.g. the test file's theme. */
+  name: string;
+  /** Default: the cluster of the e2e global setup. */
+  kubeConfig?: KubeConfig;
+  /** Default: the NATS server of the e2e global setup. */
+  natsUrl?: string;
+}
+
+export async function startStagewatch(options: StagewatchOptions): Promise<StagewatchUnderTest> {
+  const prefix = `sw${options.name.replace(/[^a-z0-9]/g, "")}${randomBytes(4).toString("hex")}`;
+  const names = busNames(prefix);
+  const natsUrl = options.natsUrl ?? sharedNatsUrl();
+  const logFile = join(logDir, `${prefix}.log`);
+  const destination = pino.destination({ dest: logFile, mkdir: true, sync: false });
+  const service = await startService({
+    kubeConfig: options.kubeConfig ?? sharedKubeConfig(),
+    nats: { servers: [natsUrl], connectTimeoutMs: 5000 },
+    metricsHost: "127.0.0.1",
+    metricsPort: 0,
+    subjectPrefix: prefix,
+    logger: pino({ level: "debug" }, destination),
+  });
+  let observer: Observer | undefined;
+  let raw: NatsConnection | undefined;
+  const others: Observer[] = [];
+  try {
+    observer = await connectObserver({ servers: natsUrl, prefix });
+    raw = await connect({ servers: natsUrl });
+  } catch (error) {
+    await observer?.close();
+    await service.stop();
+    throw error;
+  }
+  const rawConnection = raw;
+  return {
+    prefix,
+    names,
+    service,
+    observer,
+    logFile,
+    async connectObserver() {
+      const other = await connectObserver({ servers: natsUrl, prefix });
+      others.push(other);
+      return other;
+    },
+    async rawRequest(subject, body) {
+      return (await rawConnection.request(subject, body, { timeout: 10_000 })).json();
+    },
+    async metric(name, labels = {}) {
+      const text = await (await fetch(`${service.metricsUrl}/metrics`)).text();
+      return sumSamples(text, name, labels);
+    },
+    async stop() {
+      await Promise.all([observer, ...others].map((o) => o?.close()));
+      await service.stop();
+      const jsm = await jetstreamManager(rawConnection);
+      await jsm.streams.delete(names.eventStream).catch(() => false);
+      await jsm.streams.delete(`KV_${names.recordsBucket}`).catch(() => false);
+      await rawConnection.close();
+      destination.flushSync();
+    },
+  };
+}
+
+/** Sums `name{...}` samples of the Prometheus text format whose labels include every one of `labels`. */
+function sumSamples(text: string, name: string, labels: Record<string, string>): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const series = Object.fromEntries([...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => series[key] === value)) sum += Number(match[3]);
+  }
+  return sum;
+}
+
+/** What an apply tool does: server-side apply of every object, in order, as field manager `e2e`. */
+export async function apply(kubeConfig: KubeConfig, ...objects: KubernetesObject[]): Promise<KubernetesObject[]> {
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  const applied: KubernetesObject[] = [];
+  for (const object of objects) {
+    applied.push(await client.patch(object, undefined, undefined, "e2e", true, PatchStrategy.ServerSideApply));
+  }
+  return applied;
+}
+
+/** A request with the fields every test sets the same way; `overrides` names the rest. */
+export function observeRequest(
+  overrides: Pick<ObservationRequestInput, "deployment" | "resources"> & Partial<ObservationRequestInput>,
+): ObservationRequestInput {
+  return {
+    key: `e2e-${randomBytes(6).toString("hex")}/${overrides.deployment}`,
+    require: "healthy",
+    timeoutSeconds: 300,
+    ...overrides,
+  };
+}
+
+/** Every event of a run, up to and including its verdict. */
+export async function collect(run: Pick<ObservationRun, "progress" | "verdict">): Promise<{ events: ObservationEvent[]; verdict: ObservationVerdict }> {
+  const events: ObservationEvent[] = [];
+  for await (const event of run.progress) events.push(event);
+  return { events, verdict: await run.verdict };
+}
