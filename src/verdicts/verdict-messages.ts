@@ -25,14 +25,19 @@ export interface StageCounts {
   readonly settled: number;
 }
 
+function existing(total: number): string {
+  return `${plural(total, "resource")} ${total === 1 ? "exists" : "exist"}`;
+}
+
 export function successMessage(deployment: string, stage: Stage, counts: StageCounts): string {
   switch (stage) {
     case "applied":
-      return `deployment ${deployment} reached applied: ${plural(counts.total, "resource")} exist`;
+      return `deployment ${deployment} reached applied: ${existing(counts.total)}`;
     case "bootstrapped":
+      // "0 bootstrap Jobs complete" would read as if some had not completed.
       return `deployment ${deployment} reached bootstrapped: ${listParts(
-        `${plural(counts.total, "resource")} exist`,
-        `${plural(counts.bootstrapJobs, "bootstrap Job")} complete`,
+        existing(counts.total),
+        counts.bootstrapJobs > 0 && `${plural(counts.bootstrapJobs, "bootstrap Job")} complete`,
       )}`;
     case "healthy":
       return `deployment ${deployment} reached healthy: ${plural(counts.total, "resource")} settled`;
