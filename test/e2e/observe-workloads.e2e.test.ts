@@ -9,8 +9,7 @@ import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1CustomResourceD
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
 import { daemonSet, deployment, statefulSet } from "./support/manifests.js";
-import { apply, collect, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
-import type { ObservationEvent } from "../../src/verdicts/schemas.js";
+import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
 let stagewatch: StagewatchUnderTest;
@@ -168,11 +167,10 @@ describe("a custom resource with a Ready condition", () => {
       return read.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") || undefined;
     });
     const identity = { apiVersion: `${group}/v1`, kind: "Database", namespace, name: "orders" };
-    const [created] = await apply(kc, { apiVersion: identity.apiVersion, kind: identity.kind, metadata: { name: "orders", namespace }, spec: { size: "10Gi" } } as never);
+    const [created] = await apply(kc, { apiVersion: identity.apiVersion, kind: identity.kind, metadata: { name: "orders", namespace }, spec: { size: "10Gi" } });
 
     const run = await stagewatch.observer.observe(observeRequest({ deployment: "orders", resources: [identity] }));
-    const progress = run.progress[Symbol.asyncIterator]();
-    const firstReading = await nextProgress(progress);
+    const firstReading = await nextReading(run.progress[Symbol.asyncIterator]());
     expect(firstReading).toMatchObject({ identity, state: "pending", reason: "AwaitingStatus", message: "no status written yet" });
     expect(await stagewatch.observer.get(run.observationId)).toMatchObject({ outcome: "in_progress", reached: "bootstrapped" });
 
@@ -222,13 +220,4 @@ function newPodName(message: string): string {
 async function podsOf(namespace: string, app: string, image: string): Promise<string[]> {
   const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: `app=${app}` });
   return pods.items.filter((pod) => pod.spec?.containers[0]?.image === image).map((pod) => pod.metadata!.name!);
-}
-
-/** The next progress event's resource reading (stage events are skipped). */
-async function nextProgress(events: AsyncIterator<ObservationEvent>) {
-  for (;;) {
-    const next = await events.next();
-    if (next.done) throw new Error("the observation ended before a progress event");
-    if (next.value.type === "progress") return next.value.resource;
-  }
 }

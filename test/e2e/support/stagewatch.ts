@@ -16,8 +16,9 @@ import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObj
 import { pino } from "pino";
 import { busNames, connectObserver, type BusNames, type Observer, type ObservationRun } from "../../../src/bus/index.js";
 import { startService, type RunningService } from "../../../src/service/service.js";
-import type { ObservationEvent, ObservationRequestInput, ObservationVerdict } from "../../../src/verdicts/schemas.js";
+import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, ResourceVerdict } from "../../../src/verdicts/schemas.js";
 import { kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
+import type { Manifest } from "./manifests.js";
 
 const logDir = fileURLToPath(new URL("../../../.stagewatch/e2e/logs/", import.meta.url));
 
@@ -116,7 +117,7 @@ function sumSamples(text: string, name: string, labels: Record<string, string>):
 }
 
 /** What an apply tool does: server-side apply of every object, in order, as field manager `e2e`. */
-export async function apply(kubeConfig: KubeConfig, ...objects: KubernetesObject[]): Promise<KubernetesObject[]> {
+export async function apply(kubeConfig: KubeConfig, ...objects: Manifest[]): Promise<KubernetesObject[]> {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
   const applied: KubernetesObject[] = [];
   for (const object of objects) {
@@ -142,4 +143,16 @@ export async function collect(run: Pick<ObservationRun, "progress" | "verdict">)
   const events: ObservationEvent[] = [];
   for await (const event of run.progress) events.push(event);
   return { events, verdict: await run.verdict };
+}
+
+/** Reads events up to the first progress event whose reading matches; throws if the verdict comes first. */
+export async function nextReading(
+  events: AsyncIterator<ObservationEvent>,
+  matches: (reading: ResourceVerdict) => boolean = () => true,
+): Promise<ResourceVerdict> {
+  for (;;) {
+    const next = await events.next();
+    if (next.done || next.value.type === "verdict") throw new Error("the observation ended before the reading looked for");
+    if (next.value.type === "progress" && matches(next.value.resource)) return next.value.resource;
+  }
 }
