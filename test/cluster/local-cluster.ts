@@ -365,6 +365,9 @@ function apiserverArgs(stateDir: string, pki: Pki, tokenFile: string, etcdPort: 
     // controller (eviction, zone health) is not run here, so the taint is never added.
     "--disable-admission-plugins=TaintNodesByCondition",
     "--allow-privileged=true",
+    // On SIGTERM, close open watches (rate-limited) within this grace, as production control planes
+    // are configured to; by default they hold the HTTP server's shutdown for its full 60 s.
+    "--shutdown-watch-termination-grace-period=5s",
     "--profiling=false",
   ];
 }
