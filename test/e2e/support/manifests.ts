@@ -1,8 +1,8 @@
 /**
  * The objects the observe e2e tests apply, written as a chart would render them: workloads whose
  * pod templates may ask kwok for a fault (FAULT_LABEL), Jobs that complete or fail with a
- * termination message, and a CRD with a status subresource. Each builder returns the manifest
- * and the identity an apply tool would send for it.
+ * termination message, ConfigMaps. Each builder returns the manifest and the identity an apply
+ * tool would send for it.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { ResourceIdentity } from "../../../src/verdicts/schemas.js";
@@ -27,8 +27,6 @@ function declared(manifest: Manifest): Declared {
 }
 
 export interface PodTemplateOptions {
-  /** Labels of the pod template besides `app` (and the fault label, when a fault is asked for). */
-  labels?: Record<string, string>;
   /** The fault kwok plays for every pod of this template. */
   fault?: Fault;
   /** Default `registry.example/<app>:1`; kwok pulls nothing, the image only changes the template. */
@@ -38,7 +36,7 @@ export interface PodTemplateOptions {
 function podTemplate(app: string, options: PodTemplateOptions, annotations?: Record<string, string>) {
   return {
     metadata: {
-      labels: { app, ...options.labels, ...(options.fault && { [FAULT_LABEL]: options.fault }) },
+      labels: { app, ...(options.fault && { [FAULT_LABEL]: options.fault }) },
       ...(annotations && { annotations }),
     },
     spec: { containers: [{ name: app, image: options.image ?? `registry.example/${app}:1` }] },
