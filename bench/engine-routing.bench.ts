@@ -110,9 +110,9 @@ const everything = [...observed, ...unobserved];
 const informers = new Map<string, BenchInformer>([
   ["apps/Deployment", new BenchInformer(mappingOf("Deployment"), everything.map((a) => a.deployment))],
   ["apps/ReplicaSet", new BenchInformer(mappingOf("ReplicaSet"), everything.map((a) => a.replicaSet))],
-  ["Pod", new BenchInformer(mappingOf("Pod"), everything.flatMap((a) => a.pods))],
+  ["core/Pod", new BenchInformer(mappingOf("Pod"), everything.flatMap((a) => a.pods))],
 ]);
-const podInformer = informers.get("Pod")!;
+const podInformer = informers.get("core/Pod")!;
 
 const kinds: KindSource = {
   namespaces: undefined,

@@ -26,7 +26,7 @@ function podJson(i: number): string {
     .replaceAll('"namespace":"payments"', `"namespace":"team-${i % namespaces}"`);
 }
 
-const target = { apiVersion: "v1", kind: "Pod", kindKey: "Pod", metadataOnly: false };
+const target = { apiVersion: "v1", kind: "Pod", kindKey: "core/Pod", metadataOnly: false };
 
 /** Bytes of heap one kept object costs: heap growth over `pods` objects, after full collections. */
 function bytesPerPod(keep: (i: number) => void, release: () => void): number {

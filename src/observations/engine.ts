@@ -121,7 +121,7 @@ export class ObservationEngine implements ObservationService {
 
     const nowMs = this.now();
     const observationId = this.options.newObservationId();
-    const scopeByKind = new Map(mappings.value.map((m) => [groupKind(m.apiVersion, m.kind), !m.namespaced]));
+    const scopeByKind = new Map(mappings.value.map((m) => [m.kindKey, !m.namespaced]));
     const started = startObservation({
       observationId,
       request,

@@ -43,7 +43,6 @@ export {
   UnknownKindError,
   builtinMappings,
   collectionPath,
-  kindKey,
   splitApiVersion,
 } from "./restMapper.js";
 export type { ResourceMapping } from "./restMapper.js";

@@ -73,7 +73,7 @@ describe("informer: list, then watch", () => {
         ? listBody([pod("api-0", "90"), pod("api-1", "95")], "100", "page-2")
         : listBody([pod("api-2", "99")], "100"),
     );
-    const informer = hub.informer("Pod");
+    const informer = hub.informer("core/Pod");
 
     expect(transport.gets(podsPath).map((request) => request.query)).toEqual([
       { limit: 500, continue: undefined },
@@ -93,15 +93,15 @@ describe("informer: list, then watch", () => {
     expect(informer.list().map((cached) => cached.metadata.name)).toEqual(["api-0", "api-2", "api-3"]);
     expect(informer.get("payments", "api-0")?.metadata.resourceVersion).toBe("101");
     expect(informer.get("payments", "api-0")).not.toHaveProperty("metadata.managedFields");
-    expect(recorded.events).toEqual(["Pod modified", "Pod deleted", "Pod added"]);
-    expect(recorded.objects.get("Pod")).toBe(3);
+    expect(recorded.events).toEqual(["core/Pod modified", "core/Pod deleted", "core/Pod added"]);
+    expect(recorded.objects.get("core/Pod")).toBe(3);
   });
 
   it("retries a failed list after the backoff; synced turns true only after the list's events", () => {
     const { clock, transport, hub, recorded } = setup();
     const server = serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
     server.failWith = new KubeRequestError("GET /api/v1/pods: 500 InternalError", { status: 500 });
-    const informer = hub.informer("Pod");
+    const informer = hub.informer("core/Pod");
     const log: string[] = [];
     informer.synced$.subscribe((synced) => log.push(`synced ${synced}`));
     informer.events$.subscribe((event) => log.push(describeEvent(event)));
@@ -111,7 +111,7 @@ describe("informer: list, then watch", () => {
     expect(transport.gets(podsPath)).toHaveLength(1);
     clock.advance(1);
     expect(log).toEqual(["synced false", "added api-0@90", "synced true"]);
-    expect(recorded.restarts).toEqual(["Pod error"]);
+    expect(recorded.restarts).toEqual(["core/Pod error"]);
   });
 });
 
@@ -128,7 +128,7 @@ describe("informer: staying current", () => {
       items: [pod("api-0", "90"), pod("api-1", "95"), pod("api-2", "99")],
       resourceVersion: "100",
     });
-    const informer = hub.informer("Pod");
+    const informer = hub.informer("core/Pod");
     const seen = record(informer.events$);
     seen.length = 0;
 
@@ -141,13 +141,13 @@ describe("informer: staying current", () => {
     expect(transport.gets(podsPath)[1]?.query?.resourceVersion).toBeUndefined();
     expect(seen).toEqual(["modified api-1@200", "added api-4@210", "deleted api-2@99"]);
     expect(transport.currentWatch(podsPath).request.query?.resourceVersion).toBe("250");
-    expect(recorded.restarts).toEqual(["Pod gone"]);
+    expect(recorded.restarts).toEqual(["core/Pod gone"]);
   });
 
   it("restarts a failed watch from the last resourceVersion seen, after a growing backoff forgiven after a healthy stretch", () => {
     const { clock, transport, hub, recorded } = setup();
     serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
-    hub.informer("Pod");
+    hub.informer("core/Pod");
     transport.currentWatch(podsPath).send("MODIFIED", pod("api-0", "101"));
 
     transport.currentWatch(podsPath).fail();
@@ -168,20 +168,20 @@ describe("informer: staying current", () => {
     expect(transport.openWatches(podsPath)).toHaveLength(1);
     // Resumed each time: no relist after an error.
     expect(transport.gets(podsPath)).toHaveLength(1);
-    expect(recorded.restarts).toEqual(["Pod error", "Pod error", "Pod error"]);
+    expect(recorded.restarts).toEqual(["core/Pod error", "core/Pod error", "core/Pod error"]);
   });
 
   it("the watchdog aborts a watch that delivered nothing for too long and starts another", () => {
     const { clock, transport, hub, recorded } = setup();
     serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
-    hub.informer("Pod");
+    hub.informer("core/Pod");
     const silent = transport.currentWatch(podsPath);
 
     clock.advance(299_999);
     expect(silent.open).toBe(true);
     clock.advance(1);
     expect(silent.open).toBe(false);
-    expect(recorded.restarts).toEqual(["Pod watchdog"]);
+    expect(recorded.restarts).toEqual(["core/Pod watchdog"]);
     const next = transport.currentWatch(podsPath);
     expect(next).not.toBe(silent);
     expect(next.request.query?.resourceVersion).toBe("100");
@@ -190,7 +190,7 @@ describe("informer: staying current", () => {
   it("a bookmark keeps the watchdog quiet and moves the point the next watch resumes from", () => {
     const { clock, transport, hub, recorded } = setup();
     serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
-    hub.informer("Pod");
+    hub.informer("core/Pod");
     const watch = transport.currentWatch(podsPath);
 
     clock.advance(200_000);
@@ -201,13 +201,13 @@ describe("informer: staying current", () => {
     clock.advance(1);
     expect(watch.open).toBe(false);
     expect(transport.currentWatch(podsPath).request.query?.resourceVersion).toBe("150");
-    expect(recorded.events).toEqual(["Pod bookmark"]);
+    expect(recorded.events).toEqual(["core/Pod bookmark"]);
   });
 
   it("resumes at once a watch the server ended after working, but backs off when it ends at once", () => {
     const { clock, transport, hub, recorded } = setup();
     serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
-    hub.informer("Pod");
+    hub.informer("core/Pod");
 
     clock.advance(60_000);
     transport.currentWatch(podsPath).end();
@@ -220,19 +220,19 @@ describe("informer: staying current", () => {
     expect(transport.openWatches(podsPath)).toHaveLength(0);
     clock.advance(1);
     expect(transport.openWatches(podsPath)).toHaveLength(1);
-    expect(recorded.restarts).toEqual(["Pod closed", "Pod closed"]);
+    expect(recorded.restarts).toEqual(["core/Pod closed", "core/Pod closed"]);
   });
 
   it("treats a malformed watch line as a failure of the watch", () => {
     const { clock, transport, hub, recorded } = setup();
     serveList(transport, podsPath, { items: [], resourceVersion: "100" });
-    hub.informer("Pod");
+    hub.informer("core/Pod");
     const watch = transport.currentWatch(podsPath);
     watch.line({ kind: "Pod" });
     expect(watch.open).toBe(false);
     clock.advance(800);
     expect(transport.openWatches(podsPath)).toHaveLength(1);
-    expect(recorded.restarts).toEqual(["Pod error"]);
+    expect(recorded.restarts).toEqual(["core/Pod error"]);
   });
 });
 
@@ -245,7 +245,7 @@ describe("informer: metadata-only kinds", () => {
   ])("$kind is asked for as PartialObjectMetadata and never keeps data", ({ kind, path, body }) => {
     const { transport, hub } = setup();
     transport.onGet(path, () => secretMetadataList);
-    const informer = hub.informer(kind);
+    const informer = hub.informer(`core/${kind}`);
 
     expect(transport.gets(path)[0]?.accept).toBe(metadataListAccept);
     const watch = transport.currentWatch(path);
@@ -270,7 +270,7 @@ describe("informer: metadata-only kinds", () => {
       metadata: { resourceVersion: "696" },
       items: null,
     }));
-    const informer = hub.informer("Secret");
+    const informer = hub.informer("core/Secret");
     expect(informer.hasSynced()).toBe(true);
     expect(transport.currentWatch("/api/v1/secrets").request.query?.resourceVersion).toBe("696");
   });
@@ -324,7 +324,7 @@ describe("informer: a namespace list", () => {
       items: [{ metadata: { name: "payments", uid: "ns-1", resourceVersion: "5" }, status: { phase: "Active" } }],
       resourceVersion: "10",
     });
-    const informer = hub.informer("Namespace");
+    const informer = hub.informer("core/Namespace");
     expect(transport.requests.map((request) => request.path)).toEqual(["/api/v1/namespaces", "/api/v1/namespaces"]);
     expect(informer.get(undefined, "payments")?.status).toEqual({ phase: "Active" });
   });
@@ -335,7 +335,7 @@ describe("InformerHub", () => {
     const { transport, hub } = setup();
     serveList(transport, podsPath, { items: [], resourceVersion: "1" });
     expect(transport.requests).toEqual([]);
-    const byKey = hub.informer("Pod");
+    const byKey = hub.informer("core/Pod");
     const byMapping = hub.informer(await hub.resolve("v1", "Pod"));
     expect(byMapping).toBe(byKey);
     expect(await hub.informerFor("v1", "Pod")).toBe(byKey);
@@ -363,7 +363,7 @@ describe("InformerHub", () => {
     serveList(transport, podsPath, { items: [], resourceVersion: "1" });
     const replicaSets = serveList(transport, "/apis/apps/v1/replicasets", { items: [], resourceVersion: "1" });
     replicaSets.failWith = new KubeRequestError("GET: 500", { status: 500 });
-    hub.informer("Pod");
+    hub.informer("core/Pod");
     hub.informer("apps/ReplicaSet");
     expect(hub.hasSynced()).toBe(false);
     replicaSets.failWith = undefined;
@@ -374,7 +374,7 @@ describe("InformerHub", () => {
   it("stop ends the watches and completes the streams; nothing restarts afterwards", () => {
     const { clock, transport, hub } = setup();
     serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
-    const informer = hub.informer("Pod");
+    const informer = hub.informer("core/Pod");
     let completed = false;
     informer.events$.subscribe({ complete: () => (completed = true) });
     const watch = transport.currentWatch(podsPath);
@@ -386,14 +386,14 @@ describe("InformerHub", () => {
     clock.advance(3_600_000);
     expect(transport.requests).toHaveLength(requests);
     // A later need starts a fresh informer.
-    expect(hub.informer("Pod")).not.toBe(informer);
+    expect(hub.informer("core/Pod")).not.toBe(informer);
   });
 
   it("a handler may stop the informer while the list's events are delivered: no watch follows", () => {
     const { clock, transport, hub } = setup();
     const server = serveList(transport, podsPath, { items: [pod("api-0", "90"), pod("api-1", "91")], resourceVersion: "100" });
     server.failWith = new KubeRequestError("GET: 500", { status: 500 });
-    const informer = hub.informer("Pod");
+    const informer = hub.informer("core/Pod");
     informer.events$.subscribe(() => informer.stop());
     server.failWith = undefined;
     clock.advance(800);

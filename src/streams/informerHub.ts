@@ -13,9 +13,9 @@ import type { KubeTransport } from "./transport.js";
  * tokens, RBAC rules). ConfigMaps and Secrets above all: their data never enters the process.
  */
 export const defaultMetadataOnlyKinds: readonly string[] = [
-  "ConfigMap",
-  "Secret",
-  "ServiceAccount",
+  "core/ConfigMap",
+  "core/Secret",
+  "core/ServiceAccount",
   "rbac.authorization.k8s.io/Role",
   "rbac.authorization.k8s.io/ClusterRole",
   "rbac.authorization.k8s.io/RoleBinding",
@@ -59,7 +59,7 @@ export class InformerHub {
   }
 
   /**
-   * The informer of a kind, started on first use. A kind key (`Pod`, `apps/ReplicaSet`) must be
+   * The informer of a kind, started on first use. A kind key (`core/Pod`, `apps/ReplicaSet`) must be
    * a built-in mapping or resolved before; anything else throws UnknownKindError.
    */
   informer(target: ResourceMapping | string): Informer {

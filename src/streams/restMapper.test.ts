@@ -49,6 +49,7 @@ describe("RestMapper", () => {
     const mapper = new RestMapper(transport);
     const pod = await mapper.resolve("v1", "Pod");
     expect(collectionPath(pod)).toBe("/api/v1/pods");
+    expect(pod.kindKey).toBe("core/Pod");
     expect(collectionPath(await mapper.resolve("apps/v1", "ReplicaSet"), "shop")).toBe("/apis/apps/v1/namespaces/shop/replicasets");
     expect(transport.requests).toEqual([]);
   });

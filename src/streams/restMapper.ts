@@ -6,6 +6,7 @@
 // a request names it. Positive answers are kept for the life of the process: a kind's plural and
 // scope do not change while its CRD exists.
 import { firstValueFrom } from "rxjs";
+import { kindKey } from "../kube/kinds.js";
 import { KubeRequestError, type KubeTransport } from "./transport.js";
 
 export interface ResourceMapping {
@@ -18,12 +19,8 @@ export interface ResourceMapping {
   /** The plural resource name used in paths: `deployments`. */
   resource: string;
   namespaced: boolean;
-  /** `group/Kind` (`apps/Deployment`), or just `Kind` for the core group (`Pod`): one informer per key. */
+  /** The kind key (`apps/Deployment`, `core/Pod`; see src/kube/kinds.ts): one informer per key. */
   kindKey: string;
-}
-
-export function kindKey(group: string, kind: string): string {
-  return group === "" ? kind : `${group}/${kind}`;
 }
 
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
@@ -62,7 +59,7 @@ export class DiscoveryError extends Error {
 
 /**
  * Kinds whose plural and scope Kubernetes fixes forever (GA APIs): known without asking, so
- * `informer("Pod")` works before any discovery round trip.
+ * `informer("core/Pod")` works before any discovery round trip.
  */
 export const builtinMappings: readonly ResourceMapping[] = [
   mapping("v1", "Pod", "pods", true),

@@ -18,7 +18,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
   {
     name: "running pod keeps identity, owner, container names, Ready and PodScheduled, container states; drops managedFields, spec, labels, annotations",
     raw: fixture("pod-running.json"),
-    target: target("v1", "Pod", "Pod"),
+    target: target("v1", "Pod", "core/Pod"),
     expected: {
       apiVersion: "v1",
       kind: "Pod",
@@ -49,7 +49,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
   {
     name: "pod in ImagePullBackOff keeps the waiting reason and message, and the init container's termination",
     raw: fixture("pod-imagepullbackoff.json"),
-    target: target("v1", "Pod", "Pod"),
+    target: target("v1", "Pod", "core/Pod"),
     expected: {
       apiVersion: "v1",
       kind: "Pod",
@@ -264,7 +264,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
   {
     name: "PartialObjectMetadata of a Secret becomes a Secret with metadata only",
     raw: secretItem,
-    target: target("v1", "Secret", "Secret", true),
+    target: target("v1", "Secret", "core/Secret", true),
     expected: {
       apiVersion: "v1",
       kind: "Secret",
@@ -286,7 +286,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
       type: "Opaque",
       data: { url: "cG9zdGdyZXM6Ly91c2VyOmh1bnRlcjJAZGIvcGF5bWVudHM=" },
     },
-    target: target("v1", "Secret", "Secret", true),
+    target: target("v1", "Secret", "core/Secret", true),
     expected: {
       apiVersion: "v1",
       kind: "Secret",
@@ -296,7 +296,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
   {
     name: "cluster-scoped object without status keeps metadata alone",
     raw: { apiVersion: "v1", kind: "Namespace", metadata: { name: "payments", uid: "0f1e2d3c-4b5a-4697-8877-665544332211", resourceVersion: "12" } },
-    target: target("v1", "Namespace", "Namespace"),
+    target: target("v1", "Namespace", "core/Namespace"),
     expected: {
       apiVersion: "v1",
       kind: "Namespace",
@@ -306,7 +306,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
   {
     name: "an object without a uid is not an object of the collection",
     raw: { metadata: { name: "ghost", namespace: "payments" } },
-    target: target("v1", "Pod", "Pod"),
+    target: target("v1", "Pod", "core/Pod"),
     expected: undefined,
   },
 ];
@@ -318,7 +318,7 @@ describe("stripObject", () => {
 
   it("keeps a running pod under a fifth of its JSON size", () => {
     const raw = fixture("pod-running.json");
-    const stripped = stripObject(raw, target("v1", "Pod", "Pod"));
+    const stripped = stripObject(raw, target("v1", "Pod", "core/Pod"));
     expect(JSON.stringify(stripped).length).toBeLessThan(JSON.stringify(raw).length / 5);
   });
 });

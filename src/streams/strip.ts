@@ -53,7 +53,7 @@ interface Body {
 }
 
 const bodies: Record<string, (raw: Json) => Body> = {
-  Pod: (raw) => ({
+  "core/Pod": (raw) => ({
     spec: nonEmpty({
       nodeName: str(field(raw.spec, "nodeName")),
       containers: names(field(raw.spec, "containers")),

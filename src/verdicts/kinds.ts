@@ -1,17 +1,8 @@
-// How stagewatch names kinds and resources. Rules are registered by `group/Kind`, with the core
-// group ("" in the API) written `core` so that `core/Pod` reads as clearly as `apps/Deployment`.
-// The API version is left out on purpose: apps/v1 and a future apps/v2 Deployment are one object.
+// How stagewatch names resources in verdicts: identity keys, scope, the words verdict lines use.
+// Kinds are named by their kind key (`core/Pod`, `apps/Deployment`), defined in src/kube/kinds.ts.
+import { groupKind } from "../kube/kinds.js";
 
-/** `apps/v1` -> `apps`, `v1` -> `core`. */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  return slash < 0 ? "core" : apiVersion.slice(0, slash);
-}
-
-/** `apps/Deployment`, `batch/Job`, `core/Pod`, `cert-manager.io/Certificate`. */
-export function groupKind(apiVersion: string, kind: string): string {
-  return `${groupOf(apiVersion)}/${kind}`;
-}
+export { groupKind, groupOf } from "../kube/kinds.js";
 
 export interface Identified {
   apiVersion: string;

@@ -59,7 +59,7 @@ describe("kube-apiserver restart", () => {
       return now > restartsBefore ? now : undefined;
     });
     expect(restarts).toBeGreaterThan(restartsBefore);
-    for (const kind of ["apps/Deployment", "apps/ReplicaSet", "Pod"]) {
+    for (const kind of ["apps/Deployment", "apps/ReplicaSet", "core/Pod"]) {
       expect(await stagewatch.metric("stagewatch_watch_restarts_total", { kind }), kind).toBeGreaterThan(0);
     }
   });

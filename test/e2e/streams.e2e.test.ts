@@ -87,7 +87,7 @@ describe("streams against a real API server", () => {
       },
     });
     const deployments = hub.informer("apps/Deployment");
-    const pods = hub.informer("Pod");
+    const pods = hub.informer("core/Pod");
     await synced(deployments);
     await synced(pods);
 
@@ -137,8 +137,8 @@ describe("streams against a real API server", () => {
   it("reads ConfigMaps and Secrets as metadata only: their data never crosses the wire", async () => {
     const secretValue = `s3cr3t-${randomBytes(6).toString("hex")}`;
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "listed" }, data: { password: secretValue } } });
-    const configMaps = hub.informer("ConfigMap");
-    const secrets = hub.informer("Secret");
+    const configMaps = hub.informer("core/ConfigMap");
+    const secrets = hub.informer("core/Secret");
     await synced(configMaps);
     await synced(secrets);
     expect(configMaps.get(namespace, "listed")).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "listed" } });
@@ -250,7 +250,7 @@ describe("watches the API server ends", () => {
   });
 
   it("are resumed from the last resourceVersion: nothing is missed or replayed across them", async () => {
-    const configMaps = hub.informer("ConfigMap");
+    const configMaps = hub.informer("core/ConfigMap");
     await synced(configMaps);
     const seen: string[] = [];
     configMaps.events$.subscribe((event) => {
@@ -263,6 +263,6 @@ describe("watches the API server ends", () => {
     }
     await eventually("all ticks seen", async () => (seen.length >= 4 ? true : undefined));
     expect(seen).toEqual(["added tick-0", "added tick-1", "added tick-2", "added tick-3"]);
-    expect(restarts.every((restart) => restart === "ConfigMap closed")).toBe(true);
+    expect(restarts.every((restart) => restart === "core/ConfigMap closed")).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
 // them: a list answers with the objects stored and the current resourceVersion; a change made while
 // an informer watches goes out on its watch as an ADDED, MODIFIED or DELETED line carrying the new
 // resourceVersion. Objects are the full API JSON of test/fixtures; stripping is the informer's job.
+import { kindKey } from "../../kube/kinds.js";
 import type { KubeObject } from "../../kube/objects.js";
 import { builtinMappings, collectionPath, KubeRequestError, splitApiVersion, type ResourceMapping } from "../../streams/index.js";
 import { listBody, type ScriptedTransport } from "../../streams/testing/index.js";
@@ -32,7 +33,7 @@ export class ScriptedCluster {
     const { group, version } = splitApiVersion(apiVersion);
     this.discovery(apiVersion, [kind]);
     const { name: resource, namespaced } = kind;
-    return this.serve({ apiVersion, group, version, kind: kind.kind, resource, namespaced, kindKey: `${group}/${kind.kind}` });
+    return this.serve({ apiVersion, group, version, kind: kind.kind, resource, namespaced, kindKey: kindKey(group, kind.kind) });
   }
 
   /** Serves a kind's collection, cluster-wide and in each namespace given to the constructor. */
