@@ -4,10 +4,11 @@
  * what the cluster does afterwards. The restart would disturb every other test file, so this one
  * runs on a cluster of its own, started here.
  */
+import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalCluster, type LocalCluster } from "../cluster/local-cluster.ts";
-import { scratchDir } from "../cluster/stagewatch.ts";
+import { REPO_ROOT } from "../cluster/stagewatch.ts";
 import { eventually, Fault } from "./support/cluster.js";
 import { deployment } from "./support/manifests.js";
 import { apply, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
@@ -19,7 +20,9 @@ let kc: KubeConfig;
 let stagewatch: StagewatchUnderTest;
 
 beforeAll(async () => {
-  cluster = await startLocalCluster({ stateDir: scratchDir("restart"), log: () => {} });
+  // One fixed directory, wiped by each start: the last run's logs stay for a look, and runs do not
+  // pile up a data directory each.
+  cluster = await startLocalCluster({ stateDir: join(REPO_ROOT, ".stagewatch", "e2e", "apiserver-restart"), log: () => {} });
   kc = new KubeConfig();
   kc.loadFromFile(cluster.kubeconfigPath);
   stagewatch = await startStagewatch({ name: "restart", kubeConfig: kc, natsUrl: cluster.natsUrl });
