@@ -127,10 +127,14 @@ export function stopProcesses(records: readonly ProcessRecord[], graceMs = 10_00
   return running.map((record) => record.name);
 }
 
-/** Stops every process the pidfile of `stateDir` names, then removes the pidfile. */
+/**
+ * Stops every process the pidfile of `stateDir` names, one at a time in reverse start order, then
+ * removes the pidfile. The order matters: clients go before the API server and the API server
+ * before etcd; a kube-apiserver whose etcd is already gone spends its whole grace period retrying.
+ */
 export function stopRecorded(stateDir: string, graceMs?: number): string[] {
   const records = readPidfile(stateDir);
-  const killed = stopProcesses([...records].reverse(), graceMs);
+  const killed = [...records].reverse().flatMap((record) => stopProcesses([record], graceMs));
   rmSync(join(stateDir, PIDFILE), { force: true });
   return killed;
 }
