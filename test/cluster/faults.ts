@@ -13,6 +13,10 @@
  * | `CrashLoopBackOff` | Running, not ready; waiting CrashLoopBackOff, restartCount 5, lastState Error |
  * | `Error`            | Failed; every container terminated, reason Error, exit code and termination message from the annotations below (a Job with `backoffLimit: 0` then fails with BackoffLimitExceeded) |
  * | `NeverReady`       | Running; containers running but not ready, Ready=False (ContainersNotReady) |
+ *
+ * `Error` is for pods with `restartPolicy: Never` (Jobs, bare pods): a kubelet never fails a pod
+ * that restarts its containers, and a ReplicaSet replaces failed pods without end. A Deployment's
+ * crashing container is `CrashLoopBackOff`.
  */
 export const FAULT_LABEL = "stagewatch.io/fault";
 
