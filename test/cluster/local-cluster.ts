@@ -18,7 +18,7 @@ import { KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from "./faults.ts";
 import { kwokStagesYaml } from "./kwok-stages.ts";
 import { createPki, SERVICE_CLUSTER_IP_RANGE, type Pki } from "./pki.ts";
 import { freePorts, http, waitFor } from "./probes.ts";
-import { logTail, startProcess, stopRecorded, type StartedProcess } from "./processes.ts";
+import { isRunning, logTail, readPidfile, startProcess, stopRecorded, type StartedProcess } from "./processes.ts";
 
 export interface LocalClusterOptions {
   /** Where certificates, data, logs and the pidfile go; wiped on start. */
@@ -120,8 +120,9 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   const log = options.log ?? ((line: string) => process.stderr.write(`stagewatch cluster: ${line}\n`));
   const binaries = options.binaries ?? buildOrReuseBinaries();
 
-  const killed = stopLocalCluster(stateDir);
-  if (killed.length > 0) log(`killed leftovers of an earlier run: ${killed.join(", ")}`);
+  const leftovers = readPidfile(stateDir).filter(isRunning);
+  if (leftovers.length > 0) log(`stopping what an earlier run left running: ${leftovers.map((p) => p.name).join(", ")}`);
+  stopLocalCluster(stateDir);
   rmSync(stateDir, { recursive: true, force: true });
   for (const dir of ["pki", "logs", "etcd", "nats", "certs"]) mkdirSync(join(stateDir, dir), { recursive: true });
 
