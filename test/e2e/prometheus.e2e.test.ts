@@ -270,7 +270,7 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     expect(series("Time to each stage (p95)").map((s) => s.metric.stage).sort()).toEqual(["applied", "bootstrapped", "healthy"]);
     expect(series("Watch restarts").map((s) => s.metric)).toContainEqual({ kind: `${group}/Widget`, cause: "closed" });
     const informers = Object.fromEntries(series("Informer objects by kind").map((s) => [s.metric.kind, Number(s.value[1])]));
-    expect(informers).toMatchObject({ "apps/Deployment": expect.any(Number), Pod: expect.any(Number), "batch/Job": expect.any(Number) });
+    expect(informers).toMatchObject({ "apps/Deployment": expect.any(Number), "core/Pod": expect.any(Number), "batch/Job": expect.any(Number) });
     expect(informers["apps/Deployment"]).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
