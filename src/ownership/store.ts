@@ -28,9 +28,18 @@ export class IndexedStore<T, IndexName extends string> {
   upsert(obj: T): T | undefined {
     const key = this.#keyOf(obj);
     const previous = this.#items.get(key);
-    if (previous !== undefined) this.#unfile(key, previous);
     this.#items.set(key, obj);
-    this.#file(key, obj);
+    for (const [name, index] of this.#indices) {
+      const indexer = this.#indexers[name];
+      const values = indexer(obj);
+      if (previous !== undefined) {
+        const before = indexer(previous);
+        // Almost every update (a pod's status moving) keeps UID and owner: no index to touch.
+        if (sameValues(before, values)) continue;
+        withdraw(index, key, before);
+      }
+      file(index, key, values);
+    }
     return previous;
   }
 
@@ -58,24 +67,28 @@ export class IndexedStore<T, IndexName extends string> {
     return [...keys].map((key) => this.#items.get(key) as T);
   }
 
-  #file(key: string, obj: T): void {
-    for (const [name, index] of this.#indices) {
-      for (const value of this.#indexers[name](obj)) {
-        let keys = index.get(value);
-        if (keys === undefined) index.set(value, (keys = new Set()));
-        keys.add(key);
-      }
-    }
-  }
-
   #unfile(key: string, obj: T): void {
-    for (const [name, index] of this.#indices) {
-      for (const value of this.#indexers[name](obj)) {
-        const keys = index.get(value);
-        keys?.delete(key);
-        // Empty sets are dropped so an index does not grow with every pod that ever existed.
-        if (keys?.size === 0) index.delete(value);
-      }
-    }
+    for (const [name, index] of this.#indices) withdraw(index, key, this.#indexers[name](obj));
   }
+}
+
+function file(index: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+  for (const value of values) {
+    let keys = index.get(value);
+    if (keys === undefined) index.set(value, (keys = new Set()));
+    keys.add(key);
+  }
+}
+
+function withdraw(index: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+  for (const value of values) {
+    const keys = index.get(value);
+    keys?.delete(key);
+    // Empty sets are dropped so an index does not grow with every pod that ever existed.
+    if (keys?.size === 0) index.delete(value);
+  }
+}
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
 }
