@@ -12,7 +12,7 @@ import { connectObserver, type Observer } from "../bus/index.js";
 import { startService } from "../service/service.js";
 import { describeResource, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
-import { parseDurationSeconds } from "./duration.js";
+import { durationFlagSeconds } from "./duration.js";
 import { readDeclaredResources } from "./manifests.js";
 import { UsageError } from "./usage.js";
 
@@ -121,7 +121,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(demoUsage);
     return 0;
   }
-  const timeoutSeconds = Math.ceil(parseDurationSeconds(values.timeout));
+  const timeoutSeconds = durationFlagSeconds("--timeout", values.timeout);
   if (values.kubeconfig && !process.env.NATS_URL) throw new UsageError("--kubeconfig needs NATS_URL as well");
 
   process.stdout.write(values.kubeconfig ? "using the given cluster\n" : "starting a local control plane and NATS (first run builds them from Go modules)...\n");

@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
-import { DurationSyntaxError, parseDurationSeconds } from "./duration.js";
+import { DurationSyntaxError, durationFlagSeconds, parseDurationSeconds } from "./duration.js";
+import { UsageError } from "./usage.js";
 
 test.each([
   ["300", 300],
@@ -15,4 +16,14 @@ test.each([
 
 test.each(["", "5 minutes", "m5", "5x", "-5m", "5m junk"])("'%s' is rejected", (text) => {
   expect(() => parseDurationSeconds(text)).toThrow(DurationSyntaxError);
+});
+
+test("a flag's duration is whole seconds, rounded up", () => {
+  expect(durationFlagSeconds("--timeout", "1.5s")).toBe(2);
+  expect(durationFlagSeconds("--timeout", "500ms")).toBe(1);
+});
+
+test("a flag's bad duration is a UsageError naming the flag", () => {
+  expect(() => durationFlagSeconds("--timeout", "soon")).toThrow(UsageError);
+  expect(() => durationFlagSeconds("--timeout", "soon")).toThrow("--timeout: 'soon' is not a duration");
 });

@@ -4,10 +4,19 @@
 // situations it is (usage.ts).
 import { randomUUID } from "node:crypto";
 import { KubeConfig } from "@kubernetes/client-node";
-import { connectObserver, natsConfigFromEnv } from "../bus/index.js";
-import { describeResource, describeIssues, type ObservationEvent, type ObservationVerdict, type Stage } from "../verdicts/index.js";
+import { connectObserver, natsConfigFromEnv, ObservationRejectedError } from "../bus/index.js";
+import {
+  describeIssues,
+  describeResource,
+  ObservationRequest,
+  parseWith,
+  type ObservationEvent,
+  type ObservationRequestInput,
+  type ObservationVerdict,
+  type Stage,
+} from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
-import { parseDurationSeconds } from "./duration.js";
+import { durationFlagSeconds } from "./duration.js";
 import { readDeclaredResources } from "./manifests.js";
 import { exitCodes, UsageError } from "./usage.js";
 
@@ -76,27 +85,28 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   }
   if (!values.filename?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
   if (!values.deployment) throw new UsageError("--deployment: required");
-  let timeoutSeconds: number;
-  try {
-    timeoutSeconds = Math.ceil(parseDurationSeconds(values.timeout));
-  } catch (cause) {
-    throw new UsageError(`--timeout: ${(cause as Error).message}`, { cause });
-  }
+  const timeoutSeconds = durationFlagSeconds("--timeout", values.timeout);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
   const resources = await readDeclaredResources(values.filename);
+  const request: ObservationRequestInput = {
+    key: values.key ?? `${values.deployment}/${randomUUID()}`,
+    deployment: values.deployment,
+    require: values.require as Stage,
+    timeoutSeconds,
+    defaultNamespace: values.namespace ?? contextNamespace(),
+    resources,
+    ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
+  };
+  // Checked before connecting, although the client checks again: a typo (`--require rendered`,
+  // `--deployment Web_1`) is bad input (2) even while NATS is down, never "unreachable" (3), which
+  // a CI script may retry.
+  const valid = parseWith(ObservationRequest, request);
+  if (!valid.ok) throw new ObservationRejectedError("invalid_request", "invalid observation request", valid.issues);
   const observer = await connectObserver({ ...nats.value, prefix: values["subject-prefix"] });
   try {
-    const run = await observer.observe({
-      key: values.key ?? `${values.deployment}/${randomUUID()}`,
-      deployment: values.deployment,
-      require: values.require as Stage,
-      timeoutSeconds,
-      defaultNamespace: values.namespace ?? contextNamespace(),
-      resources,
-      ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
-    });
+    const run = await observer.observe(request);
     const started = Date.now();
     process.stderr.write(`observing ${resources.length} resources as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
     for await (const event of run.progress) {
