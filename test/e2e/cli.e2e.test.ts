@@ -149,7 +149,7 @@ describe("stagewatch observe against stagewatch serve", () => {
       resources: [{ identity: api.identity, state: "settled" }],
       message: "deployment api reached healthy: 1 resource settled",
     });
-    expect(result.stderr).toContain(`observing 1 resources as ${verdict.observationId}`);
+    expect(result.stderr).toMatch(new RegExp(`^observing 1 resources? as ${verdict.observationId}\n`));
   });
 
   it("manifests without a namespace are observed in --namespace; a retry with the same --key follows the same observation", async () => {
@@ -246,6 +246,35 @@ describe("stagewatch observe against stagewatch serve", () => {
       expect(result.stderr).toContain("no stagewatch service is listening on nobody.observe");
       expect(result.stdout).toBe("");
     });
+
+    it("the service stops mid-observation: exit 3 once the budget and the client's grace are over, no hang", async () => {
+      const orphanPrefix = `e2e-cli-orphan-${randomBytes(3).toString("hex")}`;
+      const orphanDir = join(dir, "orphan");
+      mkdirSync(orphanDir, { recursive: true });
+      const orphaned = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: orphanDir, args: [`--subject-prefix=${orphanPrefix}`] });
+      try {
+        const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
+        await apply(kc, stuck.manifest);
+        const running = runObserve(compiled.cli, ["-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "5s", `--subject-prefix=${orphanPrefix}`], {
+          natsUrl: natsUrl(),
+          cwd: dir,
+          timeoutMs: 90_000,
+        });
+        await eventually("the observation accepted", async () => {
+          const metrics = await (await fetch(`${orphaned.url}/metrics`)).text();
+          return /^stagewatch_observations_active 1$/m.test(metrics) ? true : undefined;
+        });
+        expect(await orphaned.process.stop()).toEqual({ code: 0, signal: null });
+
+        const result = await running;
+        expect(result.status, output(result)).toBe(3);
+        expect(result.stderr).toContain(`stagewatch: no stagewatch service is listening on ${orphanPrefix}.get`);
+        expect(result.stdout).toBe("");
+      } finally {
+        await orphaned.process.stop();
+        await removeBus(orphanPrefix);
+      }
+    }, 120_000);
 
     it("NATS unreachable", async () => {
       const good = manifestDir("unreachable", configMap(namespace, "unreachable-config"));
