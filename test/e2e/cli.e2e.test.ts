@@ -194,6 +194,35 @@ describe("stagewatch observe against stagewatch serve", () => {
     expect(verdict.message).toMatch(new RegExp(`^deployment slow did not reach healthy within 5s: Deployment ${namespace}/slow: 0/1 replicas ready`));
   });
 
+  it("the service stops mid-observation: exit 3 once the budget and the client's grace are over, no hang", async () => {
+    const orphanPrefix = `e2e-cli-orphan-${randomBytes(3).toString("hex")}`;
+    const orphanDir = join(dir, "orphan");
+    mkdirSync(orphanDir, { recursive: true });
+    const orphaned = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: orphanDir, args: [`--subject-prefix=${orphanPrefix}`] });
+    try {
+      const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
+      await apply(kc, stuck.manifest);
+      const running = runObserve(compiled.cli, ["-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "5s", `--subject-prefix=${orphanPrefix}`], {
+        natsUrl: natsUrl(),
+        cwd: dir,
+        timeoutMs: 90_000,
+      });
+      await eventually("the observation accepted", async () => {
+        const metrics = await (await fetch(`${orphaned.url}/metrics`)).text();
+        return /^stagewatch_observations_active 1$/m.test(metrics) ? true : undefined;
+      });
+      expect(await orphaned.process.stop()).toEqual({ code: 0, signal: null });
+
+      const result = await running;
+      expect(result.status, output(result)).toBe(3);
+      expect(result.stderr).toContain(`stagewatch: no stagewatch service is listening on ${orphanPrefix}.get`);
+      expect(result.stdout).toBe("");
+    } finally {
+      await orphaned.process.stop();
+      await removeBus(orphanPrefix);
+    }
+  }, 120_000);
+
   // NATS_URL points nowhere: bad input is refused before connecting, so a CI script never reads
   // a typo as "unreachable" (3) and retries it.
   describe("bad input exits 2 and says what is wrong, even with NATS unreachable", () => {
@@ -234,7 +263,7 @@ describe("stagewatch observe against stagewatch serve", () => {
     });
   });
 
-  describe("nobody to answer exits 3 at once", () => {
+  describe("nobody to answer exits 3 at once, with a clear message", () => {
     it("NATS reachable, no service on the subject prefix", async () => {
       const good = manifestDir("nobody", configMap(namespace, "nobody-config"));
       const result = await runObserve(compiled.cli, ["-f", good, "--deployment", "web", "--subject-prefix", "nobody"], {
@@ -246,35 +275,6 @@ describe("stagewatch observe against stagewatch serve", () => {
       expect(result.stderr).toContain("no stagewatch service is listening on nobody.observe");
       expect(result.stdout).toBe("");
     });
-
-    it("the service stops mid-observation: exit 3 once the budget and the client's grace are over, no hang", async () => {
-      const orphanPrefix = `e2e-cli-orphan-${randomBytes(3).toString("hex")}`;
-      const orphanDir = join(dir, "orphan");
-      mkdirSync(orphanDir, { recursive: true });
-      const orphaned = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: orphanDir, args: [`--subject-prefix=${orphanPrefix}`] });
-      try {
-        const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
-        await apply(kc, stuck.manifest);
-        const running = runObserve(compiled.cli, ["-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "5s", `--subject-prefix=${orphanPrefix}`], {
-          natsUrl: natsUrl(),
-          cwd: dir,
-          timeoutMs: 90_000,
-        });
-        await eventually("the observation accepted", async () => {
-          const metrics = await (await fetch(`${orphaned.url}/metrics`)).text();
-          return /^stagewatch_observations_active 1$/m.test(metrics) ? true : undefined;
-        });
-        expect(await orphaned.process.stop()).toEqual({ code: 0, signal: null });
-
-        const result = await running;
-        expect(result.status, output(result)).toBe(3);
-        expect(result.stderr).toContain(`stagewatch: no stagewatch service is listening on ${orphanPrefix}.get`);
-        expect(result.stdout).toBe("");
-      } finally {
-        await orphaned.process.stop();
-        await removeBus(orphanPrefix);
-      }
-    }, 120_000);
 
     it("NATS unreachable", async () => {
       const good = manifestDir("unreachable", configMap(namespace, "unreachable-config"));
@@ -376,6 +376,8 @@ describe("stagewatch demo on the e2e cluster", () => {
     });
 
     expect(result.status, output(result)).toBe(0);
+    expect(result.stdout).toContain("[shop]     stage healthy reached\n");
+    expect(result.stdout).toContain("\nverdicts:\n");
     const verdicts = result.stdout.slice(result.stdout.indexOf("\nverdicts:\n"));
     expect(verdicts).toMatch(/\n {2}succeeded {2}deployment shop reached healthy: 3 resources settled {2}\(expected: healthy\)\n/);
     expect(verdicts).toMatch(
