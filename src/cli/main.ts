@@ -1,6 +1,7 @@
 // Command dispatch and the one place errors become exit codes: a typed error says which code,
 // anything else is a bug and prints its stack.
 import { NatsConfigError, ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError } from "../bus/index.js";
+import { ServiceStartError } from "../service/service.js";
 import { describeIssues } from "../verdicts/index.js";
 import { demoCommand } from "./demoCommand.js";
 import { ManifestError } from "./manifests.js";
@@ -46,7 +47,7 @@ function reportError(error: unknown): number {
     say(error.message);
     return exitCodes.badInput;
   }
-  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError) {
+  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError || error instanceof ServiceStartError) {
     say(error.message);
     return exitCodes.unavailable;
   }

@@ -108,7 +108,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   try {
     const run = await observer.observe(request);
     const started = Date.now();
-    process.stderr.write(`observing ${resources.length} resources as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
+    process.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
     for await (const event of run.progress) {
       const line = progressLine(event);
       if (line) process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);

@@ -21,6 +21,11 @@ import { InformerHub, kubeHttpTransport, type StreamMetrics } from "../streams/i
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
+/** A dependency the service cannot start without (NATS, the kubeconfig) is missing: exit 3, not a stack. */
+export class ServiceStartError extends Error {
+  override name = "ServiceStartError";
+}
+
 export interface ServiceConfig {
   /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
   kubeConfig?: KubeConfig;
@@ -84,7 +89,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   let operations: OperationsServer | undefined;
   try {
     logger.info({ nats: describeNatsConfig(config.nats), cluster: kubeConfig.getCurrentCluster()?.server }, "starting");
-    connection = await connect({ ...toConnectionOptions(config.nats), name: config.nats.name ?? "stagewatch" });
+    const servers = config.nats.servers.join(", ");
+    connection = await connect({ ...toConnectionOptions(config.nats), name: config.nats.name ?? "stagewatch" }).catch((cause: unknown) => {
+      throw new ServiceStartError(`cannot connect to NATS at ${servers}: ${(cause as Error).message}`, { cause });
+    });
     const names = busNames(config.subjectPrefix);
     await ensureEventStream(await jetstreamManager(connection), names);
     const js = jetstream(connection);
@@ -138,6 +146,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 
 function defaultKubeConfig(): KubeConfig {
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromDefault();
+  try {
+    kubeConfig.loadFromDefault();
+  } catch (cause) {
+    throw new ServiceStartError(`cannot load the kubeconfig (${process.env.KUBECONFIG ?? "in-cluster"}): ${(cause as Error).message}`, { cause });
+  }
   return kubeConfig;
 }
