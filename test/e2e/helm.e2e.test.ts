@@ -10,8 +10,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  ApiextensionsV1Api,
-  ApiException,
   type KubernetesObject,
   type V1ClusterRole,
   type V1Deployment,
@@ -20,7 +18,8 @@ import {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyObjects, CHART_DIR, ensureHelm, lintChart, renderChart, templateChart, type ValueArgs } from "../cluster/helm.ts";
-import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.ts";
+import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.ts";
+import { installKind } from "./support/crds.ts";
 
 const namespacedValues = join(CHART_DIR, "ci/namespaced-values.yaml");
 const tlsValues = join(CHART_DIR, "ci/tls-values.yaml");
@@ -251,34 +250,7 @@ describe("rendered manifests on the real API server (server-side apply, dryRun=A
 
   beforeAll(async () => {
     // Minimal stand-in for prometheus-operator's CRD, so the ServiceMonitor has somewhere to go.
-    const crds = kubeConfig().makeApiClient(ApiextensionsV1Api);
-    const name = "servicemonitors.monitoring.coreos.com";
-    try {
-      await crds.createCustomResourceDefinition({
-        body: {
-          metadata: { name },
-          spec: {
-            group: "monitoring.coreos.com",
-            names: { kind: "ServiceMonitor", listKind: "ServiceMonitorList", plural: "servicemonitors", singular: "servicemonitor" },
-            scope: "Namespaced",
-            versions: [
-              {
-                name: "v1",
-                served: true,
-                storage: true,
-                schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
-              },
-            ],
-          },
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof ApiException && error.code === 409)) throw error;
-    }
-    await eventually("ServiceMonitor CRD established", async () => {
-      const crd = await crds.readCustomResourceDefinition({ name });
-      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? crd : undefined;
-    });
+    await installKind("monitoring.coreos.com", "ServiceMonitor", "servicemonitors");
   });
 
   afterAll(async () => {

@@ -5,9 +5,10 @@
  * resource whose controller is the test itself.
  */
 import { randomBytes } from "node:crypto";
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1CustomResourceDefinition } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
+import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
+import { installKind, removeKind } from "./support/crds.js";
 import { daemonSet, deployment, statefulSet } from "./support/manifests.js";
 import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
 
@@ -135,37 +136,16 @@ describe("StatefulSets and DaemonSets", () => {
 });
 
 describe("a custom resource with a Ready condition", () => {
-  const extensions = kc.makeApiClient(ApiextensionsV1Api);
   const customObjects = kc.makeApiClient(CustomObjectsApi);
   const group = `observe-${randomBytes(4).toString("hex")}.e2e.stagewatch.io`;
-  const crd: V1CustomResourceDefinition = {
-    metadata: { name: `databases.${group}` },
-    spec: {
-      group,
-      scope: "Namespaced",
-      names: { plural: "databases", singular: "database", kind: "Database", listKind: "DatabaseList" },
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
-        },
-      ],
-    },
-  };
+  const databases = { crdName: `databases.${group}` };
 
   afterAll(async () => {
-    await extensions.deleteCustomResourceDefinition({ name: crd.metadata!.name! }).catch(() => undefined);
+    await removeKind(databases);
   });
 
   it("pending with no status, settled once its controller writes Ready=True for the current generation", async () => {
-    await extensions.createCustomResourceDefinition({ body: crd });
-    await eventually("the CRD established", async () => {
-      const read = await extensions.readCustomResourceDefinition({ name: crd.metadata!.name! });
-      return read.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") || undefined;
-    });
+    await installKind(group, "Database", "databases");
     const identity = { apiVersion: `${group}/v1`, kind: "Database", namespace, name: "orders" };
     const [created] = await apply(kc, { apiVersion: identity.apiVersion, kind: identity.kind, metadata: { name: "orders", namespace }, spec: { size: "10Gi" } });
 

@@ -15,7 +15,6 @@ import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  ApiextensionsV1Api,
   AppsV1Api,
   BatchV1Api,
   CustomObjectsApi,
@@ -37,6 +36,7 @@ import {
   type RunningService,
 } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, eventually, FAULT_LABEL, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { installKind, removeKind } from "./support/crds.ts";
 
 const INSTALL_SCRIPT = fileURLToPath(new URL("../cluster/install-prometheus.sh", import.meta.url));
 const JOB = "stagewatch";
@@ -177,8 +177,9 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     await kc.makeApiClient(BatchV1Api).createNamespacedJob({ namespace: app, body: migrate });
     await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: app, body: checkout });
     await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: app, body: search });
-    const widget = await createWidgetKind(group);
-    cleanups.push(() => kc.makeApiClient(ApiextensionsV1Api).deleteCustomResourceDefinition({ name: `widgets.${group}` }));
+    // Created with its status in one request: no status subresource on this kind.
+    const widget = await installKind(group, "Widget", "widgets", { statusSubresource: false });
+    cleanups.push(() => removeKind(widget));
     await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
       group,
       version: "v1",
@@ -200,7 +201,7 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     await observe("storefront", [{ apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "storefront", namespace: app } }], 0);
 
     // A CRD deleted under a running watch: the API server ends the watch, the service restarts it.
-    await widget.delete();
+    await removeKind(widget);
     await eventually("a watch restart on /metrics", async () => {
       const metrics = await http(`${service.url}/metrics`);
       return /^stagewatch_watch_restarts_total\{[^}]*kind="[^"]*Widget"/m.test(metrics.body) ? true : undefined;
@@ -283,28 +284,3 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
   });
 });
 
-/** A namespaced Widget kind with an open schema; `delete` removes the CRD (and every Widget). */
-async function createWidgetKind(group: string): Promise<{ delete(): Promise<void> }> {
-  const crds = kubeConfig().makeApiClient(ApiextensionsV1Api);
-  const name = `widgets.${group}`;
-  await crds.createCustomResourceDefinition({
-    body: {
-      metadata: { name },
-      spec: {
-        group,
-        names: { kind: "Widget", listKind: "WidgetList", plural: "widgets", singular: "widget" },
-        scope: "Namespaced",
-        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } } }],
-      },
-    },
-  });
-  await eventually(`${name} established`, async () => {
-    const crd = await crds.readCustomResourceDefinition({ name });
-    return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? crd : undefined;
-  });
-  return {
-    async delete() {
-      await crds.deleteCustomResourceDefinition({ name });
-    },
-  };
-}

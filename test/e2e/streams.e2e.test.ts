@@ -5,11 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import {
-  ApiextensionsV1Api,
   AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  type V1CustomResourceDefinition,
 } from "@kubernetes/client-node";
 import { filter, firstValueFrom, tap, timeout, type Observable } from "rxjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,11 +20,11 @@ import {
   type WatchEvent,
 } from "../../src/streams/index.ts";
 import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.ts";
+import { installKind, removeKind } from "./support/crds.ts";
 
 const kc = kubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
 const apps = kc.makeApiClient(AppsV1Api);
-const extensions = kc.makeApiClient(ApiextensionsV1Api);
 const customObjects = kc.makeApiClient(CustomObjectsApi);
 
 /** The HTTP transport, keeping every raw body and watch line: what actually came over the wire. */
@@ -162,30 +160,14 @@ describe("streams against a real API server", () => {
 
   describe("a CRD installed after the hub started", () => {
     const group = `streams-${randomBytes(4).toString("hex")}.e2e.stagewatch.io`;
-    const crd: V1CustomResourceDefinition = {
-      metadata: { name: `widgets.${group}` },
-      spec: {
-        group,
-        scope: "Namespaced",
-        names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
-        versions: [
-          {
-            name: "v1",
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: { openAPIV3Schema: { type: "object", x_kubernetes_preserve_unknown_fields: true } },
-          },
-        ],
-      },
-    };
+    const widgets = { crdName: `widgets.${group}` };
     afterAll(async () => {
-      await extensions.deleteCustomResourceDefinition({ name: crd.metadata!.name! }).catch(() => undefined);
+      await removeKind(widgets);
     });
 
     it("is resolved through discovery and observed, status conditions included", async () => {
       await expect(hub.resolve(`${group}/v1`, "Widget")).rejects.toMatchObject({ name: "UnknownKindError" });
-      await extensions.createCustomResourceDefinition({ body: crd });
+      await installKind(group, "Widget", "widgets");
       const mapping = await eventually("Widget in discovery", () => hub.resolve(`${group}/v1`, "Widget"));
       expect(mapping).toMatchObject({ resource: "widgets", namespaced: true, kindKey: `${group}/Widget` });
 
