@@ -15,7 +15,7 @@ import type { KubeObject } from "../src/kube/objects.ts";
 import type { ObservationRecords } from "../src/bus/index.ts";
 import { ObservationEngine, type EventSink, type KindSource } from "../src/observations/index.ts";
 import { controllerOf } from "../src/ownership/index.ts";
-import { ObjectCache, builtinMappings, stripObject, type Informer, type ResourceMapping, type WatchEvent } from "../src/streams/index.ts";
+import { ObjectCache, builtinMappings, stripObject, type Informer, type InformerProblem, type ResourceMapping, type WatchEvent } from "../src/streams/index.ts";
 import { ObservationRequest, objectIdentityKey, parseWith, type ObservationEvent } from "../src/verdicts/index.ts";
 import { pod, running } from "../test/fixtures/kube/pods.ts";
 import { deployment, deploymentConditions, replicaSet } from "../test/fixtures/kube/workloads.ts";
@@ -84,6 +84,7 @@ class BenchInformer implements Informer {
   readonly changes = new Subject<WatchEvent>();
   readonly events$: Observable<WatchEvent>;
   readonly synced$ = new BehaviorSubject(true);
+  readonly problems$ = new BehaviorSubject<readonly InformerProblem[]>([]);
   private readonly cache = new ObjectCache();
 
   constructor(mapping: ResourceMapping, objects: readonly KubeObject[]) {

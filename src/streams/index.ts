@@ -24,6 +24,11 @@
 // - Never silent for good: watches resume after the server ends them, relist on 410 Gone,
 //   restart with jittered backoff after errors, and a watchdog restarts a watch that delivered
 //   nothing (not even a bookmark) for too long.
+// - Refusals are said, not only logged: a list or watch refused with 401 or 403 shows on the
+//   informer's `problems$` (per namespace watched) until a list succeeds again; retries go on
+//   meanwhile, so an informer recovers by itself once RBAC is fixed.
+export { accessProblemReasons } from "./accessProblem.js";
+export type { AccessProblemReason, InformerProblem } from "./accessProblem.js";
 export { createBackoff, defaultBackoffPolicy } from "./backoff.js";
 export type { Backoff, BackoffPolicy } from "./backoff.js";
 export { ObjectCache, watchEventTypes } from "./cache.js";

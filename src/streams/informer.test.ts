@@ -3,13 +3,14 @@
 // asserts what consumers see: events, the cache, synced, and the restarts counted.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { InformerProblem } from "./accessProblem.js";
 import type { WatchEvent } from "./cache.js";
 import { InformerHub, type InformerHubOptions } from "./informerHub.js";
 import type { RestartCause, StreamMetrics } from "./instrumentation.js";
 import { metadataListAccept, metadataWatchAccept } from "./reflector.js";
 import { UnknownKindError } from "./restMapper.js";
 import { ScriptedTransport, VirtualClock, listBody, type ScriptedWatch } from "./testing/index.js";
-import { KubeRequestError } from "./transport.js";
+import { KubeRequestError, statusError } from "./transport.js";
 
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
@@ -400,5 +401,151 @@ describe("InformerHub", () => {
     expect(transport.watches()).toHaveLength(0);
     clock.advance(3_600_000);
     expect(transport.gets(podsPath)).toHaveLength(2);
+  });
+});
+
+describe("informer: access refused", () => {
+  const secretsPath = "/api/v1/secrets";
+  const serviceAccount = "system:serviceaccount:stagewatch:stagewatch";
+  /** The Status body kube-apiserver answers a request RBAC refuses. */
+  const forbidden = (path: string, verb: string, resource: string, scope: string) =>
+    statusError(
+      {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: `${resource} is forbidden: User "${serviceAccount}" cannot ${verb} resource "${resource}" in API group "" ${scope}`,
+        reason: "Forbidden",
+        details: { kind: resource },
+        code: 403,
+      },
+      `GET ${path}`,
+      403,
+    );
+  const clusterScope = "at the cluster scope";
+  const secretsForbidden = forbidden(secretsPath, "list", "secrets", clusterScope);
+  const emptySecrets = { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: { resourceVersion: "700" }, items: null };
+
+  function recordProblems(informer: { problems$: { subscribe(next: (problems: readonly InformerProblem[]) => void): unknown } }) {
+    const seen: (readonly InformerProblem[])[] = [];
+    informer.problems$.subscribe((problems) => seen.push(problems));
+    return seen;
+  }
+
+  it("a list refused by RBAC is reported once, retried with backoff, and cleared by the list that succeeds", () => {
+    const { clock, transport, hub, recorded } = setup();
+    const server = { refuse: true };
+    transport.onGet(secretsPath, () => {
+      if (server.refuse) throw secretsForbidden;
+      return emptySecrets;
+    });
+    const informer = hub.informer("core/Secret");
+    const seen = recordProblems(informer);
+    expect(seen).toEqual([
+      [
+        {
+          reason: "Forbidden",
+          verb: "list",
+          message: `secrets is forbidden: User "${serviceAccount}" cannot list resource "secrets" in API group "" at the cluster scope`,
+        },
+      ],
+    ]);
+    expect(informer.hasSynced()).toBe(false);
+
+    // Still refused on the retry: nothing new to say.
+    clock.advance(800);
+    expect(transport.gets(secretsPath)).toHaveLength(2);
+    expect(seen).toHaveLength(1);
+
+    // Someone adds the verb to the ClusterRole; the next retry (1.6 s later) lists.
+    server.refuse = false;
+    clock.advance(1599);
+    expect(informer.hasSynced()).toBe(false);
+    clock.advance(1);
+    expect(seen.at(-1)).toEqual([]);
+    expect(seen).toHaveLength(2);
+    expect(informer.hasSynced()).toBe(true);
+    expect(transport.currentWatch(secretsPath).request.query?.resourceVersion).toBe("700");
+    expect(recorded.restarts).toEqual(["core/Secret error", "core/Secret error"]);
+  });
+
+  it.each([
+    {
+      name: "the watch request answered 403",
+      refuse: (watch: ScriptedWatch) => watch.fail(forbidden(podsPath, "watch", "pods", clusterScope)),
+    },
+    {
+      name: "a watch ERROR event with code 403",
+      refuse: (watch: ScriptedWatch) =>
+        watch.status(403, "Forbidden", `pods is forbidden: User "${serviceAccount}" cannot watch resource "pods" in API group "" at the cluster scope`),
+    },
+  ])("$name is a problem of the watch, and only a relist clears it", ({ refuse }) => {
+    const { clock, transport, hub, recorded } = setup();
+    serveList(transport, podsPath, { items: [pod("api-0", "90")], resourceVersion: "100" });
+    const informer = hub.informer("core/Pod");
+    const seen = recordProblems(informer);
+
+    refuse(transport.currentWatch(podsPath));
+    expect(seen.at(-1)).toEqual([
+      {
+        reason: "Forbidden",
+        verb: "watch",
+        message: `pods is forbidden: User "${serviceAccount}" cannot watch resource "pods" in API group "" at the cluster scope`,
+      },
+    ]);
+    clock.advance(800);
+    // Not a resumed watch: a watch that opens proves nothing until it delivers, a list does.
+    expect(transport.gets(podsPath)).toHaveLength(2);
+    expect(seen.at(-1)).toEqual([]);
+    expect(transport.currentWatch(podsPath).request.query?.resourceVersion).toBe("100");
+    expect(recorded.restarts).toEqual(["core/Pod error"]);
+  });
+
+  it("an expired token (401) is a problem too; other failures are not", () => {
+    const { clock, transport, hub } = setup();
+    const server = serveList(transport, podsPath, { items: [], resourceVersion: "100" });
+    server.failWith = statusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 }, `GET ${podsPath}`, 401);
+    const informer = hub.informer("core/Pod");
+    const seen = recordProblems(informer);
+    expect(seen).toEqual([[{ reason: "Unauthorized", verb: "list", message: "Unauthorized" }]]);
+
+    server.failWith = statusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server is currently unable to handle the request", reason: "ServiceUnavailable", code: 503 }, `GET ${podsPath}`, 503);
+    clock.advance(800);
+    // An outage says nothing about access: the last refusal stands until a list succeeds.
+    expect(seen).toHaveLength(1);
+    server.failWith = undefined;
+    clock.advance(1600);
+    expect(seen).toEqual([[{ reason: "Unauthorized", verb: "list", message: "Unauthorized" }], []]);
+  });
+
+  it("with a namespace list, each namespace's refusal is its own", () => {
+    const { clock, transport, hub } = setup({ namespaces: ["payments", "shop"] });
+    const paymentsPath = "/api/v1/namespaces/payments/secrets";
+    const shopPath = "/api/v1/namespaces/shop/secrets";
+    transport.onGet(paymentsPath, () => emptySecrets);
+    const shop = { refuse: true };
+    transport.onGet(shopPath, () => {
+      if (shop.refuse) throw forbidden(shopPath, "list", "secrets", 'in the namespace "shop"');
+      return emptySecrets;
+    });
+    const informer = hub.informer("core/Secret");
+    const seen = recordProblems(informer);
+    expect(seen).toEqual([
+      [
+        {
+          reason: "Forbidden",
+          verb: "list",
+          namespace: "shop",
+          message: `secrets is forbidden: User "${serviceAccount}" cannot list resource "secrets" in API group "" in the namespace "shop"`,
+        },
+      ],
+    ]);
+    expect(transport.openWatches(paymentsPath)).toHaveLength(1);
+
+    shop.refuse = false;
+    clock.advance(800);
+    expect(seen.at(-1)).toEqual([]);
+    expect(informer.hasSynced()).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
 // (or one for the whole cluster), and the streams consumers read it through.
 import { BehaviorSubject, Observable, Subject, distinctUntilChanged, type SchedulerLike } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
+import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
 import type { StreamLogger, StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
@@ -17,6 +18,13 @@ export interface Informer {
   readonly events$: Observable<WatchEvent>;
   /** `false` until every namespace watched has been listed once, then `true` for good. */
   readonly synced$: Observable<boolean>;
+  /**
+   * The lists or watches the API server refuses (401, 403), one per namespace watched (one, with no
+   * namespace, for a cluster-wide informer); empty when none is. The current value on
+   * subscription, then each change: a scope's problem is set when its request is refused and
+   * cleared by its next list that succeeds. The informer keeps retrying meanwhile.
+   */
+  readonly problems$: Observable<readonly InformerProblem[]>;
   hasSynced(): boolean;
   /** `namespace` is undefined for cluster-scoped kinds. */
   get(namespace: string | undefined, name: string): KubeObject | undefined;
@@ -50,16 +58,20 @@ class SharedInformer implements Informer {
   readonly mapping: ResourceMapping;
   readonly events$: Observable<WatchEvent>;
   readonly synced$: Observable<boolean>;
+  readonly problems$: Observable<readonly InformerProblem[]>;
   private readonly cache = new ObjectCache();
   private readonly changes = new Subject<WatchEvent>();
   private readonly synced = new BehaviorSubject(false);
+  private readonly problems = new BehaviorSubject<readonly InformerProblem[]>([]);
   private readonly reflectors: Reflector[];
   private readonly onStop: (() => void) | undefined;
+  private readonly logger: StreamLogger;
   private stopped = false;
 
   constructor(options: InformerOptions) {
     this.mapping = options.mapping;
     this.onStop = options.onStop;
+    this.logger = options.logger;
     // The snapshot and the subscription to changes happen in one synchronous step, so no change
     // falls between them and none is seen twice.
     this.events$ = new Observable<WatchEvent>((subscriber) => {
@@ -70,6 +82,7 @@ class SharedInformer implements Informer {
       return this.changes.subscribe(subscriber);
     });
     this.synced$ = this.synced.pipe(distinctUntilChanged());
+    this.problems$ = this.problems.asObservable();
 
     const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
     const unlisted = new Set(scopes);
@@ -85,6 +98,7 @@ class SharedInformer implements Informer {
           namespace,
           sink: {
             replace: (objects) => {
+              this.clearProblem(namespace);
               publish(this.cache.replace(objects, namespace));
               unlisted.delete(namespace);
               if (unlisted.size === 0 && !this.synced.value) {
@@ -94,6 +108,7 @@ class SharedInformer implements Informer {
             },
             upsert: (object) => publish(this.cache.upsert(object)),
             remove: (object) => publish(this.cache.remove(object)),
+            refused: (problem) => this.setProblem(problem),
           },
         }),
     );
@@ -102,6 +117,22 @@ class SharedInformer implements Informer {
 
   hasSynced(): boolean {
     return this.synced.value;
+  }
+
+  // Every retry of a refused request reports the same problem again: only a change is emitted.
+  private setProblem(problem: InformerProblem): void {
+    const current = this.problems.value;
+    if (current.some((known) => sameProblem(known, problem))) return;
+    this.logger.warn({ kind: this.mapping.kindKey, ...problem }, "access refused; observations waiting on this kind fail until it is granted");
+    this.problems.next([...current.filter((known) => known.namespace !== problem.namespace), problem]);
+  }
+
+  private clearProblem(namespace: string | undefined): void {
+    const current = this.problems.value;
+    if (current.some((known) => known.namespace === namespace)) {
+      this.logger.info({ kind: this.mapping.kindKey, namespace }, "access granted again");
+      this.problems.next(current.filter((known) => known.namespace !== namespace));
+    }
   }
 
   get(namespace: string | undefined, name: string): KubeObject | undefined {
@@ -118,6 +149,7 @@ class SharedInformer implements Informer {
     for (const reflector of this.reflectors) reflector.stop();
     this.changes.complete();
     this.synced.complete();
+    this.problems.complete();
     this.onStop?.();
   }
 }

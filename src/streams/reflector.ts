@@ -9,10 +9,14 @@
 // - any other failure is retried after an exponential, jittered delay, forgiven after a healthy
 //   stretch;
 // - a watchdog restarts a watch that delivered nothing, not even a bookmark, for too long: the
-//   half-open TCP connection no error ever reports.
+//   half-open TCP connection no error ever reports;
+// - a list or watch refused (401, 403) is reported to the sink, then retried like any error: RBAC
+//   can be fixed while the service runs. After a refusal the next step is a list, because only a
+//   list that succeeds proves access is back.
 // Timers run on the injected scheduler, so all of this is tested on virtual time.
 import { EMPTY, Subscription, expand, map, throwError, timeout, type Observable, type Observer, type SchedulerLike } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
+import { accessProblemOf, type InformerProblem } from "./accessProblem.js";
 import { createBackoff, defaultBackoffPolicy, type Backoff, type BackoffPolicy } from "./backoff.js";
 import type { RestartCause, StreamLogger, StreamMetrics } from "./instrumentation.js";
 import { collectionPath, type ResourceMapping } from "./restMapper.js";
@@ -54,6 +58,8 @@ export interface ReflectorSink {
   replace(objects: KubeObject[], namespace: string | undefined): void;
   upsert(object: KubeObject): void;
   remove(object: KubeObject): void;
+  /** A list or watch was refused; the next `replace` means access is back. */
+  refused(problem: InformerProblem): void;
 }
 
 export interface ReflectorOptions {
@@ -119,7 +125,10 @@ export class Reflector {
           if (object) objects.push(object);
         }
       },
-      error: (error: unknown) => this.restart(isGone(error) ? "gone" : "error", error, false),
+      error: (error: unknown) => {
+        this.noteRefusal(error, "list");
+        this.restart(isGone(error) ? "gone" : "error", error, false);
+      },
       complete: () => {
         if (resourceVersion === undefined) {
           this.restart("error", new KubeRequestError(`GET ${this.path}: the list has no resourceVersion`), false);
@@ -165,12 +174,14 @@ export class Reflector {
       next: (line) => {
         const failure = this.apply(line);
         if (failure) {
+          this.noteRefusal(failure, "watch");
           this.restart(isGone(failure) ? "gone" : "error", failure, healthy());
         } else {
           delivered = true;
         }
       },
       error: (error: unknown) => {
+        this.noteRefusal(error, "watch");
         const cause: RestartCause = error instanceof WatchSilentError ? "watchdog" : isGone(error) ? "gone" : "error";
         this.restart(cause, error, healthy());
       },
@@ -208,6 +219,13 @@ export class Reflector {
       default:
         return new KubeRequestError(`watch ${this.path}: unknown event type ${event.type}`);
     }
+  }
+
+  private noteRefusal(error: unknown, verb: InformerProblem["verb"]): void {
+    const problem = accessProblemOf(error, verb, this.options.namespace);
+    if (!problem) return;
+    this.resourceVersion = undefined;
+    this.options.sink.refused(problem);
   }
 
   private restart(cause: RestartCause, error: unknown, healthy: boolean): void {

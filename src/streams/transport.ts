@@ -32,11 +32,14 @@ export class KubeRequestError extends Error {
   readonly status: number | undefined;
   /** The Status object's CamelCase reason (`Expired`, `Forbidden`, `NotFound`), when the server sent one. */
   readonly reason: string | undefined;
+  /** The Status object's message, the server's own words without the request in front, when it sent one. */
+  readonly statusMessage: string | undefined;
 
-  constructor(message: string, details: { status?: number; reason?: string; cause?: unknown } = {}) {
+  constructor(message: string, details: { status?: number; reason?: string; statusMessage?: string; cause?: unknown } = {}) {
     super(message, { cause: details.cause });
     this.status = details.status;
     this.reason = details.reason;
+    this.statusMessage = details.statusMessage;
   }
 }
 
@@ -53,9 +56,10 @@ export function statusError(body: unknown, context: string, httpStatus?: number)
   const status = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
   const code = typeof status.code === "number" ? status.code : httpStatus;
   const reason = typeof status.reason === "string" ? status.reason : undefined;
-  const message = typeof status.message === "string" ? status.message : "no Status in the answer";
-  return new KubeRequestError(`${context}: ${code ?? "error"}${reason ? ` ${reason}` : ""}: ${message}`, {
+  const statusMessage = typeof status.message === "string" ? status.message : undefined;
+  return new KubeRequestError(`${context}: ${code ?? "error"}${reason ? ` ${reason}` : ""}: ${statusMessage ?? "no Status in the answer"}`, {
     status: code,
     reason,
+    statusMessage,
   });
 }
