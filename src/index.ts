@@ -1,0 +1,15 @@
+// The package's library entry, for apply tools written in TypeScript or JavaScript: the client
+// that asks a running stagewatch service to observe, and the types of what it answers.
+// (`stagewatch serve` and the rest of the command line live behind the `stagewatch` bin.)
+export {
+  connectObserver,
+  createObserver,
+  ObservationConflictError,
+  ObservationRejectedError,
+  ObserverInternalError,
+  ObserverUnavailableError,
+  NatsConfigError,
+} from "./bus/index.js";
+export type { ObservationFollow, ObservationRun, Observer, ObserverOptions } from "./bus/index.js";
+export { ObservationEvent, ObservationRequest, ObservationVerdict } from "./verdicts/index.js";
+export type { ObservationRequestInput, Outcome, Stage } from "./verdicts/index.js";
