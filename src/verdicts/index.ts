@@ -81,8 +81,9 @@ export {
   cancelObservation,
   markCachesSynced,
   nextWakeAt,
+  recordAccessProblem,
   recordDeletion,
   recordReading,
   toVerdict,
 } from "./observation.js";
-export type { ObservedObject } from "./observation.js";
+export type { AccessProblem, ObservedObject } from "./observation.js";

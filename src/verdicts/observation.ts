@@ -196,6 +196,40 @@ export function recordDeletion(state: ObservationState, key: string, uid: string
   });
 }
 
+/** The API server refuses stagewatch's own identity the list or watch a resource is read through. */
+export interface AccessProblem {
+  /** The server's reason: `Forbidden` (RBAC), `Unauthorized` (a credential it no longer accepts). */
+  readonly reason: string;
+  /** The request refused: `list` or `watch`. */
+  readonly verb: string;
+  /** The resource refused, plural as RBAC rules name it: `secrets`, or `pods` for a workload's pods. */
+  readonly resource: string;
+  /** The namespace of the refused request; undefined when it was cluster-wide. */
+  readonly namespace?: string | undefined;
+  /** The server's own message, which names the user, the verb and the scope. */
+  readonly message: string;
+}
+
+function accessMessage({ verb, resource, namespace, message }: AccessProblem): string {
+  return `stagewatch cannot ${verb} ${resource}${namespace === undefined ? "" : ` in ${namespace}`}: ${message}`;
+}
+
+/**
+ * stagewatch may not read what `key` names: its kind, or the pods or ReplicaSets a workload owns.
+ * Nothing about it can arrive until someone changes RBAC, so waiting out the budget would only
+ * hide the cause behind "not seen in the cluster yet": a resource still pending, seen or not,
+ * fails at once with the server's reason, and that failure decides the observation like any other
+ * (at the first stage it blocks, fatal only at or below the required one). Settled and failed
+ * resources keep their verdict.
+ */
+export function recordAccessProblem(state: ObservationState, key: string, problem: AccessProblem, nowMs: number): ObservationStep {
+  return step(state, nowMs, (draft) => {
+    const resource = draft.state.resources.get(key);
+    if (!resource || resource.reading.state !== "pending") return;
+    put(draft, key, { ...resource, deletedAtMs: undefined, reading: failed(problem.reason, accessMessage(problem)) });
+  });
+}
+
 /** The informers have listed everything: from now on, a resource never seen is counted absent. */
 export function markCachesSynced(state: ObservationState, nowMs: number): ObservationStep {
   return step(state, nowMs, (draft) => {
