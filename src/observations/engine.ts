@@ -13,8 +13,10 @@
 // - every decision is the reducer's; the engine only passes it events and the scheduler's clock,
 //   so a verdict can be reconstructed from the record and the cluster;
 // - budget and absence grace run on one timer per observation at the reducer's nextWakeAt:
-//   nothing polls the API server.
-import { combineLatest, filter, take, asyncScheduler, type SchedulerLike, type Subscription } from "rxjs";
+//   nothing polls the API server;
+// - a kind stagewatch may not list or watch fails, at once, every pending resource the
+//   observation reads through it: no event can come to settle it while RBAC refuses it.
+import { combineLatest, filter, map, merge, take, asyncScheduler, type SchedulerLike, type Subscription } from "rxjs";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecord, ObservationRecords, ObservationService, ObserveResult } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
@@ -30,6 +32,7 @@ import {
   markCachesSynced,
   nextWakeAt,
   objectIdentityKey,
+  recordAccessProblem,
   recordDeletion,
   recordReading,
   startObservation,
@@ -42,6 +45,7 @@ import {
 } from "../verdicts/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
 import { RecordWriter } from "./recordWriter.js";
+import { podOwningKinds, refusedResources } from "./refusals.js";
 import { RoutingTable } from "./routingTable.js";
 import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
 import { noopEngineMetrics, silentEngineLogger, type EngineLogger, type EngineMetrics } from "./telemetry.js";
@@ -72,8 +76,6 @@ export interface ObservationEngineOptions {
   decidedMemory?: number;
 }
 
-/** Kinds whose rule reads the pods they own (and, for Deployments, the ReplicaSets). */
-const podOwningKinds = new Set(["apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "batch/Job"]);
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
 const ownedKinds = new Set(["core/Pod", "apps/ReplicaSet"]);
 
@@ -89,6 +91,7 @@ interface LiveObservation {
   timer?: Subscription;
   wakeAt?: number;
   synced?: Subscription;
+  access?: Subscription;
 }
 
 export class ObservationEngine implements ObservationService {
@@ -189,6 +192,7 @@ export class ObservationEngine implements ObservationService {
     for (const live of this.live.values()) {
       live.timer?.unsubscribe();
       live.synced?.unsubscribe();
+      live.access?.unsubscribe();
     }
   }
 
@@ -210,7 +214,10 @@ export class ObservationEngine implements ObservationService {
       this.routes.wait(key, { mapping, namespace: identity.namespace, name: identity.name }, id);
       needed.set(mapping.kindKey, mapping);
     });
-    void this.ensureOwnedKinds(live, needed).then((informers) => this.whenSynced(live, informers));
+    void this.ensureOwnedKinds(live, needed).then((informers) => {
+      this.whenRefused(live, informers);
+      this.whenSynced(live, informers);
+    });
     this.schedule(live);
   }
 
@@ -258,6 +265,25 @@ export class ObservationEngine implements ObservationService {
           }
         }),
       );
+  }
+
+  /** Whenever an informer the observation reads is refused access: fail what it reads through it. */
+  private whenRefused(live: LiveObservation, informers: readonly Informer[]): void {
+    if (isTerminal(live.state.outcome)) return;
+    const id = live.state.observationId;
+    const problems = merge(...informers.map(({ mapping, problems$ }) => problems$.pipe(map((problems) => ({ mapping, problems })))));
+    // The informers replay their current problems on subscription, which may decide the
+    // observation before `subscribe` returns: the subscription is kept only if it still matters.
+    const subscription = problems.subscribe(({ mapping, problems }) =>
+      this.guarded({ observationId: id, kind: mapping.kindKey }, () => {
+        for (const { key, problem } of refusedResources(live.state, mapping, problems)) {
+          if (isTerminal(live.state.outcome)) return;
+          this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
+        }
+      }),
+    );
+    if (isTerminal(live.state.outcome)) subscription.unsubscribe();
+    else live.access = subscription;
   }
 
   private objectOf(key: string): KubeObject | undefined {
@@ -366,6 +392,7 @@ export class ObservationEngine implements ObservationService {
     const id = state.observationId;
     live.timer?.unsubscribe();
     live.synced?.unsubscribe();
+    live.access?.unsubscribe();
     for (const key of state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
     this.remember(verdict);
