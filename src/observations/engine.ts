@@ -25,7 +25,6 @@ import {
   advanceClock,
   budgetDeadline,
   cancelObservation,
-  describeResource,
   evaluateResource,
   groupKind,
   isTerminal,
@@ -45,6 +44,8 @@ import {
 } from "../verdicts/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
 import { RecordWriter } from "./recordWriter.js";
+import { RecentVerdicts } from "./recentVerdicts.js";
+import { recordVerdict } from "./verdictTelemetry.js";
 import { podOwningKinds, refusedResources } from "./refusals.js";
 import { RoutingTable } from "./routingTable.js";
 import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
@@ -97,7 +98,7 @@ interface LiveObservation {
 export class ObservationEngine implements ObservationService {
   private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
-  private readonly decided = new Map<string, ObservationVerdict>();
+  private readonly decided: RecentVerdicts;
   private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
@@ -111,6 +112,7 @@ export class ObservationEngine implements ObservationService {
       decidedMemory: 10_000,
       ...options,
     };
+    this.decided = new RecentVerdicts(this.options.decidedMemory);
   }
 
   /** Observations in progress. */
@@ -395,22 +397,10 @@ export class ObservationEngine implements ObservationService {
     live.access?.unsubscribe();
     for (const key of state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
-    this.remember(verdict);
+    this.decided.remember(verdict);
 
     const { metrics, logger } = this.options;
-    metrics.observationDecided(state.required, state.outcome, (this.now() - state.startedAtMs) / 1000);
-    if (verdict.failure) metrics.resourceFailed(verdict.failure.resource.kind, verdict.failure.reason);
-    logger.info(
-      {
-        observationId: id,
-        deployment: state.deployment,
-        outcome: verdict.outcome,
-        required: verdict.required,
-        reached: verdict.reached,
-        ...(verdict.failure && { failure: { resource: describeResource(verdict.failure.resource), reason: verdict.failure.reason } }),
-      },
-      "verdict",
-    );
+    recordVerdict(state, verdict, this.now(), metrics, logger);
     void this.publish({ type: "verdict", observationId: id, deployment: state.deployment, at: verdict.decidedAt ?? verdict.startedAt, verdict }).then(
       () => {
         if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
@@ -421,14 +411,6 @@ export class ObservationEngine implements ObservationService {
 
   private publish(event: ObservationEvent): Promise<unknown> {
     return this.options.events.publish(event);
-  }
-
-  private remember(verdict: ObservationVerdict): void {
-    this.decided.set(verdict.observationId, verdict);
-    if (this.decided.size > this.options.decidedMemory) {
-      const oldest = this.decided.keys().next().value;
-      if (oldest !== undefined) this.decided.delete(oldest);
-    }
   }
 
   private schedule(live: LiveObservation): void {
