@@ -34,14 +34,40 @@ function supports(stage: Stage, facts: StageFacts): boolean {
   }
 }
 
-/** The highest stage reached: `reached`, advanced while every resource supports the next one. */
-export function advanceStage(reached: ReachedStage, resources: readonly StageFacts[]): ReachedStage {
+/**
+ * Per stage, how many resources hold it back (do not support it). Sums over resources, so the
+ * reducer keeps one running total per observation instead of asking every resource on each event.
+ */
+export type StageHoldouts = Readonly<Record<Stage, number>>;
+
+export const noHoldouts: StageHoldouts = { applied: 0, bootstrapped: 0, healthy: 0 };
+
+/** `holdouts` with one resource's share added (`sign` 1) or taken out (`sign` -1). */
+export function addHoldouts(holdouts: StageHoldouts, facts: StageFacts, sign: 1 | -1): StageHoldouts {
+  const share = (stage: Stage) => (supports(stage, facts) ? 0 : sign);
+  return {
+    applied: holdouts.applied + share("applied"),
+    bootstrapped: holdouts.bootstrapped + share("bootstrapped"),
+    healthy: holdouts.healthy + share("healthy"),
+  };
+}
+
+/** The highest stage reached: `reached`, advanced while no resource holds the next one back. */
+export function advanceStageBy(reached: ReachedStage, holdouts: StageHoldouts): ReachedStage {
   let current = reached;
   for (const stage of stagesBetween(reached, "healthy")) {
-    if (!resources.every((facts) => supports(stage, facts))) break;
+    if (holdouts[stage] > 0) break;
     current = stage;
   }
   return current;
+}
+
+/** The highest stage reached: `reached`, advanced while every resource supports the next one. */
+export function advanceStage(reached: ReachedStage, resources: readonly StageFacts[]): ReachedStage {
+  return advanceStageBy(
+    reached,
+    resources.reduce((holdouts, facts) => addHoldouts(holdouts, facts, 1), noHoldouts),
+  );
 }
 
 /**
