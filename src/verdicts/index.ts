@@ -64,7 +64,7 @@ export {
 export type { EvaluationInput, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
 
 export { isTerminal, transition } from "./outcome.js";
-export { advanceStage, blockedStage, stageRank } from "./stages.js";
+export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";
 export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observation-state.js";
 export type {

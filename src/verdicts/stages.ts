@@ -62,14 +62,6 @@ export function advanceStageBy(reached: ReachedStage, holdouts: StageHoldouts): 
   return current;
 }
 
-/** The highest stage reached: `reached`, advanced while every resource supports the next one. */
-export function advanceStage(reached: ReachedStage, resources: readonly StageFacts[]): ReachedStage {
-  return advanceStageBy(
-    reached,
-    resources.reduce((holdouts, facts) => addHoldouts(holdouts, facts, 1), noHoldouts),
-  );
-}
-
 /**
  * The first stage after `reached` that this resource keeps from being reached, if any: the stage
  * its failure fails, or the one a timeout names it for. A settled resource blocks nothing; a
