@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ObservationRequest } from "../verdicts/schemas.js";
+import { observationRequest } from "../../test/fixtures/observation.js";
 import { canonicalJson, contentHash } from "./contentHash.js";
 
-const request = ObservationRequest.parse({
-  key: "ci-4812/payments",
-  deployment: "payments",
-  require: "healthy",
-  timeoutSeconds: 300,
-  defaultNamespace: "payments",
-  resources: [
-    { apiVersion: "batch/v1", kind: "Job", namespace: "payments", name: "schema-migrate", bootstrap: true },
-    { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 },
-  ],
-});
+const request = observationRequest();
 
 describe("canonicalJson", () => {
   it("sorts keys at every level and leaves out undefined members", () => {
