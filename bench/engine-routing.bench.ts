@@ -13,7 +13,16 @@
 import { BehaviorSubject, Observable, Subject, VirtualTimeScheduler, filter, type Subscription } from "rxjs";
 import type { KubeObject } from "../src/kube/objects.ts";
 import type { ObservationRecords } from "../src/bus/index.ts";
-import { ObservationEngine, type EventSink, type KindSource } from "../src/observations/index.ts";
+import {
+  LeaseKeeper,
+  ObservationEngine,
+  defaultLeaseTiming,
+  noopLeaseMetrics,
+  silentEngineLogger,
+  type EventSink,
+  type KindSource,
+} from "../src/observations/index.ts";
+import { InMemoryLeaseStore } from "../src/observations/testing/index.ts";
 import { controllerOf } from "../src/ownership/index.ts";
 import { ObjectCache, builtinMappings, stripObject, type Informer, type InformerProblem, type ResourceMapping, type WatchEvent } from "../src/streams/index.ts";
 import { ObservationRequest, objectIdentityKey, parseWith, type ObservationEvent } from "../src/verdicts/index.ts";
@@ -127,12 +136,13 @@ const records: ObservationRecords = {
   claimKey: async () => ({ claimed: true }),
   putRecord: async () => ++revision,
   getRecord: async () => undefined,
+  getClaim: async () => undefined,
   updateRecord: async () => ({ updated: true, revision: ++revision }),
   deleteRecord: async () => undefined,
 };
 
 let published = 0;
-const events: EventSink = { publish: async (_event: ObservationEvent) => void published++ };
+const events: EventSink = { publish: async (_event: ObservationEvent) => void published++, hasVerdict: async () => false, discard: () => {} };
 
 function requestFor(name: string): ObservationRequest {
   const parsed = parseWith(ObservationRequest, {
@@ -193,7 +203,16 @@ const informerAlone = throughput(observedUpdates);
 // Virtual time that never moves: no budget runs out while measuring.
 const scheduler = new VirtualTimeScheduler();
 scheduler.frame = Date.parse("2026-11-29T10:00:00Z");
-const engine = new ObservationEngine({ kinds, events, records, scheduler });
+// Leases live in KV too; the in-memory store keeps one small entry per observation.
+const leases = new LeaseKeeper({
+  store: new InMemoryLeaseStore(),
+  replicaId: "bench",
+  timing: defaultLeaseTiming,
+  scheduler,
+  metrics: noopLeaseMetrics,
+  logger: silentEngineLogger,
+});
+const engine = new ObservationEngine({ kinds, events, records, leases, scheduler });
 // One observation first, so the shared subscriptions and the owner index exist before measuring.
 await engine.observe(requestFor("other-0"));
 const engineHeap = await heapPerObservation(async () => {

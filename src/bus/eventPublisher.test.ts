@@ -71,7 +71,7 @@ function fakeStream(failures: (event: ObservationEvent, attempt: number) => bool
     delay: async (ms) => {
       delays.push(ms);
     },
-    metrics: { requestAnswered: () => {}, publishFailed: () => failed++ },
+    metrics: { requestAnswered: () => {}, publishFailed: () => failed++, eventsBuffered: () => {} },
   };
   return { options, stored, delays, failures: () => failed };
 }

@@ -1,11 +1,13 @@
 // Publishes observation events into the event stream. The engine must never stall or crash on a
-// NATS hiccup, so publish() never throws: a failed attempt is counted, retried with bounded
-// backoff, and given up on with a log line. Giving up loses nothing a client cannot recover: the
-// verdict is also in the observation record, which `get` answers from.
+// NATS hiccup, so publish() never throws: a failed attempt is counted and retried with backoff
+// for as long as NATS is away (SPEC section 10: an outage delays events, never drops a decided
+// verdict). What waits is bounded: past `maxBuffered` events waiting, new progress events are
+// dropped (counted and logged; `get` still answers the newest state from the record), while stage
+// and verdict events, at most four an observation, are always kept.
 //
 // Events of one observation are published one after another, in the order the engine emitted
 // them, so a retried progress event can never land after the verdict that ends a client's stream.
-import type { JetStreamClient } from "@nats-io/jetstream";
+import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { ObservationEvent } from "../verdicts/schemas.js";
 import { canonicalJson, sha256Hex } from "./contentHash.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
@@ -18,12 +20,19 @@ export type RetryPolicy = {
   /** Delays double from initialDelayMs up to this. */
   maxDelayMs: number;
 };
-export const defaultPublishRetry: RetryPolicy = { attempts: 5, initialDelayMs: 100, maxDelayMs: 2000 };
+/** Until stored: the buffer bound, not an attempt count, is what limits an outage's cost. */
+export const defaultPublishRetry: RetryPolicy = { attempts: Number.POSITIVE_INFINITY, initialDelayMs: 100, maxDelayMs: 2000 };
+/** Events waiting for NATS before progress events are dropped; about 1 KB each. */
+export const defaultMaxBufferedEvents = 10_000;
 
 export type PublishOutcome = { published: true; seq: number; duplicate: boolean } | { published: false; error: unknown };
 
 export type EventPublisherOptions = {
   js: Pick<JetStreamClient, "publish">;
+  /** Reads the stream's last event of an observation (hasVerdict); without it, hasVerdict says false. */
+  jsm?: Pick<JetStreamManager, "streams">;
+  /** Events waiting at most before new progress events are dropped. */
+  maxBuffered?: number;
   prefix?: string;
   retry?: RetryPolicy;
   /** How long to wait for the stream's acknowledgement of one attempt. */
@@ -37,8 +46,14 @@ export type EventPublisherOptions = {
 export type EventPublisher = {
   /** Resolves once the event is stored (or given up on); never rejects. */
   publish(event: ObservationEvent): Promise<PublishOutcome>;
-  /** Resolves when every publish started so far has finished. */
-  flush(): Promise<void>;
+  /** Resolves when every publish started so far has finished, or after `timeoutMs`. */
+  flush(timeoutMs?: number): Promise<void>;
+  /** Whether the stream holds the observation's verdict already. */
+  hasVerdict(deployment: string, observationId: string): Promise<boolean>;
+  /** Drops what still waits for this observation (it went to another replica); a verdict is never dropped. */
+  discard(observationId: string): void;
+  /** Events accepted and not yet stored. */
+  readonly buffered: number;
 };
 
 /**
@@ -70,8 +85,15 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const logger = options.logger ?? silentLogger;
   const delay = options.delay ?? sleep;
   const ackTimeoutMs = options.ackTimeoutMs ?? 5000;
+  const maxBuffered = options.maxBuffered ?? defaultMaxBufferedEvents;
   /** The last publish queued per observation; later events of that observation wait for it. */
   const tails = new Map<string, Promise<PublishOutcome>>();
+  const discarded = new Set<string>();
+  let buffered = 0;
+  const setBuffered = (delta: number) => {
+    buffered += delta;
+    metrics.eventsBuffered(buffered);
+  };
 
   const attempt = async (event: ObservationEvent): Promise<PublishOutcome> => {
     const log = { observationId: event.observationId, deployment: event.deployment, type: event.type };
@@ -86,6 +108,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     const msgID = eventMessageId(event);
     let lastError: unknown;
     for (let n = 1; n <= retry.attempts; n++) {
+      if (event.type !== "verdict" && discarded.has(event.observationId)) return { published: false, error: new Error("discarded") };
       try {
         const ack = await options.js.publish(subject, body, { msgID, timeout: ackTimeoutMs });
         return { published: true, seq: ack.seq, duplicate: ack.duplicate };
@@ -93,7 +116,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         lastError = error;
         metrics.publishFailed();
         if (n < retry.attempts) {
-          logger.warn({ ...log, err: error, attempt: n }, "event publish failed; retrying");
+          // One line per outage and event, not one per attempt.
+          if (n === 1) logger.warn({ ...log, err: error }, "event publish failed; retrying until NATS takes it");
           await delay(retryDelayMs(retry, n));
         }
       }
@@ -104,16 +128,45 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
 
   return {
     publish(event) {
+      if (event.type === "progress" && buffered >= maxBuffered) {
+        metrics.publishFailed();
+        logger.warn({ observationId: event.observationId, deployment: event.deployment, buffered }, "event buffer full; progress event dropped");
+        return Promise.resolve({ published: false, error: new Error("event buffer full") });
+      }
+      setBuffered(1);
       const previous = tails.get(event.observationId);
-      const next = previous ? previous.then(() => attempt(event)) : attempt(event);
+      const next = (previous ? previous.then(() => attempt(event)) : attempt(event)).finally(() => setBuffered(-1));
       tails.set(event.observationId, next);
       void next.then(() => {
-        if (tails.get(event.observationId) === next) tails.delete(event.observationId);
+        if (tails.get(event.observationId) !== next) return;
+        tails.delete(event.observationId);
+        discarded.delete(event.observationId);
       });
       return next;
     },
-    async flush() {
-      await Promise.all(tails.values());
+    async flush(timeoutMs) {
+      const all = Promise.all(tails.values()).then(() => undefined);
+      if (timeoutMs === undefined) return all;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+    },
+    async hasVerdict(deployment, observationId) {
+      if (!options.jsm) return false;
+      try {
+        const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId) });
+        return message !== null && (message.json<{ type?: unknown }>().type === "verdict");
+      } catch (error) {
+        // 10037: no message on that subject.
+        if (error instanceof JetStreamApiError && error.code === 10037) return false;
+        throw error;
+      }
+    },
+    discard(observationId) {
+      if (tails.has(observationId)) discarded.add(observationId);
+    },
+    get buffered() {
+      return buffered;
     },
   };
 }

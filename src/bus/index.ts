@@ -9,6 +9,7 @@
 //   a client that follows an observation late still reads everything, its verdict included.
 // - A verdict or stage event re-published (retry, second replica) is stored once (Nats-Msg-Id).
 // - A request key is claimed once across replicas (KV create); same key and content is a replay.
+// - Each observation in progress has a lease (KV, compare-and-swap) naming the replica that drives it.
 export { busNames, defaultSubjectPrefix, InvalidSubjectTokenError, isSubjectToken, newObservationId, queueGroup } from "./subjects.js";
 export type { BusNames } from "./subjects.js";
 export { canonicalJson, contentHash, sha256Hex } from "./contentHash.js";
@@ -28,7 +29,9 @@ export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
 export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } from "./eventStream.js";
 export type { EventStreamOptions } from "./eventStream.js";
-export { createEventPublisher, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
+export { isCompareAndSwapConflict, Lease, leaseStoreIn, openLeaseStore } from "./leaseStore.js";
+export type { LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch } from "./leaseStore.js";
+export { createEventPublisher, defaultMaxBufferedEvents, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
 export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./eventPublisher.js";
 export {
   KeyClaimContendedError,

@@ -32,6 +32,12 @@ export const ObservationRecord = z.looseObject({
   deadline: z.iso.datetime({ offset: true }),
   outcome: Outcome,
   verdict: ObservationVerdict.optional(),
+  /** The replica that wrote it last as the observation's driver (its lease holder then). */
+  owner: z.string().optional(),
+  /** How many times a replica took the observation over from another (or from itself, restarted). */
+  adoptions: z.number().int().nonnegative().optional(),
+  /** Identity keys found to be bootstrap Jobs by their label: the verdict does not say, a resumption needs it. */
+  labelledBootstrap: z.array(z.string()).optional(),
 });
 export type ObservationRecord = z.infer<typeof ObservationRecord>;
 
@@ -46,6 +52,8 @@ export type ObservationRecords = {
   /** Writes a record unconditionally (a new observation); returns its revision. */
   putRecord(record: ObservationRecord): Promise<number>;
   getRecord(observationId: string): Promise<StoredRecord | undefined>;
+  /** Who holds the claim of a request key, if anyone. */
+  getClaim(key: string): Promise<{ observationId: string; contentHash: string } | undefined>;
   /** Writes only if the stored revision is still `revision`; otherwise returns what is stored now. */
   updateRecord(record: ObservationRecord, revision: number): Promise<RecordUpdate>;
   deleteRecord(observationId: string): Promise<void>;
@@ -135,6 +143,12 @@ export function observationRecordsIn(kv: KV): ObservationRecords {
     },
 
     getRecord,
+
+    async getClaim(key) {
+      const entry = await kv.get(claimKeyOf(key));
+      if (entry === null || entry.operation !== "PUT") return undefined;
+      return decode(KeyClaimEntry, entry.string(), `claim of key ${JSON.stringify(key)}`);
+    },
 
     async updateRecord(record, revision) {
       try {

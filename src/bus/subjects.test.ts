@@ -11,6 +11,7 @@ describe("busNames", () => {
       allEvents: names.allEvents,
       eventStream: names.eventStream,
       recordsBucket: names.recordsBucket,
+      leasesBucket: names.leasesBucket,
       eventSubject: names.eventSubject("payments", "01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
       eventFilter: names.eventFilter("01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
     }).toEqual({
@@ -20,6 +21,7 @@ describe("busNames", () => {
       allEvents: "stagewatch.events.>",
       eventStream: "STAGEWATCH_EVENTS",
       recordsBucket: "stagewatch-observations",
+      leasesBucket: "stagewatch-leases",
       eventSubject: "stagewatch.events.payments.01J9Z3V4K8ZC0S2M5Q7W9E1R3T",
       eventFilter: "stagewatch.events.*.01J9Z3V4K8ZC0S2M5Q7W9E1R3T",
     });

@@ -46,6 +46,8 @@ export type BusNames = {
   readonly allEvents: string;
   readonly eventStream: string;
   readonly recordsBucket: string;
+  /** Which replica drives each observation in progress (leases with an expiry). */
+  readonly leasesBucket: string;
   /** Where one observation's events are published. */
   eventSubject(deployment: string, observationId: string): string;
   /** Matches one observation's events without knowing its deployment (a client following an id). */
@@ -65,6 +67,7 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     allEvents: `${prefix}.events.>`,
     eventStream: `${upper}_EVENTS`,
     recordsBucket: `${tokens.join("-")}-observations`,
+    leasesBucket: `${tokens.join("-")}-leases`,
     eventSubject: (deployment, observationId) =>
       `${prefix}.events.${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
     eventFilter: (observationId) => `${prefix}.events.*.${assertToken("observation id", observationId)}`,

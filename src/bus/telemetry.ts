@@ -9,11 +9,14 @@ export type BusMetrics = {
   requestAnswered(result: RequestResult): void;
   /** `stagewatch_nats_publish_failures_total`: one per failed publish attempt, retried or not. */
   publishFailed(): void;
+  /** `stagewatch_events_buffered`: events accepted and not yet stored by the stream. */
+  eventsBuffered(count: number): void;
 };
 
 export const noopBusMetrics: BusMetrics = {
   requestAnswered: () => {},
   publishFailed: () => {},
+  eventsBuffered: () => {},
 };
 
 /** The subset of pino's Logger the bus calls; fields first, message second, as pino wants. */

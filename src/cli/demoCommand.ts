@@ -138,6 +138,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     metricsPort: 0,
     subjectPrefix: "stagewatch",
     logger: pino({ level: "info" }, pino.destination({ dest: logFile, mkdir: true, sync: false })),
+    replicaId: "demo",
   });
   process.stdout.write(`stagewatch is serving; metrics at ${service.metricsUrl}/metrics; logs in ${logFile}\n\n`);
 

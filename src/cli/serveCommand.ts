@@ -1,10 +1,13 @@
 // `stagewatch serve`: flags for what differs between deployments of the service, environment
 // variables for what a Kubernetes Secret provides (NATS credentials), as the Helm chart passes them.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { pino } from "pino";
 import { natsConfigFromEnv } from "../bus/index.js";
 import { startService } from "../service/service.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
+import { durationFlagSeconds } from "./duration.js";
 import { UsageError } from "./usage.js";
 
 export const serveUsage = `Usage: stagewatch serve [flags]
@@ -17,6 +20,12 @@ Flags:
   --metrics-port PORT     (default 9090; 0 picks a free port)
   --subject-prefix P      NATS subject prefix (default stagewatch)
   --log-level LEVEL       trace, debug, info, warn, error (default info)
+  --replica-id ID         this replica's id in leases and logs (default: $STAGEWATCH_REPLICA_ID,
+                          else host name and a random suffix); keep it unique per running process
+  --jetstream-replicas N  copies of the event stream and KV buckets (default 1; 3 on a 3-node cluster)
+  --lease-duration D      how long a lease holds unrenewed: the longest an observation waits
+                          for a new owner after a crash (default 15s)
+  --shutdown-grace D      how long SIGTERM waits for verdicts and events going out (default 20s)
   -h, --help
 
 Environment:
@@ -35,6 +44,10 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     "metrics-port": { type: "string", default: "9090" },
     "subject-prefix": { type: "string", default: "stagewatch" },
     "log-level": { type: "string", default: "info" },
+    "replica-id": { type: "string" },
+    "jetstream-replicas": { type: "string", default: "1" },
+    "lease-duration": { type: "string", default: "15s" },
+    "shutdown-grace": { type: "string", default: "20s" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -48,10 +61,19 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   for (const namespace of namespaces ?? []) {
     if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--namespaces: '${namespace}' is not a namespace name`);
   }
+  const jetstreamReplicas = Number(values["jetstream-replicas"]);
+  if (!Number.isInteger(jetstreamReplicas) || jetstreamReplicas < 1 || jetstreamReplicas > 5) {
+    throw new UsageError(`--jetstream-replicas: '${values["jetstream-replicas"]}' must be a whole number from 1 to 5`);
+  }
+  const leaseDurationSeconds = durationFlagSeconds("--lease-duration", values["lease-duration"]);
+  if (leaseDurationSeconds < 1) throw new UsageError("--lease-duration: at least 1s");
+  const shutdownGraceSeconds = durationFlagSeconds("--shutdown-grace", values["shutdown-grace"]);
+  const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID ?? `${hostname()}-${randomBytes(3).toString("hex")}`;
+  if (!/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
-  const logger = pino({ level: values["log-level"], base: { service: "stagewatch" } });
+  const logger = pino({ level: values["log-level"], base: { service: "stagewatch", replica: replicaId } });
   const service = await startService({
     nats: nats.value,
     ...(namespaces && namespaces.length > 0 && { namespaces }),
@@ -59,6 +81,10 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     metricsPort: port,
     subjectPrefix: values["subject-prefix"],
     logger,
+    replicaId,
+    jetstreamReplicas,
+    leaseDurationMs: leaseDurationSeconds * 1000,
+    shutdownGraceMs: shutdownGraceSeconds * 1000,
   });
 
   const signal = await new Promise<string>((resolve) => {

@@ -4,8 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
-import { ObservationEngine } from "./engine.js";
-import { CapturingEventSink, engineHarness, observationRequest } from "./testing/index.js";
+import { engineHarness, observationRequest } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
 
@@ -211,7 +210,7 @@ describe("the observation record", () => {
   it("lets another replica answer get before any stage is reached", async () => {
     const h = engineHarness();
     const id = await h.start(observationRequest());
-    const otherReplica = new ObservationEngine({ kinds: h.hub, events: new CapturingEventSink(), records: h.records, scheduler: h.clock.scheduler });
+    const otherReplica = h.replica("replica-b").engine;
     expect(await otherReplica.get(id)).toMatchObject({
       observationId: id,
       outcome: "in_progress",
@@ -221,21 +220,22 @@ describe("the observation record", () => {
     });
   });
 
-  it("is never overwritten once another writer changed it (compare-and-swap on its revision)", async () => {
+  it("is never overwritten once another writer decided it: the first terminal outcome stands, and only its writer publishes", async () => {
     const h = engineHarness();
     h.cluster.put(rollingOut());
     const id = await h.start(observationRequest());
-    // Another replica takes the observation over and writes its own reading.
+    // Another replica decides the observation through the record (a cancel it received).
     const stored = (await h.records.getRecord(id))!;
-    const handedOver = { ...stored.record, outcome: "cancelled" as const };
-    expect(await h.records.updateRecord(handedOver, stored.revision)).toMatchObject({ updated: true });
+    const cancelled = { ...stored.record, outcome: "cancelled" as const, verdict: { ...stored.record.verdict!, outcome: "cancelled" as const } };
+    expect(await h.records.updateRecord(cancelled, stored.revision)).toMatchObject({ updated: true });
 
     h.cluster.put(deployment({ replicas: 1 }));
     await h.advance(0);
-    expect((await h.engine.get(id))?.outcome).toBe("succeeded");
     expect((await h.records.getRecord(id))?.record.outcome).toBe("cancelled");
-    expect(h.logged.filter((line) => line.level === "warn")).toEqual([
-      { level: "warn", message: "observation record changed elsewhere; not overwritten", fields: { observationId: id } },
+    expect((await h.engine.get(id))?.outcome).toBe("cancelled");
+    expect(h.events.lines(id)).not.toContain("verdict succeeded");
+    expect(h.logged.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
+      "verdict not stored: the record was decided or taken elsewhere",
     ]);
   });
 });

@@ -129,6 +129,7 @@ describe("deletion", () => {
 
     h.cluster.put(pod({ name: "api-7f9c6d8b5-z7c4q", owner: rs, containers: [running("api")] }));
     h.cluster.put(deployment({ replicas: 2, ...incarnation }));
+    await h.advance(0);
     expect(h.events.lines(id)).toEqual([
       "progress ConfigMap payments/api-config settled",
       "stage applied",

@@ -6,7 +6,7 @@ import type { Deployment, KubeObject } from "../kube/objects.js";
 import { apiObject, condition, controllerRef, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
-import { engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
+import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
 const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
@@ -34,15 +34,17 @@ function rollingOut(ready: number, options: { name?: string; uid?: string; repli
 const creating = () => waiting("api", "ContainerCreating");
 const imagePullBackOff = () => waiting("api", "ImagePullBackOff", 'Back-off pulling image "ghcr.io/acme/payments-api:1.4.4"');
 
-function put(h: EngineHarness, ...objects: KubeObject[]): void {
+/** Changes the cluster, then lets the record writes and publications the change caused finish. */
+async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
   for (const object of objects) h.cluster.put(object);
+  await drainMicrotasks();
 }
 
 describe("a Deployment through its ReplicaSet and pods", () => {
   it("settles when the rollout completes, its pods joined through controller UIDs", async () => {
     const h = engineHarness();
     const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
-    put(
+    await put(
       h,
       rollingOut(0),
       rs,
@@ -58,12 +60,12 @@ describe("a Deployment through its ReplicaSet and pods", () => {
       message: "0/2 replicas ready, 2 updated; pod api-7f9c6d8b5-q9v4m container api: ContainerCreating",
     });
 
-    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, containers: [running("api")] }));
-    put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: rs, containers: [running("api")] }));
-    put(h, rollingOut(1));
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, containers: [running("api")] }));
+    await put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: rs, containers: [running("api")] }));
+    await put(h, rollingOut(1));
     expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api pending"]);
 
-    put(h, deployment({ replicas: 2 }));
+    await put(h, deployment({ replicas: 2 }));
     await h.advance(0);
     expect(h.events.lines(id).slice(4)).toEqual([
       "progress Deployment payments/api settled",
@@ -90,18 +92,18 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     const siblingRs = replicaSet(sibling, { name: "api-shadow-5d8c7b9f4", revision: "1", replicas: 1, ready: 0 });
     // Same selector labels on both: a label join would take the sibling's pod for ours.
     const sharedLabels = { "app.kubernetes.io/name": "api", "app.kubernetes.io/part-of": "payments" };
-    put(h, rollingOut(1), ours, sibling, siblingRs);
-    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: ours, labels: sharedLabels, containers: [running("api")] }));
-    put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, phase: "Pending", containers: [creating()] }));
+    await put(h, rollingOut(1), ours, sibling, siblingRs);
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: ours, labels: sharedLabels, containers: [running("api")] }));
+    await put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, phase: "Pending", containers: [creating()] }));
     const id = await h.start(observationRequest());
     const before = h.events.lines(id);
 
-    put(h, pod({ name: "api-shadow-5d8c7b9f4-h7w2n", owner: siblingRs, labels: sharedLabels, phase: "Pending", containers: [imagePullBackOff()] }));
+    await put(h, pod({ name: "api-shadow-5d8c7b9f4-h7w2n", owner: siblingRs, labels: sharedLabels, phase: "Pending", containers: [imagePullBackOff()] }));
     expect(h.events.lines(id)).toEqual(before);
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
 
-    put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, containers: [running("api")] }));
-    put(h, deployment({ replicas: 2 }));
+    await put(h, pod({ name: "api-7f9c6d8b5-q9v4m", owner: ours, labels: sharedLabels, containers: [running("api")] }));
+    await put(h, deployment({ replicas: 2 }));
     expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
   });
 
@@ -111,7 +113,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     const current = rollingOut(0, { revision: "5", replicas: 2, old: 2 });
     const oldRs = replicaSet(current, { name: "api-6b8d9c7f4", revision: "4", replicas: 2 });
     const newRs = replicaSet(current, { name: "api-7f9c6d8b5", revision: "5", replicas: 2, ready: 0 });
-    put(
+    await put(
       h,
       current,
       oldRs,
@@ -123,11 +125,11 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     const id = await h.start(observationRequest());
 
     // An old pod rescheduled onto a node that cannot pull the old image any more.
-    put(h, pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, phase: "Pending", containers: [imagePullBackOff()] }));
+    await put(h, pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, phase: "Pending", containers: [imagePullBackOff()] }));
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending ContainerCreating"]);
 
-    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [imagePullBackOff()] }));
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [imagePullBackOff()] }));
     expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api failed ImagePullBackOff", "verdict failed"]);
     expect(h.events.verdict(id)).toMatchObject({
       outcome: "failed",
@@ -156,9 +158,9 @@ describe("a Deployment through its ReplicaSet and pods", () => {
       },
       status: { observedGeneration: 1, phase: "Failed", reason: "InvalidImageName", conditions: [condition("Ready", "True", "Provisioned")] },
     });
-    put(h, rollingOut(1), rs);
+    await put(h, rollingOut(1), rs);
     const id = await h.start(observationRequest({ resources: [{ apiVersion: "sandbox.example.com/v1", kind: "Pod", name: "api-sandbox" }, api] }));
-    put(h, sandbox, deployment({ replicas: 2 }));
+    await put(h, sandbox, deployment({ replicas: 2 }));
     expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }, { state: "settled" }] });
   });
 });
@@ -179,12 +181,12 @@ describe("Jobs", () => {
   it("a failing bootstrap Job fails bootstrapped with its last pod's termination message", async () => {
     const h = engineHarness();
     const active = job({ status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
-    put(h, rollingOut(0), active, migratePod(active, "running"));
+    await put(h, rollingOut(0), active, migratePod(active, "running"));
     const id = await h.start(observationRequest({ require: "bootstrapped", resources: [migrate, api] }));
     expect(h.events.lines(id)).toEqual(["stage applied"]);
 
-    put(h, migratePod(active, "failed"));
-    put(
+    await put(h, migratePod(active, "failed"));
+    await put(
       h,
       job({
         status: {
@@ -209,19 +211,19 @@ describe("Jobs", () => {
     const h = engineHarness();
     const active = job({ ttlSecondsAfterFinished: 0, status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
     const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
-    put(h, rollingOut(0), rs, active, migratePod(active, "running"));
+    await put(h, rollingOut(0), rs, active, migratePod(active, "running"));
     const id = await h.start(observationRequest({ resources: [migrate, api] }));
 
     const complete = job({
       ttlSecondsAfterFinished: 0,
       status: { succeeded: 1, startTime: "2026-11-29T10:00:05Z", completionTime: "2026-11-29T10:00:41Z", conditions: jobConditions.complete() },
     });
-    put(h, complete);
+    await put(h, complete);
     h.cluster.delete(complete);
     expect(h.events.lines(id)).toEqual(["stage applied", "progress Job payments/schema-migrate settled", "stage bootstrapped"]);
     expect((await h.engine.get(id))?.reached).toBe("bootstrapped");
 
-    put(h, deployment({ replicas: 2 }));
+    await put(h, deployment({ replicas: 2 }));
     expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api settled", "stage healthy", "verdict succeeded"]);
     expect(h.events.verdict(id).resources.map((r) => `${r.identity.kind} ${r.state} ${r.message}`)).toEqual([
       "Job settled 1/1 completions",
@@ -234,7 +236,7 @@ describe("events and routing", () => {
   it("publishes a progress event only when a resource's state or reason changes", async () => {
     const h = engineHarness();
     const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 1, ready: 0 });
-    put(h, rollingOut(0, { replicas: 1 }), rs);
+    await put(h, rollingOut(0, { replicas: 1 }), rs);
     const id = await h.start(observationRequest());
     const crashing = (restarts: number) =>
       pod({
@@ -248,7 +250,7 @@ describe("events and routing", () => {
         ],
       });
     // The kubelet rewrites the pod on every restart and back-off; CrashLoopBackOff is not in failOn by default.
-    for (let restarts = 1; restarts <= 12; restarts++) put(h, crashing(restarts));
+    for (let restarts = 1; restarts <= 12; restarts++) await put(h, crashing(restarts));
     expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending CrashLoopBackOff"]);
     expect((await h.engine.get(id))?.resources[0]?.message).toBe(
       "0/1 replicas ready, 1 updated; pod api-7f9c6d8b5-x2k8p container api: CrashLoopBackOff: last exit Error with code 1",
@@ -259,16 +261,16 @@ describe("events and routing", () => {
     const h = engineHarness();
     const active = job({ status: { active: 1, ready: 1, startTime: "2026-11-29T10:00:05Z" } });
     const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
-    put(h, deployment({ replicas: 2 }), rs, active);
+    await put(h, deployment({ replicas: 2 }), rs, active);
     const id = await h.start(observationRequest({ resources: [{ ...migrate, bootstrap: false }, api] }));
     expect(h.events.lines(id)).toEqual(["progress Deployment payments/api settled", "stage applied", "stage bootstrapped"]);
 
     // After it settled, a pod of the current ReplicaSet breaks and the Deployment reports it.
-    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, phase: "Pending", containers: [imagePullBackOff()] }));
-    put(h, rollingOut(1));
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, phase: "Pending", containers: [imagePullBackOff()] }));
+    await put(h, rollingOut(1));
     expect(h.events.lines(id)).toHaveLength(3);
 
-    put(
+    await put(
       h,
       job({
         status: { succeeded: 1, startTime: "2026-11-29T10:00:05Z", completionTime: "2026-11-29T10:00:41Z", conditions: jobConditions.complete() },
@@ -283,7 +285,7 @@ describe("events and routing", () => {
   it("shares one list and one watch per kind among every observation", async () => {
     const h = engineHarness();
     const names = ["api", "worker", "ledger", "gateway", "billing"];
-    for (const name of names) put(h, rollingOut(0, { name }), job({ name: `${name}-migrate`, status: { active: 1 } }));
+    for (const name of names) await put(h, rollingOut(0, { name }), job({ name: `${name}-migrate`, status: { active: 1 } }));
     for (const name of names) {
       await h.start(
         observationRequest({
@@ -304,7 +306,7 @@ describe("events and routing", () => {
   it("an observation started after the informers synced reads their caches at once", async () => {
     const h = engineHarness();
     const rs = replicaSet(deployment({ name: "worker", replicas: 2 }), { name: "worker-7f9c6d8b5", revision: "4", replicas: 2 });
-    put(h, rollingOut(0), deployment({ name: "worker", replicas: 2 }), rs, pod({ name: "worker-7f9c6d8b5-k2m9x", owner: rs }));
+    await put(h, rollingOut(0), deployment({ name: "worker", replicas: 2 }), rs, pod({ name: "worker-7f9c6d8b5-k2m9x", owner: rs }));
     await h.start(observationRequest());
     const requests = h.transport.requests.length;
 
@@ -330,11 +332,11 @@ describe("events and routing", () => {
       spec: { size: "large" },
       status: { observedGeneration, conditions: [ready] },
     });
-    put(h, widget(condition("Ready", "False", "Provisioning", "waiting for the volume to attach")));
+    await put(h, widget(condition("Ready", "False", "Provisioning", "waiting for the volume to attach")));
     const id = await h.start(observationRequest({ resources: [{ apiVersion: "example.com/v1", kind: "Widget", name: "blue" }] }));
     expect(h.events.lines(id)).toEqual(["progress Widget payments/blue pending Provisioning", "stage applied", "stage bootstrapped"]);
 
-    put(h, widget(condition("Ready", "True", "Provisioned", "the widget is serving")));
+    await put(h, widget(condition("Ready", "True", "Provisioned", "the widget is serving")));
     expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled" }] });
     expect(h.transport.gets("/apis/example.com/v1")).toHaveLength(1);
   });
@@ -346,7 +348,7 @@ describe("what the watches do not promise", () => {
     // Revision 5 begins: the Deployment is rewritten, and the pod watch beats the ReplicaSet watch.
     const rollout = rollingOut(0, { revision: "5", replicas: 1, old: 1 });
     const oldRs = replicaSet(rollout, { name: "api-6b8d9c7f4", revision: "4", replicas: 1 });
-    put(h, rollout, oldRs, pod({ name: "api-6b8d9c7f4-m4k7d", owner: oldRs, containers: [running("api")] }));
+    await put(h, rollout, oldRs, pod({ name: "api-6b8d9c7f4-m4k7d", owner: oldRs, containers: [running("api")] }));
     const id = await h.start(observationRequest());
     const newRs = replicaSet(rollout, { name: "api-7f9c6d8b5", revision: "5", replicas: 1, ready: 0 });
     const badTag = waiting(
@@ -354,10 +356,10 @@ describe("what the watches do not promise", () => {
       "InvalidImageName",
       'Failed to apply default image tag "ghcr.io/acme/payments-api:1.4.4@": invalid reference format',
     );
-    put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [badTag] }));
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [badTag] }));
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
 
-    put(h, newRs);
+    await put(h, newRs);
     expect(h.events.verdict(id)).toMatchObject({
       outcome: "failed",
       failure: { reason: "InvalidImageName" },
@@ -368,13 +370,13 @@ describe("what the watches do not promise", () => {
   it("reads what changed during a watch gap from the relist after 410 Gone", async () => {
     const h = engineHarness();
     const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
-    put(h, rollingOut(0), rs);
+    await put(h, rollingOut(0), rs);
     const id = await h.start(observationRequest());
     await h.advance(60_000);
 
     // The watch expires; while the informer is away the rollout completes.
     h.transport.currentWatch("/apis/apps/v1/deployments").status(410, "Expired", "too old resource version: 48003 (48290)");
-    put(h, deployment({ replicas: 2 }));
+    await put(h, deployment({ replicas: 2 }));
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
     await h.advance(0);
     expect(h.transport.gets("/apis/apps/v1/deployments")).toHaveLength(2);

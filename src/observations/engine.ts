@@ -18,7 +18,7 @@
 //   observation reads through it: no event can come to settle it while RBAC refuses it.
 import { combineLatest, filter, map, merge, take, asyncScheduler, type SchedulerLike, type Subscription } from "rxjs";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
-import type { ObservationRecord, ObservationRecords, ObservationService, ObserveResult } from "../bus/index.js";
+import type { ObservationRecord, ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
 import type { Informer, ResourceMapping, WatchEvent } from "../streams/index.js";
 import {
@@ -28,6 +28,7 @@ import {
   evaluateResource,
   groupKind,
   isTerminal,
+  labelledBootstrapKeys,
   markCachesSynced,
   nextWakeAt,
   objectIdentityKey,
@@ -43,7 +44,11 @@ import {
   type ObservationVerdict,
 } from "../verdicts/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
-import { RecordWriter } from "./recordWriter.js";
+import { RecordWriter, type RecordContent } from "./recordWriter.js";
+import type { LeaseKeeper } from "./leaseKeeper.js";
+import type { AdoptingEngine } from "./adoption.js";
+import type { AdoptionCause } from "./leasePolicy.js";
+import { cancelThroughRecord, stateOfRecord, verdictEventOf } from "./recordedObservations.js";
 import { RecentVerdicts } from "./recentVerdicts.js";
 import { recordVerdict } from "./verdictTelemetry.js";
 import { podOwningKinds, refusedResources } from "./refusals.js";
@@ -62,12 +67,18 @@ export interface KindSource {
 export interface EventSink {
   /** Stores the event on the bus; resolves when stored or given up on, never rejects. */
   publish(event: ObservationEvent): Promise<unknown>;
+  /** Whether the observation's verdict is already on the bus (a crash may have come between deciding and publishing). */
+  hasVerdict(deployment: string, observationId: string): Promise<boolean>;
+  /** Drops the events of an observation still waiting to be sent: it went to another replica. */
+  discard(observationId: string): void;
 }
 
 export interface ObservationEngineOptions {
   kinds: KindSource;
   events: EventSink;
   records: ObservationRecords;
+  /** This replica's leases: one for each observation it drives. */
+  leases: LeaseKeeper;
   /** The clock the reducer reads and the timers run on; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   newObservationId?: () => string;
@@ -89,19 +100,23 @@ const maxTimerDelayMs = 2 ** 31 - 1;
 interface LiveObservation {
   state: ObservationState;
   record: RecordWriter;
+  /** Set when the terminal outcome is decided: resolves with the verdict that stands once stored. */
+  delivery?: Promise<ObservationVerdict | undefined>;
   timer?: Subscription;
   wakeAt?: number;
   synced?: Subscription;
   access?: Subscription;
 }
 
-export class ObservationEngine implements ObservationService {
+export class ObservationEngine implements ObservationService, AdoptingEngine {
   private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
   private readonly decided: RecentVerdicts;
   private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
+  /** Verdicts decided here and not yet stored and published. */
+  private readonly deliveries = new Set<Promise<unknown>>();
 
   constructor(options: ObservationEngineOptions) {
     this.options = {
@@ -113,6 +128,11 @@ export class ObservationEngine implements ObservationService {
       ...options,
     };
     this.decided = new RecentVerdicts(this.options.decidedMemory);
+    this.options.leases.onLost((observationId) => this.leave(observationId));
+  }
+
+  private get replicaId(): string {
+    return this.options.leases.replicaId;
   }
 
   /** Observations in progress. */
@@ -152,13 +172,28 @@ export class ObservationEngine implements ObservationService {
       outcome: "in_progress",
       // Another replica answers `get` from the record: it needs a verdict before any stage is reached.
       verdict: toVerdict(state),
+      owner: this.replicaId,
+      adoptions: 0,
     };
-    // Record first, then the key claim: a claim never points at a missing record. The replica
-    // that loses a race on the same key removes its own record and answers with the winner's.
-    const revision = await this.options.records.putRecord(record);
-    const claim = await this.options.records.claimKey(request.key, hash, observationId);
+    // Lease, then record, then key claim. Every record in progress has a lease, so the lease
+    // bucket is the index of unfinished work; a claim never points at a missing record. The
+    // replica that loses a race on the same key removes its record and lease and answers with the
+    // winner's; a crash between the steps leaves a lease whose record is missing or unclaimed,
+    // which the next adopter removes (no client was ever told of it).
+    const { leases, records } = this.options;
+    await leases.create(observationId);
+    let revision: number;
+    let claim: Awaited<ReturnType<ObservationRecords["claimKey"]>>;
+    try {
+      revision = await records.putRecord(record);
+      claim = await records.claimKey(request.key, hash, observationId);
+    } catch (error) {
+      await leases.remove(observationId);
+      throw error;
+    }
     if (!claim.claimed) {
-      await this.options.records.deleteRecord(observationId);
+      await records.deleteRecord(observationId);
+      await leases.remove(observationId);
       if (claim.contentHash === hash) return { ok: true, observationId: claim.observationId, replay: true };
       return {
         ok: false,
@@ -166,17 +201,97 @@ export class ObservationEngine implements ObservationService {
         message: `key '${request.key}' already names observation ${claim.observationId} with other content`,
       };
     }
-    this.begin({ state, record: new RecordWriter(this.options.records, this.options.logger, { record, revision }) }, mappings.value);
+    this.begin(this.liveOf(state, { record, revision }), mappings.value);
     return { ok: true, observationId, replay: false };
+  }
+
+  /**
+   * Takes over an observation whose lease this replica just won: same id, same deadline, events on
+   * the same subject. What the record holds as settled or failed stays so; pending resources are
+   * read afresh. A record already decided only needs its verdict out; a lease without a record,
+   * or a record whose key was never claimed, is what a crash during `observe` leaves behind.
+   */
+  async adopt(observationId: string, cause: AdoptionCause): Promise<void> {
+    const { records, leases, logger } = this.options;
+    let stored = await records.getRecord(observationId);
+    // The previous driver may write progress between our read and our fencing write: a few rounds settle it.
+    for (let round = 0; round < 5; round++) {
+      if (!leases.holds(observationId)) return;
+      if (stored === undefined) {
+        logger.warn({ observationId, replica: this.replicaId }, "lease without a record (a crash during observe); removed");
+        await leases.remove(observationId);
+        return;
+      }
+      const { record } = stored;
+      if (isTerminal(record.outcome)) {
+        await this.publishRecordedVerdict(record);
+        return;
+      }
+      const claim = await records.getClaim(record.request.key);
+      if (claim?.observationId !== observationId) {
+        logger.warn({ observationId, replica: this.replicaId }, "record whose key was never claimed (a crash during observe); removed");
+        await records.deleteRecord(observationId);
+        await leases.remove(observationId);
+        return;
+      }
+      const mappings = await resolveKinds(this.options.kinds, record.request);
+      if (!mappings.ok) throw new Error(`cannot resolve the kinds of observation ${observationId}: ${mappings.result.ok ? "" : mappings.result.message}`);
+      const state = stateOfRecord(record);
+      if (!state.ok) throw new Error(`record of observation ${observationId} does not resume: ${state.issues.map((i) => i.message).join("; ")}`);
+      // Fencing: the previous driver's next compare-and-swap fails, so it can no longer decide.
+      const fenced: ObservationRecord = { ...record, owner: this.replicaId, adoptions: (record.adoptions ?? 0) + 1 };
+      const update = await records.updateRecord(fenced, stored.revision);
+      if (!update.updated) {
+        stored = update.current;
+        continue;
+      }
+      if (!leases.holds(observationId) || this.live.has(observationId)) return;
+      logger.info({ observationId, replica: this.replicaId, cause, deployment: record.request.deployment, from: record.owner }, "observation adopted");
+      this.begin(this.liveOf(state.value, { record: fenced, revision: update.revision }), mappings.value);
+      return;
+    }
+    throw new Error(`record of observation ${observationId} kept changing during adoption`);
+  }
+
+  /**
+   * Every observation driven here stops without a verdict and its lease is handed back, so another
+   * replica adopts it at once (SIGTERM). Verdicts already decided are stored and published first.
+   */
+  async handOver(): Promise<void> {
+    const ids = [...this.live.keys()];
+    const writers = ids.map((id) => this.live.get(id)!.record);
+    for (const id of ids) this.drop(id);
+    await Promise.allSettled([...this.deliveries]);
+    await Promise.allSettled(writers.map((writer) => writer.idle()));
+    await Promise.allSettled(ids.map((id) => this.options.leases.release(id)));
   }
 
   async cancel(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
     const live = this.live.get(observationId);
     if (live) {
       this.apply(live, cancelObservation(live.state, reason, this.now()));
-      return toVerdict(live.state);
+      return (await live.delivery) ?? this.get(observationId);
     }
-    return this.get(observationId);
+    return this.cancelElsewhere(observationId, reason);
+  }
+
+  /**
+   * A cancel for an observation another replica drives, or nobody does: decided through the
+   * record. The driver learns of it from its lease being removed (the lease watch) and from its
+   * next record write failing, and stops without a verdict of its own.
+   */
+  private async cancelElsewhere(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
+    const stored = await this.options.records.getRecord(observationId);
+    if (stored === undefined) return undefined;
+    const cancelled = await cancelThroughRecord(this.options.records, stored, reason, this.now(), this.replicaId);
+    if (cancelled === undefined) return stored.record.verdict;
+    if (cancelled.decidedHere) {
+      this.options.logger.info({ observationId, replica: this.replicaId, driver: stored.record.owner }, "cancelled through the record");
+      this.decided.remember(cancelled.verdict);
+      await this.publish(verdictEventOf(cancelled.verdict));
+      await this.options.leases.removeWhoeverHolds(observationId);
+    }
+    return cancelled.verdict;
   }
 
   async get(observationId: string): Promise<ObservationVerdict | undefined> {
@@ -187,15 +302,70 @@ export class ObservationEngine implements ObservationService {
     return (await this.options.records.getRecord(observationId))?.record.verdict;
   }
 
-  /** Ends every subscription and timer; observations in progress stay in the records. */
+  /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
   stop(): void {
     for (const subscription of this.subscriptions.values()) subscription.unsubscribe();
     this.subscriptions.clear();
-    for (const live of this.live.values()) {
-      live.timer?.unsubscribe();
-      live.synced?.unsubscribe();
-      live.access?.unsubscribe();
+    for (const live of this.live.values()) this.stopDriving(live);
+  }
+
+  /** Builds what the engine keeps of an observation it drives, its record writer fenced by `stored`. */
+  private liveOf(state: ObservationState, stored: StoredRecord): LiveObservation {
+    const id = state.observationId;
+    const record = new RecordWriter({
+      records: this.options.records,
+      logger: this.options.logger,
+      owner: this.replicaId,
+      initial: stored,
+      onSuperseded: (current) => void this.superseded(id, current),
+    });
+    return { state, record };
+  }
+
+  /** Another replica wrote the record: it decided or adopted the observation. */
+  private async superseded(observationId: string, current: StoredRecord | undefined): Promise<void> {
+    this.options.logger.warn({ observationId, replica: this.replicaId, by: current?.record.owner }, "observation record changed elsewhere; no longer driving it");
+    this.leave(observationId);
+    // Whoever holds the lease of a decided record makes sure its verdict is out.
+    if (current && isTerminal(current.record.outcome) && this.options.leases.holds(observationId)) await this.publishRecordedVerdict(current.record);
+    else this.options.leases.forget(observationId);
+  }
+
+  /** The observation went elsewhere (lease lost, record superseded): stop without a verdict. */
+  private leave(observationId: string): void {
+    if (!this.live.has(observationId)) return;
+    this.drop(observationId);
+    this.options.events.discard(observationId);
+    this.options.metrics.observationLeft();
+  }
+
+  private drop(observationId: string): void {
+    const live = this.live.get(observationId);
+    if (!live) return;
+    this.stopDriving(live);
+    live.record.abandon();
+    for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, observationId);
+    this.live.delete(observationId);
+  }
+
+  private stopDriving(live: LiveObservation): void {
+    live.timer?.unsubscribe();
+    live.synced?.unsubscribe();
+    live.access?.unsubscribe();
+  }
+
+  /** A decided record whose lease this replica holds: publish its verdict unless it is out already, then end the lease. */
+  private async publishRecordedVerdict(record: ObservationRecord): Promise<void> {
+    const { verdict } = record;
+    if (verdict && !(await this.options.events.hasVerdict(record.request.deployment, record.observationId))) {
+      this.options.logger.info({ observationId: record.observationId, replica: this.replicaId }, "publishing a verdict its driver stored but may not have sent");
+      await this.publish(verdictEventOf(verdict));
     }
+    await this.options.leases.remove(record.observationId);
+  }
+
+  private content(state: ObservationState): RecordContent {
+    return { verdict: toVerdict(state), labelledBootstrap: labelledBootstrapKeys(state) };
   }
 
   private now(): number {
@@ -203,11 +373,16 @@ export class ObservationEngine implements ObservationService {
   }
 
   private begin(live: LiveObservation, mappings: readonly ResourceMapping[]): void {
-    const { state } = live;
-    const id = state.observationId;
+    const id = live.state.observationId;
     this.live.set(id, live);
     // The request server logs the accepted request; the engine logs stages and the verdict.
     this.options.metrics.observationStarted();
+    // An adopted observation whose deadline passed while nobody drove it times out now, with the
+    // readings its record holds, before any informer could read it afresh.
+    const wakeAt = nextWakeAt(live.state);
+    if (wakeAt !== undefined && wakeAt <= this.now()) this.apply(live, advanceClock(live.state, this.now()));
+    if (isTerminal(live.state.outcome)) return;
+    const { state } = live;
 
     const needed = new Map<string, ResourceMapping>();
     [...state.resources.keys()].forEach((key, index) => {
@@ -362,10 +537,10 @@ export class ObservationEngine implements ObservationService {
   }
 
   private apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
+    const changed = step.state !== live.state;
     live.state = step.state;
     const { observationId, deployment } = live.state;
     const at = new Date(this.now()).toISOString();
-    let stageReached = false;
     for (const change of step.changes) {
       switch (change.type) {
         case "resource":
@@ -376,7 +551,6 @@ export class ObservationEngine implements ObservationService {
           this.options.metrics.stageReached(change.stage, deployment, (this.now() - live.state.startedAtMs) / 1000);
           this.options.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           this.publish({ type: "stage", observationId, deployment, at, stage: change.stage });
-          stageReached = true;
           break;
         case "verdict":
           this.finish(live, change.verdict, receivedAt);
@@ -384,29 +558,49 @@ export class ObservationEngine implements ObservationService {
       }
     }
     if (isTerminal(live.state.outcome)) return;
-    // One record write a step, however many stages it reached; a step that decided wrote its verdict.
-    if (stageReached) void live.record.write(toVerdict(live.state));
+    // The record follows every reading (coalesced by the writer), so an adopter resumes from the
+    // newest one and a timeout after a crash names what the cluster last said.
+    if (changed) live.record.update(this.content(live.state));
     this.schedule(live);
   }
 
   private finish(live: LiveObservation, verdict: ObservationVerdict, receivedAt: number | undefined): void {
-    const { state } = live;
-    const id = state.observationId;
-    live.timer?.unsubscribe();
-    live.synced?.unsubscribe();
-    live.access?.unsubscribe();
-    for (const key of state.resources.keys()) this.routes.stopWaiting(key, id);
+    const id = live.state.observationId;
+    this.stopDriving(live);
+    for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
     this.decided.remember(verdict);
+    const delivery = this.deliver(live, verdict, receivedAt);
+    live.delivery = delivery;
+    this.deliveries.add(delivery);
+    void delivery.finally(() => this.deliveries.delete(delivery));
+  }
 
+  /**
+   * Exactly one verdict: the terminal outcome is stored with a compare-and-swap on the record
+   * first, and only the replica whose write won publishes it (with a message id the stream
+   * de-duplicates on); the lease is removed last, so a crash in between leaves the lease to tell
+   * the next holder to check the verdict went out.
+   */
+  private async deliver(live: LiveObservation, verdict: ObservationVerdict, receivedAt: number | undefined): Promise<ObservationVerdict | undefined> {
+    const { state } = live;
+    const id = state.observationId;
     const { metrics, logger } = this.options;
+    const stored = await live.record.decide(this.content(state));
+    if (!stored.stored) {
+      const standing = stored.current?.record.verdict;
+      logger.warn({ observationId: id, replica: this.replicaId, outcome: verdict.outcome, standing: standing?.outcome }, "verdict not stored: the record was decided or taken elsewhere");
+      if (standing && isTerminal(standing.outcome)) this.decided.remember(standing);
+      metrics.observationLeft();
+      if (stored.current && isTerminal(stored.current.record.outcome) && this.options.leases.holds(id)) await this.publishRecordedVerdict(stored.current.record);
+      else this.options.leases.forget(id);
+      return standing;
+    }
     recordVerdict(state, verdict, this.now(), metrics, logger);
-    void this.publish({ type: "verdict", observationId: id, deployment: state.deployment, at: verdict.decidedAt ?? verdict.startedAt, verdict }).then(
-      () => {
-        if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
-      },
-    );
-    void live.record.write(verdict);
+    await this.publish(verdictEventOf(verdict));
+    if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
+    await this.options.leases.remove(id);
+    return verdict;
   }
 
   private publish(event: ObservationEvent): Promise<unknown> {

@@ -3,5 +3,11 @@
 export { ObservationEngine } from "./engine.js";
 export type { EventSink, KindSource, ObservationEngineOptions } from "./engine.js";
 export { OwnedObjectIndex } from "./ownedObjects.js";
-export { noopEngineMetrics, silentEngineLogger } from "./telemetry.js";
-export type { EngineLogger, EngineMetrics } from "./telemetry.js";
+export { noopEngineMetrics, noopLeaseMetrics, silentEngineLogger } from "./telemetry.js";
+export type { EngineLogger, EngineMetrics, LeaseMetrics } from "./telemetry.js";
+export { LeaseKeeper, LeaseExistsError } from "./leaseKeeper.js";
+export type { LeaseKeeperOptions } from "./leaseKeeper.js";
+export { Adopter } from "./adoption.js";
+export type { AdopterOptions, AdoptingEngine } from "./adoption.js";
+export { adoptionCause, adoptionCauses, defaultLeaseTiming, leaseTimingFor } from "./leasePolicy.js";
+export type { AdoptionCause, LeaseTiming } from "./leasePolicy.js";

@@ -1,6 +1,7 @@
 // What the engine counts and logs, behind narrow interfaces with no-op defaults: the service plugs
 // in prom-client and pino at start-up; unit tests need neither.
 import type { Outcome, Stage } from "../verdicts/index.js";
+import type { AdoptionCause } from "./leasePolicy.js";
 
 export interface EngineMetrics {
   /** `observations_active` up. */
@@ -13,7 +14,25 @@ export interface EngineMetrics {
   resourceFailed(kind: string, reason: string): void;
   /** `event_to_verdict_seconds`: from receiving the deciding watch event to the verdict stored on NATS. */
   eventToVerdict(seconds: number): void;
+  /** `observations_active` down: an observation left this replica undecided (lease lost, hand-over). */
+  observationLeft(): void;
 }
+
+/** What the lease keeper and the adopter count. */
+export interface LeaseMetrics {
+  /** `leases_held`: leases this replica holds now. */
+  leasesHeld(count: number): void;
+  /** `lease_renewals_failed_total`: a renewal that did not reach NATS, or found the lease taken. */
+  leaseRenewalFailed(): void;
+  /** `observations_adopted_total{cause}`: taken over from a lease that expired or was released. */
+  observationAdopted(cause: AdoptionCause): void;
+}
+
+export const noopLeaseMetrics: LeaseMetrics = {
+  leasesHeld: () => {},
+  leaseRenewalFailed: () => {},
+  observationAdopted: () => {},
+};
 
 export const noopEngineMetrics: EngineMetrics = {
   observationStarted: () => {},
@@ -21,6 +40,7 @@ export const noopEngineMetrics: EngineMetrics = {
   observationDecided: () => {},
   resourceFailed: () => {},
   eventToVerdict: () => {},
+  observationLeft: () => {},
 };
 
 /** The subset of pino's Logger the engine calls. Never handed manifest content or Secret data. */

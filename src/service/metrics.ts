@@ -6,6 +6,7 @@
 // not objects or requests, so its cardinality stays that of the team's service catalogue.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { requestResults } from "../bus/index.js";
+import { adoptionCauses } from "../observations/index.js";
 import { outcomes, stages } from "../verdicts/index.js";
 
 const prefix = "stagewatch_";
@@ -86,6 +87,27 @@ export function createMetrics(registry = new Registry()) {
       labelNames: ["result"] as const,
       registers,
     }),
+    observationsAdoptedTotal: new Counter({
+      name: `${prefix}observations_adopted_total`,
+      help: "Observations taken over from another replica (or this one, restarted), by cause (expired, released).",
+      labelNames: ["cause"] as const,
+      registers,
+    }),
+    leasesHeld: new Gauge({
+      name: `${prefix}leases_held`,
+      help: "Observation leases this replica holds.",
+      registers,
+    }),
+    leaseRenewalsFailedTotal: new Counter({
+      name: `${prefix}lease_renewals_failed_total`,
+      help: "Lease renewals that did not reach NATS or found the lease taken over.",
+      registers,
+    }),
+    eventsBuffered: new Gauge({
+      name: `${prefix}events_buffered`,
+      help: "Observation events accepted and not yet stored by the event stream (waiting for NATS).",
+      registers,
+    }),
     natsPublishFailuresTotal: new Counter({
       name: `${prefix}nats_publish_failures_total`,
       help: "Event publications to NATS that failed (each attempt).",
@@ -110,6 +132,8 @@ function zeroBoundedSeries(metrics: Metrics): void {
   }
   for (const result of requestResults) metrics.requestsTotal.inc({ result }, 0);
   metrics.natsPublishFailuresTotal.inc(0);
+  metrics.leaseRenewalsFailedTotal.inc(0);
+  for (const cause of adoptionCauses) metrics.observationsAdoptedTotal.inc({ cause }, 0);
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -5,18 +5,27 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
+import { asyncScheduler } from "rxjs";
 import {
   busNames,
   createEventPublisher,
   describeNatsConfig,
   ensureEventStream,
+  openLeaseStore,
   openObservationRecords,
   startRequestServer,
   toConnectionOptions,
   type BusMetrics,
   type NatsConnectionConfig,
 } from "../bus/index.js";
-import { ObservationEngine, type EngineMetrics } from "../observations/index.js";
+import {
+  Adopter,
+  LeaseKeeper,
+  ObservationEngine,
+  leaseTimingFor,
+  type EngineMetrics,
+  type LeaseMetrics,
+} from "../observations/index.js";
 import { InformerHub, kubeHttpTransport, type StreamMetrics } from "../streams/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -35,6 +44,14 @@ export interface ServiceConfig {
   metricsPort: number;
   subjectPrefix: string;
   logger: Logger;
+  /** This replica's id, in its leases and logs (the pod name in Kubernetes). */
+  replicaId: string;
+  /** Copies of the event stream and the KV buckets in a clustered JetStream (1 for a single server). */
+  jetstreamReplicas?: number;
+  /** How long a lease lasts unrenewed: the longest an observation waits for a new owner after a crash. */
+  leaseDurationMs?: number;
+  /** How long a graceful stop waits for verdicts and events still going out. */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningService {
@@ -57,6 +74,15 @@ function busMetricsOf(metrics: Metrics): BusMetrics {
   return {
     requestAnswered: (result) => metrics.requestsTotal.inc({ result }),
     publishFailed: () => metrics.natsPublishFailuresTotal.inc(),
+    eventsBuffered: (count) => metrics.eventsBuffered.set(count),
+  };
+}
+
+function leaseMetricsOf(metrics: Metrics): LeaseMetrics {
+  return {
+    leasesHeld: (count) => metrics.leasesHeld.set(count),
+    leaseRenewalFailed: () => metrics.leaseRenewalsFailedTotal.inc(),
+    observationAdopted: (cause) => metrics.observationsAdoptedTotal.inc({ cause }),
   };
 }
 
@@ -71,6 +97,7 @@ function engineMetricsOf(metrics: Metrics): EngineMetrics {
     },
     resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind, reason }),
     eventToVerdict: (seconds) => metrics.eventToVerdictSeconds.observe(seconds),
+    observationLeft: () => metrics.observationsActive.dec(),
   };
 }
 
@@ -94,20 +121,43 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       throw new ServiceStartError(`cannot connect to NATS at ${servers}: ${(cause as Error).message}`, { cause });
     });
     const names = busNames(config.subjectPrefix);
-    await ensureEventStream(await jetstreamManager(connection), names);
+    const replicas = config.jetstreamReplicas ?? 1;
+    const jsm = await jetstreamManager(connection);
+    await ensureEventStream(jsm, names, { replicas });
     const js = jetstream(connection);
     const busLogger = logger.child({ component: "bus" });
     const busMetrics = busMetricsOf(metrics);
-    const records = await openObservationRecords(js, { prefix: config.subjectPrefix });
-    const events = createEventPublisher({ js, prefix: config.subjectPrefix, metrics: busMetrics, logger: busLogger });
-    const engine = new ObservationEngine({
-      kinds: hub,
-      events,
-      records,
-      metrics: engineMetricsOf(metrics),
-      logger: logger.child({ component: "engine" }),
+    const records = await openObservationRecords(js, { prefix: config.subjectPrefix, replicas });
+    const leaseStore = await openLeaseStore(js, { prefix: config.subjectPrefix, replicas });
+    const events = createEventPublisher({ js, jsm, prefix: config.subjectPrefix, metrics: busMetrics, logger: busLogger });
+    const engineLogger = logger.child({ component: "engine" });
+    const timing = leaseTimingFor(config.leaseDurationMs ?? 15_000);
+    const leaseMetrics = leaseMetricsOf(metrics);
+    const leases = new LeaseKeeper({
+      store: leaseStore,
+      replicaId: config.replicaId,
+      timing,
+      scheduler: asyncScheduler,
+      metrics: leaseMetrics,
+      logger: engineLogger,
     });
+    const engine = new ObservationEngine({ kinds: hub, events, records, leases, metrics: engineMetricsOf(metrics), logger: engineLogger });
+    const adopter = new Adopter({ store: leaseStore, keeper: leases, engine, timing, scheduler: asyncScheduler, metrics: leaseMetrics, logger: engineLogger });
+    leases.startHeartbeat();
+    // Adoption starts before requests are taken: what a crashed replica left is taken up first.
+    await adopter.start();
     const requests = startRequestServer({ connection, service: engine, prefix: config.subjectPrefix, metrics: busMetrics, logger: busLogger });
+    let natsConnected = true;
+    void (async () => {
+      for await (const status of connection.status()) {
+        if (status.type === "disconnect") natsConnected = false;
+        else if (status.type === "reconnect") {
+          natsConnected = true;
+          // Renew at once: a lease that ran out during the outage is settled by the compare-and-swap now, not in 5 s.
+          void leases.renewAll();
+        }
+      }
+    })();
     const nats = connection;
     operations = await startOperationsServer({
       host: config.metricsHost,
@@ -116,21 +166,30 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       readiness: {
         notReadyBecause: () => {
           if (nats.isClosed()) return "NATS connection closed";
+          if (!natsConnected) return "NATS disconnected; reconnecting";
           if (!hub.hasSynced()) return "informer caches not synced yet";
           return undefined;
         },
       },
     });
-    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all" }, "serving");
+    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas }, "serving");
     const ops = operations;
     return {
       metricsUrl: ops.url,
       engine,
       closed: nats.closed(),
+      // Graceful hand-over (SIGTERM): no new requests, no new adoptions, verdicts already decided
+      // stored and published, every lease handed back so other replicas adopt at once, then the
+      // events still waiting are flushed. Bounded by the grace: what is not out by then is left to
+      // the records and the leases, which the next owner repairs from.
       stop: async () => {
+        const graceMs = config.shutdownGraceMs ?? 20_000;
         await requests.stop();
+        adopter.stop();
+        await withinMs(engine.handOver(), graceMs);
+        leases.stopHeartbeat();
         engine.stop();
-        await events.flush();
+        await events.flush(Math.max(1_000, graceMs / 4));
         hub.stop();
         await nats.drain().catch(() => undefined);
         await ops.close();
@@ -142,6 +201,12 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     await connection?.close().catch(() => undefined);
     throw error;
   }
+}
+
+async function withinMs(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function defaultKubeConfig(): KubeConfig {

@@ -87,3 +87,5 @@ export {
   toVerdict,
 } from "./observation.js";
 export type { AccessProblem, ObservedObject } from "./observation.js";
+export { labelledBootstrapKeys, resumeObservation } from "./resumption.js";
+export type { ResumeObservationInput } from "./resumption.js";

@@ -179,7 +179,7 @@ beforeAll(async () => {
   engine = new FakeEngine(records, createEventPublisher({ js: jetstream(nc), prefix }));
   const logger = { info: () => {}, warn: () => {}, error: (fields: object) => internalErrors.push(fields) };
   // Two replicas in the queue group, as a real installation runs them.
-  const metrics = { requestAnswered: (result: string) => answered.push(result), publishFailed: () => {} };
+  const metrics = { requestAnswered: (result: string) => answered.push(result), publishFailed: () => {}, eventsBuffered: () => {} };
   servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));
   servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));
   await nc.flush();

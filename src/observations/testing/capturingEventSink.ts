@@ -14,6 +14,13 @@ export class CapturingEventSink implements EventSink {
     else this.invalid.push(`${event.type} event: ${describeIssues(parsed.issues)}`);
   }
 
+  async hasVerdict(_deployment: string, observationId: string): Promise<boolean> {
+    return this.published.some((event) => event.type === "verdict" && event.observationId === observationId);
+  }
+
+  /** Publishing is immediate here: nothing waits to be discarded. */
+  discard(): void {}
+
   /** Every event, in publishing order. */
   get events(): readonly ObservationEvent[] {
     if (this.invalid.length > 0) throw new Error(`published events do not match their schema: ${this.invalid.join("; ")}`);

@@ -5,6 +5,11 @@ import { InformerHub, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { ObserveResult } from "../../bus/index.js";
 import { ObservationEngine } from "../engine.js";
+import { Adopter } from "../adoption.js";
+import { LeaseKeeper } from "../leaseKeeper.js";
+import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
+import { noopLeaseMetrics } from "../telemetry.js";
+import { InMemoryLeaseStore } from "./inMemoryLeases.js";
 import type { EngineLogger } from "../telemetry.js";
 import { CapturingEventSink } from "./capturingEventSink.js";
 import { InMemoryObservationRecords } from "./inMemoryRecords.js";
@@ -19,6 +24,8 @@ export interface EngineHarnessOptions {
   readonly decidedMemory?: number;
   /** The informers' timing (watchdog, backoff); the defaults when absent. */
   readonly timing?: Partial<ReflectorTiming>;
+  /** Lease duration and renewal; the service's defaults when absent. */
+  readonly leaseTiming?: LeaseTiming;
 }
 
 export interface LoggedLine {
@@ -70,15 +77,55 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     error: (fields, message) => logged.push({ level: "error", message, fields }),
   };
   let sequence = 0;
-  const engine = new ObservationEngine({
-    kinds: hub,
-    events,
-    records,
-    scheduler: clock.scheduler,
-    newObservationId: () => `obs-${++sequence}`,
-    logger,
-    ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
-  });
+  const leaseStore = new InMemoryLeaseStore();
+  const leaseTiming = options.leaseTiming ?? defaultLeaseTiming;
+
+  /**
+   * One replica of the service: an engine with its own lease keeper and adopter, sharing the
+   * cluster, the records, the leases and the event stream with every other replica of the harness.
+   * Its adopter starts only on `startAdopting()`, so single-replica tests see no adoption scans.
+   */
+  function replica(replicaId: string) {
+    const leases = new LeaseKeeper({ store: leaseStore, replicaId, timing: leaseTiming, scheduler: clock.scheduler, metrics: noopLeaseMetrics, logger });
+    const replicaEngine = new ObservationEngine({
+      kinds: hub,
+      events,
+      records,
+      leases,
+      scheduler: clock.scheduler,
+      newObservationId: () => `obs-${++sequence}`,
+      logger,
+      ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
+    });
+    const adopter = new Adopter({
+      store: leaseStore,
+      keeper: leases,
+      engine: replicaEngine,
+      timing: leaseTiming,
+      scheduler: clock.scheduler,
+      metrics: noopLeaseMetrics,
+      logger,
+    });
+    return {
+      replicaId,
+      engine: replicaEngine,
+      leases,
+      adopter,
+      async startAdopting() {
+        leases.startHeartbeat();
+        await adopter.start();
+        await drainMicrotasks();
+      },
+      /** A SIGKILL: nothing more runs, nothing is handed back. */
+      crash() {
+        adopter.stop();
+        leases.stopHeartbeat();
+        replicaEngine.stop();
+      },
+    };
+  }
+  const first = replica("replica-a");
+  const engine = first.engine;
 
   /** Parses the request as the bus does (defaults applied), observes, and lets the engine subscribe. */
   async function observe(input: ObservationRequestInput): Promise<ObserveResult> {
@@ -102,7 +149,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     await drainMicrotasks();
   }
 
-  return { clock, transport, cluster, hub, engine, records, events, logged, observe, start, advance };
+  return { clock, transport, cluster, hub, engine, first, replica, leaseStore, records, events, logged, observe, start, advance };
 }
 
 export type EngineHarness = ReturnType<typeof engineHarness>;

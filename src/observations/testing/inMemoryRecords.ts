@@ -32,6 +32,10 @@ export class InMemoryObservationRecords implements ObservationRecords {
     return stored && { record: decode(stored.json), revision: stored.revision };
   }
 
+  async getClaim(key: string): Promise<{ observationId: string; contentHash: string } | undefined> {
+    return this.claims.get(key);
+  }
+
   async updateRecord(record: ObservationRecord, revision: number): Promise<RecordUpdate> {
     const stored = this.records.get(record.observationId);
     if (stored?.revision !== revision) return { updated: false, current: await this.getRecord(record.observationId) };

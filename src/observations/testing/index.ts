@@ -3,6 +3,7 @@
 // keeps what was published. Not used by the service itself.
 export { CapturingEventSink } from "./capturingEventSink.js";
 export { InMemoryObservationRecords } from "./inMemoryRecords.js";
+export { InMemoryLeaseStore } from "./inMemoryLeases.js";
 export { ScriptedCluster } from "./scriptedCluster.js";
 export type { DiscoveredKind } from "./scriptedCluster.js";
 export { drainMicrotasks, engineHarness, observationRequest } from "./engineHarness.js";

@@ -61,6 +61,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
     metricsPort: 0,
     subjectPrefix: prefix,
     logger: pino({ level: "debug" }, destination),
+    replicaId: `e2e-${prefix}`,
   });
   let observer: Observer | undefined;
   let raw: NatsConnection | undefined;
@@ -98,6 +99,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
       const jsm = await jetstreamManager(rawConnection);
       await jsm.streams.delete(names.eventStream).catch(() => false);
       await jsm.streams.delete(`KV_${names.recordsBucket}`).catch(() => false);
+      await jsm.streams.delete(`KV_${names.leasesBucket}`).catch(() => false);
       await rawConnection.close();
       destination.flushSync();
     },
