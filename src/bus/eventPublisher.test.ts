@@ -137,4 +137,50 @@ describe("publish", () => {
     expect(outcome).toMatchObject({ published: false });
     expect(stream.stored).toEqual([]);
   });
+
+  it("while NATS is away, keeps every event until it returns, in order, and past its bound drops progress only", async () => {
+    let away = true;
+    const stream = fakeStream(() => away);
+    const waits: (() => void)[] = [];
+    const publisher = createEventPublisher({
+      ...stream.options,
+      maxBuffered: 2,
+      // Each retry waits until the test lets time pass.
+      delay: () => new Promise<void>((resolve) => waits.push(resolve)),
+    });
+    const outcomes = [
+      publisher.publish(progress("2026-11-29T10:00:10Z", "ContainerCreating")),
+      publisher.publish(stage),
+      publisher.publish(progress("2026-11-29T10:00:20Z", "ImagePullBackOff")),
+      publisher.publish(verdictEvent),
+    ];
+    expect(publisher.buffered).toBe(3);
+    for (let round = 0; round < 20; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      waits.splice(0).forEach((wake) => wake());
+    }
+    away = false;
+    for (let round = 0; round < 20 && publisher.buffered > 0; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      waits.splice(0).forEach((wake) => wake());
+    }
+    const settled = await Promise.all(outcomes);
+    expect(settled.map((o) => o.published)).toEqual([true, true, false, true]);
+    expect(stream.stored.map((s) => (s.body as ObservationEvent).type)).toEqual(["progress", "stage", "verdict"]);
+    expect(publisher.buffered).toBe(0);
+  });
+
+  it("drops what waits for an observation that went to another replica, but never its verdict", async () => {
+    let away = true;
+    const stream = fakeStream(() => away);
+    const waits: (() => void)[] = [];
+    const publisher = createEventPublisher({ ...stream.options, delay: () => new Promise<void>((resolve) => waits.push(resolve)) });
+    const dropped = publisher.publish(progress("2026-11-29T10:00:10Z", "ContainerCreating"));
+    await new Promise((resolve) => setImmediate(resolve));
+    publisher.discard(observationId);
+    away = false;
+    waits.splice(0).forEach((wake) => wake());
+    expect(await dropped).toMatchObject({ published: false });
+    expect(stream.stored).toEqual([]);
+  });
 });

@@ -46,6 +46,8 @@ export class Adopter {
   async start(): Promise<void> {
     this.watch = await this.options.store.watch((change) => this.noteChange(change));
     this.scan = interval(this.options.timing.scanEveryMs, this.options.scheduler).subscribe(() => this.adoptWhatIsFree());
+    // What the watch replayed so far is adoptable now; the rest arrives within a scan.
+    this.adoptWhatIsFree();
   }
 
   /** Takes nothing more over (shutdown); adoptions already started finish. */

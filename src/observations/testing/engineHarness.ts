@@ -116,6 +116,13 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
         await adopter.start();
         await drainMicrotasks();
       },
+      /** A SIGTERM, in the service's order: no more adoptions, leases handed back, then nothing runs. */
+      async shutDown() {
+        adopter.stop();
+        await replicaEngine.handOver();
+        leases.stopHeartbeat();
+        replicaEngine.stop();
+      },
       /** A SIGKILL: nothing more runs, nothing is handed back. */
       crash() {
         adopter.stop();
