@@ -235,6 +235,7 @@ describe("the observation record", () => {
     expect((await h.engine.get(id))?.outcome).toBe("cancelled");
     expect(h.events.lines(id)).not.toContain("verdict succeeded");
     expect(h.logged.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
+      "observation record changed elsewhere; no longer driving it",
       "verdict not stored: the record was decided or taken elsewhere",
     ]);
   });

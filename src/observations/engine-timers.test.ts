@@ -96,6 +96,7 @@ describe("deletion", () => {
     await h.advance(20_000);
 
     h.cluster.delete(rollingOut(0));
+    await h.advance(0);
     expect(h.events.lines(id).at(-1)).toBe("progress Deployment payments/api pending Deleted");
     await h.advance(9_999);
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");

@@ -295,8 +295,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   async get(observationId: string): Promise<ObservationVerdict | undefined> {
+    // What is stored, not what is in memory: every replica answers the same, and nothing answered is lost by a crash.
     const live = this.live.get(observationId);
-    if (live) return toVerdict(live.state);
+    if (live?.record.storedVerdict) return live.record.storedVerdict;
     const decided = this.decided.get(observationId);
     if (decided) return decided;
     return (await this.options.records.getRecord(observationId))?.record.verdict;
@@ -541,36 +542,43 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     live.state = step.state;
     const { observationId, deployment } = live.state;
     const at = new Date(this.now()).toISOString();
+    const events: ObservationEvent[] = [];
+    let verdict: ObservationVerdict | undefined;
     for (const change of step.changes) {
       switch (change.type) {
         case "resource":
           if (change.resource.state !== "pending") this.routes.stopWaiting(change.key, observationId);
-          this.publish({ type: "progress", observationId, deployment, at, resource: change.resource });
+          events.push({ type: "progress", observationId, deployment, at, resource: change.resource });
           break;
         case "stage":
           this.options.metrics.stageReached(change.stage, deployment, (this.now() - live.state.startedAtMs) / 1000);
           this.options.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
-          this.publish({ type: "stage", observationId, deployment, at, stage: change.stage });
+          events.push({ type: "stage", observationId, deployment, at, stage: change.stage });
           break;
         case "verdict":
-          this.finish(live, change.verdict, receivedAt);
+          verdict = change.verdict;
           break;
       }
     }
-    if (isTerminal(live.state.outcome)) return;
-    // The record follows every reading (coalesced by the writer), so an adopter resumes from the
-    // newest one and a timeout after a crash names what the cluster last said.
-    if (changed) live.record.update(this.content(live.state));
+    if (verdict) {
+      this.finish(live, verdict, events, receivedAt);
+      return;
+    }
+    if (changed) {
+      // The record follows every reading (coalesced by the writer), so an adopter resumes from the
+      // newest one; the step's events go out once a record holding them is stored.
+      const stored = live.record.update(this.content(live.state));
+      if (events.length > 0) void stored.then((ok) => ok && events.forEach((event) => this.publish(event)));
+    }
     this.schedule(live);
   }
 
-  private finish(live: LiveObservation, verdict: ObservationVerdict, receivedAt: number | undefined): void {
+  private finish(live: LiveObservation, verdict: ObservationVerdict, events: readonly ObservationEvent[], receivedAt: number | undefined): void {
     const id = live.state.observationId;
     this.stopDriving(live);
     for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
-    this.decided.remember(verdict);
-    const delivery = this.deliver(live, verdict, receivedAt);
+    const delivery = this.deliver(live, verdict, events, receivedAt);
     live.delivery = delivery;
     this.deliveries.add(delivery);
     void delivery.finally(() => this.deliveries.delete(delivery));
@@ -582,7 +590,12 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    * de-duplicates on); the lease is removed last, so a crash in between leaves the lease to tell
    * the next holder to check the verdict went out.
    */
-  private async deliver(live: LiveObservation, verdict: ObservationVerdict, receivedAt: number | undefined): Promise<ObservationVerdict | undefined> {
+  private async deliver(
+    live: LiveObservation,
+    verdict: ObservationVerdict,
+    events: readonly ObservationEvent[],
+    receivedAt: number | undefined,
+  ): Promise<ObservationVerdict | undefined> {
     const { state } = live;
     const id = state.observationId;
     const { metrics, logger } = this.options;
@@ -596,7 +609,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       else this.options.leases.forget(id);
       return standing;
     }
+    this.decided.remember(verdict);
     recordVerdict(state, verdict, this.now(), metrics, logger);
+    for (const event of events) void this.publish(event);
     await this.publish(verdictEventOf(verdict));
     if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
     await this.options.leases.remove(id);

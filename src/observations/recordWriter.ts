@@ -1,12 +1,16 @@
-// Keeps one observation's KV record in step with its state, for the replica that drives it. Every
-// write is a compare-and-swap on the revision this writer stored last, so the record is the one
-// authority on the outcome: a record another replica changed (it adopted the observation, or
+// Keeps one observation's KV record in step with its state, for the replica that drives it. The
+// record is the journal written before effects: a progress or stage event is published only once
+// a record holding it is stored, and `get` answers what is stored, so nothing a client was told
+// can be lost by a crash and contradicted by the replica that adopts the observation.
+//
+// Every write is a compare-and-swap on the revision this writer stored last, so the record is the
+// one authority on the outcome: a record another replica changed (it adopted the observation, or
 // cancelled it through the record) is never overwritten, and the engine is told it was superseded.
 //
-// Progress writes are coalesced: at most one in flight, and only the newest waiting behind it, so
-// a busy rollout costs one KV write per round trip rather than one per event. A progress write
-// that fails for want of NATS is left to the next one. The terminal write is retried until it is
-// stored or superseded: a verdict decided while NATS is away is stored when it returns.
+// Writes are coalesced: at most one in flight, and only the newest content waiting behind it, so
+// a busy rollout costs one KV write per round trip rather than one per event. A write that fails
+// for want of NATS is retried with backoff until it is stored or superseded: what was decided
+// while NATS was away is stored, then published, when it returns.
 import type { ObservationRecord, ObservationRecords, StoredRecord } from "../bus/index.js";
 import type { ObservationVerdict } from "../verdicts/index.js";
 import type { EngineLogger } from "./telemetry.js";
@@ -22,91 +26,114 @@ export interface RecordWriterOptions {
   readonly initial: StoredRecord;
   /** Another replica changed the record: the engine stops driving the observation. */
   readonly onSuperseded: (current: StoredRecord | undefined) => void;
-  /** Waits between attempts of the terminal write; tests pass one that returns at once. */
+  /** Waits between attempts; tests pass one that returns at once. */
   readonly delay?: (ms: number) => Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const retryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
 
+interface Waiting {
+  content: RecordContent;
+  /** Resolved with true once stored, false when the record went elsewhere. */
+  done: ((stored: boolean) => void)[];
+}
+
+type WriteResult = { written: true } | { written: false; ours: boolean; current: StoredRecord | undefined };
+
 export class RecordWriter {
   private readonly options: RecordWriterOptions;
   private stored: StoredRecord;
   private inFlight: Promise<void> | undefined;
-  private waiting: RecordContent | undefined;
+  private waiting: Waiting | undefined;
   private ended = false;
+  private supersededBy: StoredRecord | undefined;
 
   constructor(options: RecordWriterOptions) {
     this.options = options;
     this.stored = options.initial;
   }
 
-  get record(): ObservationRecord {
-    return this.stored.record;
+  /** The verdict as last stored: what `get` answers and what an adopter would resume from. */
+  get storedVerdict(): ObservationVerdict | undefined {
+    return this.stored.record.verdict;
   }
 
-  /** Queues a progress write of the newest content; earlier queued content is dropped. */
-  update(content: RecordContent): void {
-    if (this.ended) return;
-    this.waiting = content;
+  /** Queues a write of the newest content; resolves true once it (or newer content) is stored. */
+  update(content: RecordContent): Promise<boolean> {
+    if (this.ended) return Promise.resolve(false);
+    const done = new Promise<boolean>((resolve) => {
+      this.waiting = { content, done: [...(this.waiting?.done ?? []), resolve] };
+    });
     this.inFlight ??= this.drain();
+    return done;
   }
 
-  /** Resolves when no progress write is in flight or waiting. */
+  /** Resolves when nothing is in flight or waiting. */
   async idle(): Promise<void> {
     while (this.inFlight) await this.inFlight;
   }
 
-  /** No more writes: the observation went to another replica. */
+  /** No more writes: the observation went to another replica. Waiting writes resolve false. */
   abandon(): void {
     this.ended = true;
+    const waiting = this.waiting;
     this.waiting = undefined;
+    waiting?.done.forEach((resolve) => resolve(false));
   }
 
-  /** The terminal write, after any progress write in flight: stored, or superseded by another replica's write. */
+  /** The terminal write, taking the place of any waiting content: stored, or superseded by another replica's write. */
   async decide(content: RecordContent): Promise<DecideResult> {
-    this.waiting = undefined;
+    const stored = await this.update(content);
     await this.idle();
-    for (let attempt = 0; !this.ended; attempt++) {
-      try {
-        const result = await this.writeOnce(content);
-        if (result.written) return { stored: true };
-        if (!result.retry) return { stored: false, current: result.current };
-      } catch (error) {
-        this.options.logger.warn({ observationId: content.verdict.observationId, err: error, attempt }, "cannot store the verdict yet; retrying");
-        await (this.options.delay ?? sleep)(retryDelaysMs[Math.min(attempt, retryDelaysMs.length - 1)]!);
-      }
-    }
-    return { stored: false, current: undefined };
+    return stored ? { stored: true } : { stored: false, current: this.supersededBy };
   }
 
   private async drain(): Promise<void> {
-    while (this.waiting !== undefined && !this.ended) {
-      const content = this.waiting;
+    for (let failures = 0; this.waiting !== undefined && !this.ended; ) {
+      const waiting = this.waiting;
       this.waiting = undefined;
+      let result: WriteResult | undefined;
       try {
-        const result = await this.writeOnce(content);
-        if (!result.written && !result.retry) this.supersede(result.current);
+        result = await this.writeOnce(waiting.content);
       } catch (error) {
-        this.options.logger.warn({ observationId: content.verdict.observationId, err: error }, "cannot store the observation record; the next write carries it");
+        failures += 1;
+        if (failures === 1 || failures % 10 === 0) {
+          this.options.logger.warn({ observationId: waiting.content.verdict.observationId, err: error, failures }, "cannot store the observation record yet; retrying");
+        }
       }
+      if (result?.written) {
+        failures = 0;
+        waiting.done.forEach((resolve) => resolve(true));
+        continue;
+      }
+      if (result && !result.ours) {
+        this.supersede(result.current);
+        waiting.done.forEach((resolve) => resolve(false));
+        break;
+      }
+      // Not stored yet (NATS away, or our own earlier write's acknowledgement lost): try again,
+      // with the newest content if newer arrived meanwhile.
+      const newer = this.waiting as Waiting | undefined;
+      this.waiting = newer ? { content: newer.content, done: [...waiting.done, ...newer.done] } : waiting;
+      if (!result) await (this.options.delay ?? sleep)(retryDelaysMs[Math.min(failures - 1, retryDelaysMs.length - 1)]!);
     }
+    if (this.ended) this.abandon();
     this.inFlight = undefined;
   }
 
   private supersede(current: StoredRecord | undefined): void {
     if (this.ended) return;
-    this.ended = true;
+    this.supersededBy = current;
+    this.abandon();
     this.options.onSuperseded(current);
   }
 
   /**
    * One compare-and-swap. A conflict with a record this replica still owns, in progress, is its
-   * own earlier write whose acknowledgement was lost: the revision is taken and the write retried.
+   * own earlier write whose acknowledgement was lost: its revision is taken for the retry.
    */
-  private async writeOnce(
-    content: RecordContent,
-  ): Promise<{ written: true } | { written: false; retry: boolean; current: StoredRecord | undefined }> {
+  private async writeOnce(content: RecordContent): Promise<WriteResult> {
     const record: ObservationRecord = {
       ...this.stored.record,
       outcome: content.verdict.outcome,
@@ -122,6 +149,6 @@ export class RecordWriter {
     const current = update.current;
     const ours = current !== undefined && current.record.owner === this.options.owner && current.record.outcome === "in_progress";
     if (ours) this.stored = current;
-    return { written: false, retry: ours, current };
+    return { written: false, ours, current };
   }
 }

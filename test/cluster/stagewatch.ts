@@ -81,6 +81,8 @@ export interface RunningProcess {
   /** The exit, once it happened. */
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   exited(): boolean;
+  /** Sends `signal` (SIGKILL for a crash) and resolves with how it exited. */
+  kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it exited. */
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -115,6 +117,10 @@ export function startLogged(command: string, args: string[], options: { cwd: str
     logFile: options.logFile,
     exit,
     exited: () => done,
+    async kill(signal) {
+      if (!done) child.kill(signal);
+      return exit;
+    },
     async stop(graceMs = 10_000) {
       if (!done) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
