@@ -76,7 +76,7 @@ export class Adopter {
     for (const entry of this.leases.values()) {
       const id = entry.observationId;
       if (this.adopting.has(id) || (this.pausedUntil.get(id) ?? 0) > now) continue;
-      const cause = adoptionCause(entry, keeper.replicaId, now, keeper.holds(id));
+      const cause = adoptionCause(entry, keeper.replicaId, now, keeper.holds(id), keeper.since, this.options.timing);
       if (cause !== undefined) void this.adoptOne(entry, cause);
     }
   }

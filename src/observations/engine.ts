@@ -246,7 +246,10 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
         continue;
       }
       if (!leases.holds(observationId) || this.live.has(observationId)) return;
-      logger.info({ observationId, replica: this.replicaId, cause, deployment: record.request.deployment, from: record.owner }, "observation adopted");
+      logger.info(
+        { observationId, replica: this.replicaId, cause, deployment: record.request.deployment, from: record.owner, reached: record.verdict?.reached, revision: stored.revision },
+        "observation adopted",
+      );
       this.begin(this.liveOf(state.value, { record: fenced, revision: update.revision }), mappings.value);
       return;
     }

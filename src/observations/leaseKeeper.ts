@@ -30,11 +30,16 @@ export class LeaseKeeper {
   private readonly options: LeaseKeeperOptions;
   /** Observation id to the revision this replica wrote last. */
   private readonly held = new Map<string, number>();
+  /** Leases being created here: held as far as the adopter is concerned, before the create is acknowledged. */
+  private readonly creating = new Set<string>();
+  /** When this process began: a lease under this id written earlier is a previous incarnation's. */
+  readonly since: number;
   private readonly lostHandlers: ((observationId: string) => void)[] = [];
   private heartbeat: Subscription | undefined;
 
   constructor(options: LeaseKeeperOptions) {
     this.options = options;
+    this.since = options.scheduler.now();
   }
 
   get replicaId(): string {
@@ -46,7 +51,7 @@ export class LeaseKeeper {
   }
 
   holds(observationId: string): boolean {
-    return this.held.has(observationId);
+    return this.held.has(observationId) || this.creating.has(observationId);
   }
 
   heldIds(): string[] {
@@ -69,9 +74,14 @@ export class LeaseKeeper {
 
   /** The lease of an observation this replica creates; its id is new, so a lease in place is a bug or a replayed id. */
   async create(observationId: string): Promise<void> {
-    const revision = await this.options.store.create(observationId, this.lease());
-    if (revision === undefined) throw new LeaseExistsError(`observation ${observationId} already has a lease`);
-    this.hold(observationId, revision);
+    this.creating.add(observationId);
+    try {
+      const revision = await this.options.store.create(observationId, this.lease());
+      if (revision === undefined) throw new LeaseExistsError(`observation ${observationId} already has a lease`);
+      this.hold(observationId, revision);
+    } finally {
+      this.creating.delete(observationId);
+    }
   }
 
   /** Takes `entry` from its holder if nobody wrote it since it was read; false when another replica was first. */

@@ -36,15 +36,17 @@ export type AdoptionCause = (typeof adoptionCauses)[number];
 
 /**
  * Why `entry` may be taken by replica `self` now, or undefined when it may not; `heldHere` says this
- * process holds it (taken or created, whether or not it drives it yet). A lease released by its
- * holder is free at once; an expired one is free whoever held it.
+ * process holds it (created, taken, or being created: the lease watch may show a lease before its
+ * creator's own write is acknowledged). A lease released by its holder is free at once; an
+ * expired one is free whoever held it. A lease under this replica's own id that was written before
+ * this process started (`selfSinceMs`) is a previous incarnation's: a restart under a stable id
+ * (a container restarted in its pod) takes its observations back at once.
  */
-export function adoptionCause(entry: LeaseEntry, self: string, nowMs: number, heldHere: boolean): AdoptionCause | undefined {
+export function adoptionCause(entry: LeaseEntry, self: string, nowMs: number, heldHere: boolean, selfSinceMs: number, timing: LeaseTiming): AdoptionCause | undefined {
   if (heldHere) return undefined;
   if (entry.lease.released) return "released";
-  if (Date.parse(entry.lease.expiresAt) <= nowMs) return "expired";
-  // A lease this replica holds for an observation it does not drive (a restart under a stable id
-  // before the lease ran out) is its own to take back: nobody else drives it either.
-  if (entry.lease.holder === self) return "expired";
+  const expiresAtMs = Date.parse(entry.lease.expiresAt);
+  if (expiresAtMs <= nowMs) return "expired";
+  if (entry.lease.holder === self && expiresAtMs - timing.durationMs < selfSinceMs) return "expired";
   return undefined;
 }

@@ -102,7 +102,7 @@ describe("one replica, SIGKILL mid-observation, restarted", () => {
     await eventually("the Job settled and removed by its TTL", async () => {
       const verdict = await observer.get(run.observationId);
       const jobGone = await kc.makeApiClient(BatchV1Api).readNamespacedJob({ name: "migrate-ttl", namespace }).then(() => false, () => true);
-      return verdict?.reached === "bootstrapped" && verdict.resources[0]?.state === "settled" && jobGone;
+      return (verdict?.reached === "bootstrapped" && verdict.resources[0]?.state === "settled" && jobGone) || undefined;
     });
 
     const killedAt = Date.now();
