@@ -157,3 +157,87 @@ describe("three replicas, 30 observations, the busiest replica SIGKILLed", () =>
     expect(adopted.every((l) => l.cause === "expired")).toBe(true);
   });
 });
+
+describe("a rolling restart, one replica at a time (SIGTERM), with 50 observations in flight", () => {
+  it("loses none, decides none twice, and never waits for a lease to expire", async () => {
+    // A lease longer than the whole test: an adoption that waited for expiry would not happen in time.
+    const f = newFleet({ leaseDuration: "10m" });
+    const ids = ["roll-a", "roll-b", "roll-c"];
+    const running = new Map((await Promise.all(ids.map((id) => f.start(id)))).map((r) => [r.id, r]));
+    const observer = await observerOf(f);
+    const workloads = Array.from({ length: 50 }, (_, i) => stuckDeployment(`roll-${i}`));
+    await apply(kc, ...workloads.map((w) => w.declared.manifest));
+    const runs = await Promise.all(
+      workloads.map((w, i) => observer.observe(observeRequest({ deployment: `roll-${i}`, resources: [w.declared.identity], timeoutSeconds: 300 }))),
+    );
+
+    for (const id of ids) {
+      const stoppedAt = Date.now();
+      const exit = await running.get(id)!.service.process.stop(30_000);
+      expect(exit.signal ?? exit.code, `${id} exits on SIGTERM by itself`).toBe(0);
+      const replacement = await f.start(`${id}-new`);
+      running.set(id, replacement);
+      record("hand-over after SIGTERM", Date.now() - stoppedAt);
+    }
+    const nc = await connect({ servers: natsUrl() });
+    const holders = await leasesByHolder(nc, f.names);
+    await nc.close();
+    expect([...holders.keys()].every((holder) => holder.endsWith("-new")), "only the new replicas hold leases").toBe(true);
+    expect([...holders.values()].flat().length).toBe(50);
+
+    await Promise.all(workloads.map((w) => w.ready()));
+    const verdicts = await Promise.all(runs.map((run) => run.verdict));
+    expect(verdicts.map((v) => v.outcome)).toEqual(runs.map(() => "succeeded"));
+    await expectOneVerdictEach(f, runs.map((r) => r.observationId), (v) => expect(v.reached).toBe("healthy"));
+    const adopted = f.logLines("observation adopted");
+    expect(adopted.length).toBeGreaterThanOrEqual(50);
+    expect(adopted.filter((l) => l.cause !== "released")).toEqual([]);
+  });
+});
+
+describe("cancel on any replica", () => {
+  it("cancels every time, whichever of three replicas the queue group hands it to", async () => {
+    const f = newFleet();
+    await Promise.all(["cancel-a", "cancel-b", "cancel-c"].map((id) => f.start(id)));
+    const observer = await observerOf(f);
+    const workloads = Array.from({ length: 10 }, (_, i) => stuckDeployment(`cancel-${i}`));
+    await apply(kc, ...workloads.map((w) => w.declared.manifest));
+    const runs = await Promise.all(
+      workloads.map((w, i) => observer.observe(observeRequest({ deployment: `cancel-${i}`, resources: [w.declared.identity], timeoutSeconds: 300 }))),
+    );
+    const cancelled = await Promise.all(runs.map((run) => observer.cancel(run.observationId, "superseded by revision 43")));
+    expect(cancelled.map((v) => v?.outcome)).toEqual(runs.map(() => "cancelled"));
+    const verdicts = await Promise.all(runs.map((run) => run.verdict));
+    expect(verdicts.map((v) => v.outcome)).toEqual(runs.map(() => "cancelled"));
+    await expectOneVerdictEach(f, runs.map((r) => r.observationId), (v) => expect(v.message).toContain("superseded by revision 43"));
+    // With three replicas, ten cancels all reaching the driving one has odds of 3^-10.
+    expect(f.logLines("cancelled through the record").length).toBeGreaterThan(0);
+    // Nothing is left driving what was cancelled elsewhere.
+    await Promise.all(workloads.map((w) => w.ready()));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expectOneVerdictEach(f, runs.map((r) => r.observationId), (v) => expect(v.outcome).toBe("cancelled"));
+  });
+});
+
+describe("a deadline that passes while no replica runs", () => {
+  it("ends as timed_out as soon as a replica starts, naming the outstanding resource with the reading its record holds", async () => {
+    const f = newFleet();
+    const only = await f.start("alone");
+    const observer = await observerOf(f);
+    const api = stuckDeployment("api-deadline");
+    await apply(kc, api.declared.manifest);
+    const run = await observer.observe(observeRequest({ deployment: "deadline", resources: [api.declared.identity], timeoutSeconds: 6 }));
+    await eventually("a reading in the record", async () => ((await observer.get(run.observationId))?.resources[0]?.reason === "ContainersNotReady" ? true : undefined));
+    await only.service.process.kill("SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+
+    const startedAt = Date.now();
+    await f.start("later");
+    const verdict = await run.verdict;
+    record("deadline passed while stopped: start to timed_out", Date.now() - startedAt);
+    expect(verdict).toMatchObject({ outcome: "timed_out", failure: { reason: "ContainersNotReady" } });
+    expect(verdict.decidedAt).toBe(verdict.deadline);
+    expect(verdict.message).toMatch(/^deployment deadline did not reach healthy within 6s: Deployment .*\/api-deadline: 0\/1 replicas ready/);
+    await expectOneVerdictEach(f, [run.observationId], (v) => expect(v.outcome).toBe("timed_out"));
+  });
+});
