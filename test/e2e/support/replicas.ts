@@ -65,7 +65,7 @@ export class ServeFleet {
 
   async stopAll(): Promise<void> {
     await Promise.all(this.started.map((replica) => replica.service.process.stop(15_000)));
-    const nc = await connect({ servers: this.options.natsUrl });
+    const nc = await connect({ servers: this.options.natsUrl.split(",") });
     const jsm = await jetstreamManager(nc);
     for (const stream of [this.names.eventStream, `KV_${this.names.recordsBucket}`, `KV_${this.names.leasesBucket}`]) {
       await jsm.streams.delete(stream).catch(() => false);
@@ -102,7 +102,7 @@ export function logLines(logFile: string): LogLine[] {
 
 /** Every event the stream holds, in stream order (read message by message: no consumer left behind). */
 export async function streamEvents(natsUrl: string, names: BusNames): Promise<ObservationEvent[]> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect({ servers: natsUrl.split(",") });
   try {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(names.eventStream);
