@@ -25,7 +25,9 @@ export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deplo
 Asks the stagewatch service to observe the resources declared in the manifests and prints the verdict.
 
 Flags:
-  -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json)
+  -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json); '-' reads
+                          standard input: kubectl apply -o json|yaml, helm get manifest. Objects
+                          carrying metadata.generation (server output) are observed at that generation
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
   --require STAGE         applied, bootstrapped or healthy (default healthy)
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
