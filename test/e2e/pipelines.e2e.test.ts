@@ -103,7 +103,8 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
   it("helm upgrade --install, then helm get manifest: the release's objects in --namespace, bootstrap Job included", async () => {
     const result = await sh.run(
       [
-        `helm upgrade --install payments ${chart} --namespace ${namespace}`,
+        // helm's release notes go to the log (stderr): stdout is the verdict alone.
+        `helm upgrade --install payments ${chart} --namespace ${namespace} >&2`,
         `helm get manifest payments --namespace ${namespace} | stagewatch observe -f - --namespace ${namespace} --deployment payments --timeout 2m --json --subject-prefix ${prefix}`,
       ].join("\n"),
     );
@@ -125,7 +126,7 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
   it("helm upgrade to a broken image: the next revision's pipeline exits 1", async () => {
     const result = await sh.run(
       [
-        `helm upgrade payments ${chart} --namespace ${namespace} --set fault=${Fault.ImagePullBackOff} --set image=registry.example/payments/api:missing`,
+        `helm upgrade payments ${chart} --namespace ${namespace} --set fault=${Fault.ImagePullBackOff} --set image=registry.example/payments/api:missing >&2`,
         `helm get manifest payments --namespace ${namespace} | stagewatch observe -f - --namespace ${namespace} --deployment payments --timeout 2m --subject-prefix ${prefix}`,
       ].join("\n"),
     );
