@@ -20,7 +20,7 @@ const verdict: ObservationVerdict = {
       message: "1/2 replicas ready, 2 updated\npod api-7f9c-x2 container api: not ready",
     },
   ],
-  message: "deployment payments reached bootstrapped, waiting for healthy",
+  message: "deployment payments waiting for healthy: reached bootstrapped, 1/2 resources settled",
   startedAt: new Date(t0).toISOString(),
   deadline: new Date(t0 + 300_000).toISOString(),
 };
@@ -44,7 +44,7 @@ describe("verdictTable", () => {
         "Job payments/schema-migrate   settled   -                    1/1 completions",
         "Deployment payments/api       pending   ContainersNotReady   1/2 replicas ready, 2 updated; pod api-7f9c-x2 container api: not ready",
         "",
-        "deployment payments reached bootstrapped, waiting for healthy",
+        "deployment payments waiting for healthy: reached bootstrapped, 1/2 resources settled",
         "",
       ].join("\n"),
     );
