@@ -10,3 +10,12 @@ export function parseCommandArgs<O extends NonNullable<ParseArgsConfig["options"
     throw new UsageError((cause as Error).message, { cause });
   }
 }
+
+/** The same, for commands that take operands (`stagewatch get ID`). */
+export function parseCommandArgsWithOperands<O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O) {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (cause) {
+    throw new UsageError((cause as Error).message, { cause });
+  }
+}

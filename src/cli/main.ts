@@ -6,6 +6,7 @@ import { describeIssues } from "../verdicts/index.js";
 import { demoCommand } from "./demoCommand.js";
 import { ManifestError } from "./manifests.js";
 import { observeCommand } from "./observeCommand.js";
+import { cancelCommand, getCommand } from "./operatorCommands.js";
 import { serveCommand } from "./serveCommand.js";
 import { exitCodes, overview, UsageError } from "./usage.js";
 
@@ -13,6 +14,8 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   serve: serveCommand,
   observe: observeCommand,
   demo: demoCommand,
+  get: getCommand,
+  cancel: cancelCommand,
 };
 
 export async function main(argv: readonly string[]): Promise<number> {

@@ -7,10 +7,8 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { connectObserver, natsConfigFromEnv, ObservationRejectedError } from "../bus/index.js";
 import {
   describeIssues,
-  describeResource,
   ObservationRequest,
   parseWith,
-  type ObservationEvent,
   type ObservationRequestInput,
   type ObservationVerdict,
   type Stage,
@@ -18,6 +16,7 @@ import {
 import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readDeclaredResources } from "./manifests.js";
+import { liveView, plainView, type ProgressView } from "./progressViews.js";
 import { exitCodes, UsageError } from "./usage.js";
 
 export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
@@ -25,7 +24,9 @@ export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deplo
 Asks the stagewatch service to observe the resources declared in the manifests and prints the verdict.
 
 Flags:
-  -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json)
+  -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json); '-' reads
+                          standard input: kubectl apply -o json|yaml, helm get manifest. Objects
+                          carrying metadata.generation (server output) are observed at that generation
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
   --require STAGE         applied, bootstrapped or healthy (default healthy)
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
@@ -35,6 +36,8 @@ Flags:
                           context's namespace, else "default": where kubectl apply put them)
   --fail-on R1,R2         pod waiting reasons that fail at once (default ImagePullBackOff,InvalidImageName)
   --json                  print the verdict as JSON
+  --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
+                          redraws one line per resource in place, plain prints one line per change
   --subject-prefix P      NATS subject prefix (default stagewatch)
   -h, --help
 
@@ -53,19 +56,6 @@ function contextNamespace(): string {
   }
 }
 
-function progressLine(event: ObservationEvent): string | undefined {
-  switch (event.type) {
-    case "progress": {
-      const { identity, state, reason, message } = event.resource;
-      return `${describeResource(identity)}: ${state}${reason ? ` (${reason})` : ""}${message ? `: ${message}` : ""}`;
-    }
-    case "stage":
-      return `stage ${event.stage} reached`;
-    case "verdict":
-      return undefined;
-  }
-}
-
 export async function observeCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     filename: { type: "string", short: "f", multiple: true },
@@ -76,6 +66,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     namespace: { type: "string" },
     "fail-on": { type: "string" },
     json: { type: "boolean", default: false },
+    progress: { type: "string", default: "auto" },
     "subject-prefix": { type: "string", default: "stagewatch" },
     help: { type: "boolean", short: "h" },
   });
@@ -86,6 +77,10 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   if (!values.filename?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
   if (!values.deployment) throw new UsageError("--deployment: required");
   const timeoutSeconds = durationFlagSeconds("--timeout", values.timeout);
+  if (!progressModes.includes(values.progress as ProgressMode)) {
+    throw new UsageError(`--progress: must be one of ${progressModes.join(", ")}`);
+  }
+  const live = values.progress === "tty" || (values.progress === "auto" && process.stderr.isTTY === true);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
@@ -107,19 +102,35 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   const observer = await connectObserver({ ...nats.value, prefix: values["subject-prefix"] });
   try {
     const run = await observer.observe(request);
-    const started = Date.now();
     process.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
-    for await (const event of run.progress) {
-      const line = progressLine(event);
-      if (line) process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
-    }
+    const view: ProgressView = live
+      ? liveView({
+          terminal: process.stderr,
+          start: {
+            deployment: request.deployment,
+            observationId: run.observationId,
+            required: request.require,
+            startedAtMs: Date.now(),
+            deadlineMs: Date.now() + timeoutSeconds * 1000,
+          },
+          // The service's clock and resolved namespaces, and on a replay the readings so far; the
+          // view starts from the local guess when it does not answer.
+          current: await observer.get(run.observationId).catch(() => undefined),
+          colour: process.env["NO_COLOR"] === undefined || process.env["NO_COLOR"] === "",
+        })
+      : plainView((text) => process.stderr.write(text));
+    for await (const event of run.progress) view.event(event);
     const verdict = await run.verdict;
+    view.finish(verdict);
     process.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : `${verdict.message}\n`);
     return exitCodeOf(verdict);
   } finally {
     await observer.close();
   }
 }
+
+const progressModes = ["auto", "tty", "plain"] as const;
+type ProgressMode = (typeof progressModes)[number];
 
 export function exitCodeOf(verdict: ObservationVerdict): number {
   return verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;

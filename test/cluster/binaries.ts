@@ -10,6 +10,8 @@ export interface Binaries {
   kubeApiserver: string;
   kubeControllerManager: string;
   kubeScheduler: string;
+  /** Not part of the control plane: the client the pipeline tests apply with. */
+  kubectl: string;
   kwok: string;
   natsServer: string;
   kubernetesVersion: string;
@@ -43,6 +45,7 @@ export function buildOrReuseBinaries(buildScript = BUILD_SCRIPT): Binaries {
     kubeApiserver: get("kube-apiserver"),
     kubeControllerManager: get("kube-controller-manager"),
     kubeScheduler: get("kube-scheduler"),
+    kubectl: get("kubectl"),
     kwok: get("kwok"),
     natsServer: get("nats-server"),
     kubernetesVersion: get("kubernetes-version"),

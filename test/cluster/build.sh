@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the end-to-end control plane from Go modules, once per machine, or reuses what an earlier
-# run built: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and nats-server.
+# run built: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, nats-server and
+# the kubectl the pipeline tests run (`kubectl apply -o json | stagewatch observe -f -`).
 #
 # Binaries live outside the work tree in $STAGEWATCH_CACHE_DIR (default ~/.cache/stagewatch), one
 # directory per component and version (kubernetes-v1.37.2/, etcd-v3.6.16/, ...). A directory only
@@ -22,6 +23,9 @@ KWOK_VERSION=v0.8.0
 NATS_VERSION=v2.15.3
 
 kube_dir="$cache/kubernetes-$KUBERNETES_VERSION"
+# A directory of its own, not a fourth binary in kube_dir: a machine that built the control plane
+# before kubectl was added builds only kubectl, from Go's warm module and build caches.
+kubectl_dir="$cache/kubectl-$KUBERNETES_VERSION"
 etcd_dir="$cache/etcd-$ETCD_VERSION"
 kwok_dir="$cache/kwok-$KWOK_VERSION"
 nats_dir="$cache/nats-server-$NATS_VERSION"
@@ -54,14 +58,21 @@ build_into() {
   log "built $name in $((SECONDS - start))s"
 }
 
-build_kube() {
+# go_build_kube PACKAGE...: the wrapper module's commands into $out, with the version stamped into
+# k8s.io/component-base/version (kubectl's client version reads it too; unstamped, kubectl would
+# warn about version skew against the API server).
+go_build_kube() {
   local v=k8s.io/component-base/version
   local major="${KUBERNETES_VERSION#v}"; major="${major%%.*}"
   local minor="${KUBERNETES_VERSION#v*.}"; minor="${minor%%.*}"
   (cd "$here/go/kube" && CGO_ENABLED=0 go build -mod=readonly -trimpath \
     -ldflags "-s -w -X $v.gitVersion=$KUBERNETES_VERSION -X $v.gitMajor=$major -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
-    -o "$out/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler)
+    -o "$out/" "$@")
 }
+
+build_kube() { go_build_kube ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler; }
+
+build_kubectl() { go_build_kube ./cmd/kubectl; }
 
 build_etcd() {
   (cd "$here/go/etcd" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" -o "$out/etcd" .)
@@ -85,11 +96,13 @@ build_into "$etcd_dir" "etcd $ETCD_VERSION" build_etcd
 build_into "$nats_dir" "nats-server $NATS_VERSION" build_nats
 build_into "$kwok_dir" "kwok $KWOK_VERSION" build_kwok
 build_into "$kube_dir" "kubernetes $KUBERNETES_VERSION" build_kube
+build_into "$kubectl_dir" "kubectl $KUBERNETES_VERSION" build_kubectl
 
 echo "etcd=$etcd_dir/etcd"
 echo "kube-apiserver=$kube_dir/kube-apiserver"
 echo "kube-controller-manager=$kube_dir/kube-controller-manager"
 echo "kube-scheduler=$kube_dir/kube-scheduler"
+echo "kubectl=$kubectl_dir/kubectl"
 echo "kwok=$kwok_dir/kwok"
 echo "nats-server=$nats_dir/nats-server"
 echo "kubernetes-version=$KUBERNETES_VERSION"

@@ -1,0 +1,144 @@
+// The AsyncAPI 3 document of stagewatch's NATS interface (SPEC section 7), written from the
+// service's side: it receives requests on three subjects (one queue group across replicas) and
+// answers each on the requester's inbox, and it sends events into a JetStream-backed subject tree.
+// Subject names, the queue group and the stream's retention come from the bus's own constants,
+// and the payloads are the schemas of jsonSchemas.ts, so a change in code shows up here.
+import { busNames, defaultEventStreamOptions, defaultSubjectPrefix, queueGroup } from "../../src/bus/index.ts";
+import { maxBodyBytes } from "../../src/verdicts/schemas.ts";
+import { jsonSchemas, type ContractSchemaName, type JsonSchema } from "./jsonSchemas.ts";
+
+const ref = (path: string) => ({ $ref: `#/${path}` });
+const schemaRef = (name: ContractSchemaName) => ref(`components/schemas/${name}`);
+
+// AsyncAPI's address parameters stand for whole tokens; the prefix may hold dots (`acme.stagewatch`).
+const prefixParameter = {
+  description: `The subject prefix, the same for \`stagewatch serve --subject-prefix\` and its clients (default \`${defaultSubjectPrefix}\`). One prefix per cluster lets several clusters share one NATS account; it may be dotted (\`acme.stagewatch\`).`,
+  default: defaultSubjectPrefix,
+};
+
+/** A message of components.messages whose payload is one of the contract's schemas. */
+function message(name: ContractSchemaName, summary: string) {
+  return { name, title: name, summary, contentType: "application/json", payload: schemaRef(name) };
+}
+
+/** One request/reply subject: its channel, the reply channel (the requester's inbox) and the operation. */
+function requestReply(verb: "observe" | "cancel" | "get", request: ContractSchemaName, reply: ContractSchemaName, description: string) {
+  const replyChannel = `${verb}Reply`;
+  return {
+    channels: {
+      [verb]: {
+        address: `{prefix}.${verb}`,
+        title: `${defaultSubjectPrefix}.${verb}`,
+        description,
+        parameters: { prefix: ref("components/parameters/prefix") },
+        messages: { [request]: ref(`components/messages/${request}`) },
+      },
+      [replyChannel]: {
+        // NATS request/reply: the answer goes to the inbox the request named, not a fixed subject.
+        address: null,
+        description: `The requester's reply inbox (NATS request/reply). Exactly one reply per request, from one replica.`,
+        messages: { [reply]: ref(`components/messages/${reply}`) },
+      },
+    },
+    operation: {
+      action: "receive",
+      channel: ref(`channels/${verb}`),
+      summary: description,
+      messages: [ref(`channels/${verb}/messages/${request}`)],
+      reply: { channel: ref(`channels/${replyChannel}`), messages: [ref(`channels/${replyChannel}/messages/${reply}`)] },
+      bindings: { nats: { queue: queueGroup, bindingVersion: "0.1.0" } },
+    },
+  };
+}
+
+export function asyncApiDocument(version: string): Record<string, unknown> {
+  const names = busNames(defaultSubjectPrefix);
+  const maxAgeHours = defaultEventStreamOptions.maxAgeMs / 3_600_000;
+  const observe = requestReply(
+    "observe",
+    "ObservationRequest",
+    "ObserveReply",
+    `Asks for an observation of the declared resources. Bodies larger than ${maxBodyBytes} bytes are refused (\`too_large\`).`,
+  );
+  const cancel = requestReply("cancel", "CancelRequest", "CancelReply", "Cancels an observation in progress; its verdict becomes `cancelled`.");
+  const get = requestReply("get", "GetRequest", "GetReply", "The current verdict of an observation, on any replica.");
+  const schemas = jsonSchemas((name) => `#/components/schemas/${name}`);
+  return {
+    asyncapi: "3.0.0",
+    info: {
+      title: "stagewatch",
+      version,
+      description:
+        "Stage verdicts (applied, bootstrapped, healthy) for what an apply tool applied to a Kubernetes cluster. Requests name resources by identity only; bodies are JSON. Every subject starts with a configurable prefix (default `stagewatch`).",
+      license: { name: "Apache-2.0" },
+    },
+    defaultContentType: "application/json",
+    channels: {
+      ...observe.channels,
+      ...cancel.channels,
+      ...get.channels,
+      events: {
+        address: "{prefix}.events.{deployment}.{observationId}",
+        title: `${names.prefix}.events.<deployment>.<observationId>`,
+        description: [
+          "The events of one observation, in order: `progress` and `stage` events, then exactly one `verdict`.",
+          `They are kept by the JetStream stream \`<PREFIX>_EVENTS\` (\`${names.eventStream}\` for the default prefix: the prefix upper-cased, dots and dashes as underscores) capturing \`{prefix}.events.>\`, with limits retention, ${defaultEventStreamOptions.storage} storage and a maximum age of ${maxAgeHours} hours, so a subscriber that arrives late still reads everything, the verdict included.`,
+          "Re-published events are stored once (`Nats-Msg-Id`). Follow one observation with a consumer filtered on `{prefix}.events.*.{observationId}`.",
+        ].join(" "),
+        parameters: {
+          prefix: ref("components/parameters/prefix"),
+          deployment: ref("components/parameters/deployment"),
+          observationId: ref("components/parameters/observationId"),
+        },
+        messages: {
+          ProgressEvent: ref("components/messages/ProgressEvent"),
+          StageEvent: ref("components/messages/StageEvent"),
+          VerdictEvent: ref("components/messages/VerdictEvent"),
+        },
+        "x-jetstream-stream": {
+          name: "{PREFIX}_EVENTS",
+          subjects: ["{prefix}.events.>"],
+          retention: "limits",
+          storage: defaultEventStreamOptions.storage,
+          maxAgeSeconds: defaultEventStreamOptions.maxAgeMs / 1000,
+          duplicateWindowSeconds: defaultEventStreamOptions.duplicateWindowMs / 1000,
+        },
+      },
+    },
+    operations: {
+      observe: observe.operation,
+      cancel: cancel.operation,
+      get: get.operation,
+      publishEvents: {
+        action: "send",
+        channel: ref("channels/events"),
+        summary: "Publishes each observation's progress, stages and verdict into the event stream.",
+        messages: [
+          ref("channels/events/messages/ProgressEvent"),
+          ref("channels/events/messages/StageEvent"),
+          ref("channels/events/messages/VerdictEvent"),
+        ],
+      },
+    },
+    components: {
+      parameters: {
+        prefix: prefixParameter,
+        deployment: { description: "The request's `deployment`: 1-63 characters of a-z, 0-9 and '-'." },
+        observationId: { description: "The id `observe` answered with." },
+      },
+      messages: {
+        ObservationRequest: message("ObservationRequest", "An observation request."),
+        ObserveReply: message("ObserveReply", "Accepted with its observation id, or refused."),
+        CancelRequest: message("CancelRequest", "Cancel an observation."),
+        CancelReply: message("CancelReply", "The verdict after the cancel, or refused."),
+        GetRequest: message("GetRequest", "Ask for an observation's verdict."),
+        GetReply: message("GetReply", "The current verdict, or refused."),
+        ProgressEvent: message("ProgressEvent", "A resource's state or reason changed."),
+        StageEvent: message("StageEvent", "A stage was reached."),
+        VerdictEvent: message("VerdictEvent", "The verdict."),
+      },
+      // The JSON Schemas of schema/json/, without their own $schema and $id.
+      schemas: Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _, $id: __, ...body }]) => [name, body as JsonSchema])),
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// JSON Schemas (draft-07) of every body stagewatch sends or accepts on NATS, generated from the zod
+// schemas the service itself validates with (src/verdicts/schemas.ts), so a client in Go, Python or
+// Java generates its types from the contract the code enforces, not from SPEC prose.
+//
+// Draft-07 because it is what AsyncAPI 3's own schema format extends (the same schemas are embedded
+// in schema/asyncapi.yaml) and what most code generators read.
+import { z } from "zod";
+import * as wire from "../../src/verdicts/schemas.ts";
+
+/** Every named body and the shared parts a generator should turn into types of their own. */
+export const contractSchemas = {
+  Stage: { schema: wire.Stage, description: "A stage of a deployment: applied < bootstrapped < healthy (cumulative)." },
+  ReachedStage: { schema: wire.ReachedStage, description: "The highest stage reached; `none` until every declared resource was seen." },
+  Outcome: { schema: wire.Outcome, description: "`timed_out` is the budget running out: a failure, never a success. A terminal outcome never changes." },
+  ResourceState: { schema: wire.ResourceState, description: "A declared resource's state: settled once it reached what the required stage needs of it." },
+  ResourceIdentity: {
+    schema: wire.ResourceIdentity,
+    description:
+      "A resource by identity only, never its content. `generation`: the metadata.generation the apply produced; status older than it is not read. Names are DNS subdomains, except RBAC objects (path segments); `bootstrap` only on a Job.",
+  },
+  ResourceVerdict: { schema: wire.ResourceVerdict, description: "One declared resource's state with the cluster's own reason and message." },
+  Failure: { schema: wire.Failure, description: "The resource that stopped the observation, the first stage it blocks, the cluster's reason and message." },
+  ObservationVerdict: { schema: wire.ObservationVerdict, description: "The current or final state of one observation (`get`, `cancel`, the `verdict` event)." },
+  ObservationRequest: {
+    schema: wire.ObservationRequest,
+    description:
+      "What an apply tool sends on `<prefix>.observe`. Give `timeoutSeconds` or `deadline` (the earlier wins). `key` is an idempotency key: the same key and content is a replay, other content a `conflict`. At most 1 MiB.",
+  },
+  FieldIssue: { schema: wire.FieldIssue, description: "One field a request got wrong: its dotted path and what is wrong with it." },
+  ErrorReply: { schema: wire.ErrorReply, description: "Any request refused: a stable code, a sentence, and the fields at fault." },
+  ObserveReply: { schema: wire.ObserveReply, description: "The reply on `<prefix>.observe`: the observation accepted (`replay` when the key was seen with the same content), or an error." },
+  CancelRequest: { schema: wire.CancelRequest, description: "What `<prefix>.cancel` accepts." },
+  CancelReply: { schema: wire.CancelReply, description: "The reply on `<prefix>.cancel`: the observation's verdict after the cancel, or an error (`not_found`)." },
+  GetRequest: { schema: wire.GetRequest, description: "What `<prefix>.get` accepts." },
+  GetReply: { schema: wire.GetReply, description: "The reply on `<prefix>.get`: the observation's current verdict, or an error (`not_found`)." },
+  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed." },
+  StageEvent: { schema: wire.StageEvent, description: "The observation reached a stage." },
+  VerdictEvent: { schema: wire.VerdictEvent, description: "The decided verdict: exactly one per observation, the last event of its subject." },
+  ObservationEvent: { schema: wire.ObservationEvent, description: "Any event on `<prefix>.events.<deployment>.<observationId>`, tagged by `type`." },
+} as const;
+
+export type ContractSchemaName = keyof typeof contractSchemas;
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * The schemas by name, each referring to the others through `uri(name)`. Generated for the input
+ * side (what a sender may leave out: `failOn` and `absentGraceSeconds` have defaults), which for
+ * every body but the request is the same as what is sent. Replies and events are not closed
+ * (`additionalProperties` unset) so a client keeps working when a newer service adds a field;
+ * requests are, as the service refuses unknown fields.
+ */
+export function jsonSchemas(uri: (name: ContractSchemaName) => string): Record<ContractSchemaName, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [name, { schema }] of Object.entries(contractSchemas)) registry.add(schema, { id: name });
+  const generated = z.toJSONSchema(registry, { target: "draft-07", io: "input", uri: (id) => uri(id as ContractSchemaName) }).schemas;
+  const result = {} as Record<ContractSchemaName, JsonSchema>;
+  for (const name of Object.keys(contractSchemas) as ContractSchemaName[]) {
+    const { $schema, $id, ...body } = generated[name] as JsonSchema;
+    result[name] = { $schema, $id, title: name, description: contractSchemas[name].description, ...body };
+  }
+  // `require` is checked by a refinement (so `rendered` gets its own message), which JSON Schema
+  // cannot carry: the contract states the values it accepts.
+  const request = result.ObservationRequest as { properties: Record<string, JsonSchema> };
+  request.properties["require"] = { $ref: uri("Stage") };
+  return result;
+}

@@ -1,0 +1,109 @@
+// `stagewatch get ID` and `stagewatch cancel ID`: what an operator runs to see or stop one
+// observation without writing NATS code. Thin over the `<prefix>.get` and `<prefix>.cancel`
+// subjects (any replica answers), with observe's exit codes: for `get`, 0 in progress or
+// succeeded, 1 failed, timed out or cancelled; for `cancel`, 0 once the observation is decided
+// (by this cancel or before it); for both, 2 bad input or no such observation, 3 no service or
+// NATS unreachable.
+import { connectObserver, natsConfigFromEnv, type Observer } from "../bus/index.js";
+import { describeIssues, type ObservationVerdict } from "../verdicts/index.js";
+import { parseCommandArgsWithOperands } from "./args.js";
+import { exitCodes, UsageError } from "./usage.js";
+import { verdictTable } from "./verdictTable.js";
+
+const common = `  -o, --output FORMAT     table (default) or json (the ObservationVerdict, schema/json/ObservationVerdict.json)
+  --subject-prefix P      NATS subject prefix (default stagewatch)
+  -h, --help
+
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'.
+`;
+const commonExits = "2 bad input or no such observation, 3 no stagewatch service or NATS unreachable.";
+
+export const getUsage = `Usage: stagewatch get OBSERVATION_ID [flags]
+
+Prints an observation: its stages, outcome, age and budget left, and one row per resource.
+
+Flags:
+${common}Exit codes: 0 in progress or succeeded, 1 failed, timed out or cancelled, ${commonExits}
+`;
+
+export const cancelUsage = `Usage: stagewatch cancel OBSERVATION_ID [--reason R] [flags]
+
+Cancels an observation in progress (its verdict becomes cancelled) and prints it; an observation
+already decided is left as it was.
+
+Flags:
+  --reason R              why, written into the verdict's message
+${common}Exit codes: 0 cancelled (or decided before), ${commonExits}
+`;
+
+const outputFormats = ["table", "json"] as const;
+
+interface OperatorArgs {
+  observationId: string;
+  output: (typeof outputFormats)[number];
+  prefix: string;
+  reason?: string | undefined;
+}
+
+const commonOptions = {
+  output: { type: "string", short: "o", default: "table" },
+  "subject-prefix": { type: "string", default: "stagewatch" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function parseOperatorArgs(argv: readonly string[], usage: string, withReason: boolean): OperatorArgs | undefined {
+  const { values, positionals } = withReason
+    ? parseCommandArgsWithOperands(argv, { ...commonOptions, reason: { type: "string" } })
+    : parseCommandArgsWithOperands(argv, commonOptions);
+  if (values.help) {
+    process.stdout.write(usage);
+    return undefined;
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one OBSERVATION_ID, got ${positionals.length}`);
+  if (!(outputFormats as readonly string[]).includes(values.output)) throw new UsageError(`-o/--output: must be one of ${outputFormats.join(", ")}`);
+  return {
+    observationId: positionals[0]!,
+    output: values.output as OperatorArgs["output"],
+    prefix: values["subject-prefix"],
+    reason: (values as { reason?: string }).reason,
+  };
+}
+
+async function withObserver<T>(prefix: string, use: (observer: Observer) => Promise<T>): Promise<T> {
+  const nats = natsConfigFromEnv(process.env);
+  if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
+  const observer = await connectObserver({ ...nats.value, prefix });
+  try {
+    return await use(observer);
+  } finally {
+    await observer.close();
+  }
+}
+
+function print(verdict: ObservationVerdict, output: OperatorArgs["output"]): void {
+  process.stdout.write(output === "json" ? `${JSON.stringify(verdict, null, 2)}\n` : verdictTable(verdict, Date.now()));
+}
+
+function notFound(observationId: string): number {
+  process.stderr.write(`stagewatch: no observation ${observationId}\n`);
+  return exitCodes.badInput;
+}
+
+export async function getCommand(argv: readonly string[]): Promise<number> {
+  const args = parseOperatorArgs(argv, getUsage, false);
+  if (args === undefined) return exitCodes.reached;
+  const verdict = await withObserver(args.prefix, (observer) => observer.get(args.observationId));
+  if (verdict === undefined) return notFound(args.observationId);
+  print(verdict, args.output);
+  return verdict.outcome === "in_progress" || verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
+}
+
+export async function cancelCommand(argv: readonly string[]): Promise<number> {
+  const args = parseOperatorArgs(argv, cancelUsage, true);
+  if (args === undefined) return exitCodes.reached;
+  const verdict = await withObserver(args.prefix, (observer) => observer.cancel(args.observationId, args.reason));
+  if (verdict === undefined) return notFound(args.observationId);
+  if (verdict.outcome !== "cancelled") process.stderr.write(`stagewatch: observation ${args.observationId} was already decided: ${verdict.outcome}\n`);
+  print(verdict, args.output);
+  return exitCodes.reached;
+}

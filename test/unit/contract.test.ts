@@ -1,0 +1,112 @@
+// schema/ is the contract other languages generate from: it must be what the code enforces. The
+// checked-in files are compared with what scripts/contract generates from the zod schemas (a drift
+// fails here; `./dev.sh contract:update` rewrites them), the AsyncAPI document goes through the
+// AsyncAPI project's own parser, and the JSON Schemas, run by a JSON Schema validator (Ajv), must
+// accept what the code produces and refuse what the code refuses.
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { DiagnosticSeverity, Parser } from "@asyncapi/parser";
+import { Ajv } from "ajv";
+import { beforeAll, describe, expect, test } from "vitest";
+import { contractFiles } from "../../scripts/contract/files.ts";
+import { contractSchemas } from "../../scripts/contract/jsonSchemas.ts";
+import { toVerdict } from "../../src/verdicts/index.ts";
+import { ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { observation } from "../fixtures/observation.ts";
+
+const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));
+const generated = contractFiles();
+
+describe("schema/ is what the code generates", () => {
+  test.each([...generated.keys()])("%s", async (path) => {
+    await expect(generated.get(path)).toMatchFileSnapshot(`${schemaDir}${path}`);
+  });
+
+  test("no file in schema/json/ that the code does not generate", () => {
+    const checkedIn = readdirSync(`${schemaDir}json`).map((file) => `json/${file}`);
+    expect(checkedIn.sort()).toEqual([...generated.keys()].filter((path) => path.startsWith("json/")).sort());
+  });
+});
+
+describe("schema/asyncapi.yaml", () => {
+  test("the AsyncAPI parser reads it without an error or a warning", async () => {
+    const { document, diagnostics } = await new Parser().parse(readFileSync(`${schemaDir}asyncapi.yaml`, "utf8"));
+    const problems = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error || d.severity === DiagnosticSeverity.Warning);
+    expect(problems.map((d) => `${d.path.join(".")}: ${d.message}`)).toEqual([]);
+    expect(document?.version()).toBe("3.0.0");
+    expect(document?.channels().all().map((c) => c.address())).toEqual(
+      expect.arrayContaining(["{prefix}.observe", "{prefix}.cancel", "{prefix}.get", "{prefix}.events.{deployment}.{observationId}"]),
+    );
+    const observe = document?.operations().get("observe");
+    expect(observe?.action()).toBe("receive");
+    expect(observe?.bindings().get("nats")?.value()).toMatchObject({ queue: "stagewatch" });
+    expect(observe?.reply()?.messages().all().map((m) => m.name())).toEqual(["ObserveReply"]);
+  });
+});
+
+describe("the JSON Schemas validate what the code sends and refuse what it refuses", () => {
+  const ajv = new Ajv({ allErrors: true, strict: false, formats: { "date-time": true } });
+  const validate = (name: keyof typeof contractSchemas, body: unknown) => {
+    const check = ajv.getSchema(`${name}.json`);
+    if (!check) throw new Error(`${name}.json not loaded`);
+    return check(body) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  };
+
+  beforeAll(() => {
+    for (const file of readdirSync(`${schemaDir}json`)) ajv.addSchema(JSON.parse(readFileSync(`${schemaDir}json/${file}`, "utf8")) as object);
+  });
+
+  // SPEC section 7's example request, verbatim.
+  const specRequest = {
+    key: "ci-4812/payments",
+    deployment: "payments",
+    require: "healthy",
+    timeoutSeconds: 300,
+    defaultNamespace: "payments",
+    resources: [
+      { apiVersion: "batch/v1", kind: "Job", namespace: "payments", name: "schema-migrate", bootstrap: true },
+      { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 },
+    ],
+    failOn: ["ImagePullBackOff", "InvalidImageName"],
+  };
+
+  test("SPEC's example request, with and without the defaulted fields", () => {
+    expect(ObservationRequest.safeParse(specRequest).success).toBe(true);
+    expect(validate("ObservationRequest", specRequest)).toEqual([]);
+    const { failOn: _, ...withoutDefaults } = specRequest;
+    expect(validate("ObservationRequest", withoutDefaults)).toEqual([]);
+  });
+
+  test.each([
+    { name: "an unknown field", body: { ...specRequest, timeoutSecond: 300 } },
+    { name: "require: rendered", body: { ...specRequest, require: "rendered" } },
+    { name: "a deployment that is not a subject token", body: { ...specRequest, deployment: "Web_1" } },
+    { name: "no resources", body: { ...specRequest, resources: [] } },
+    { name: "a generation of 0", body: { ...specRequest, resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 0 }] } },
+  ])("refused by both: $name", ({ body }) => {
+    expect(ObservationRequest.safeParse(body).success).toBe(false);
+    expect(validate("ObservationRequest", body)).not.toEqual([]);
+  });
+
+  test("a verdict, its replies and its events as the code builds them", () => {
+    const verdict: ObservationVerdict = toVerdict(observation());
+    expect(validate("ObservationVerdict", verdict)).toEqual([]);
+    expect(validate("GetReply", { ok: true, verdict })).toEqual([]);
+    expect(validate("CancelReply", { ok: true, verdict })).toEqual([]);
+    expect(validate("ObserveReply", { ok: true, observationId: verdict.observationId, replay: false })).toEqual([]);
+    const refused = { ok: false, error: { code: "invalid_request", message: "invalid observation request", issues: [{ path: "resources", message: "at least one resource" }] } };
+    expect(validate("ObserveReply", refused)).toEqual([]);
+    expect(validate("ErrorReply", refused)).toEqual([]);
+    const base = { observationId: verdict.observationId, deployment: verdict.deployment, at: "2026-11-29T10:00:05Z" };
+    const events = [
+      { type: "progress", ...base, resource: verdict.resources[0] },
+      { type: "stage", ...base, stage: "applied" },
+      { type: "verdict", ...base, verdict },
+    ];
+    for (const event of events) {
+      expect(ObservationEvent.safeParse(event).success).toBe(true);
+      expect(validate("ObservationEvent", event)).toEqual([]);
+    }
+    expect(validate("ObservationEvent", { ...base, type: "stalled-forever" })).not.toEqual([]);
+  });
+});
