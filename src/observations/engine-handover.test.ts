@@ -212,3 +212,31 @@ describe("what a crash during observe leaves behind", () => {
     expect(b.engine.activeCount).toBe(0);
   });
 });
+
+describe("the record is the journal", () => {
+  it("publishes a step's events only once a record holding them is stored; a verdict decided while NATS is away goes out when it returns", async () => {
+    const h = engineHarness();
+    h.cluster.put(rollingOut(0));
+    const id = await h.start(observationRequest({ resources: [api] }));
+    const linesBefore = h.events.lines(id);
+
+    // NATS goes away: every record write fails.
+    const update = h.records.updateRecord.bind(h.records);
+    let away = true;
+    h.records.updateRecord = async (record, revision) => {
+      if (away) throw new Error("503 no responders");
+      return update(record, revision);
+    };
+    h.cluster.put(deployment({ replicas: 2 }));
+    await h.advance(10_000);
+    // Decided in memory, but nothing was told: not the events, not get.
+    expect(h.events.lines(id)).toEqual(linesBefore);
+    expect((await h.engine.get(id))?.outcome).toBe("in_progress");
+
+    away = false;
+    await h.advance(5_000);
+    expect(h.events.lines(id).slice(linesBefore.length)).toEqual(["progress Deployment payments/api settled", "stage healthy", "verdict succeeded"]);
+    expect((await h.records.getRecord(id))!.record.outcome).toBe("succeeded");
+    expect(verdictsOf(h, id)).toHaveLength(1);
+  });
+});

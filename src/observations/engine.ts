@@ -322,6 +322,8 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       owner: this.replicaId,
       initial: stored,
       onSuperseded: (current) => void this.superseded(id, current),
+      // Retries wait on the engine's clock: virtual time in tests.
+      delay: (ms) => new Promise<void>((resolve) => this.options.scheduler.schedule(() => resolve(), ms)),
     });
     return { state, record };
   }
