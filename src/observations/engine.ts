@@ -15,10 +15,14 @@
 // - budget and absence grace run on one timer per observation at the reducer's nextWakeAt:
 //   nothing polls the API server;
 // - a kind stagewatch may not list or watch fails, at once, every pending resource the
-//   observation reads through it: no event can come to settle it while RBAC refuses it.
+//   observation reads through it: no event can come to settle it while RBAC refuses it;
+// - an observation is driven here only while this replica holds its lease (leaseKeeper); one
+//   taken elsewhere, or decided through its record by another replica, is dropped at once;
+// - the record is the journal: a step's events go out once a record holding them is stored, and
+//   the verdict only from the replica whose terminal compare-and-swap won (verdictDelivery).
 import { combineLatest, filter, map, merge, take, asyncScheduler, type SchedulerLike, type Subscription } from "rxjs";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
-import type { ObservationRecord, ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
+import type { ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
 import type { Informer, ResourceMapping, WatchEvent } from "../streams/index.js";
 import {
@@ -48,9 +52,11 @@ import { RecordWriter, type RecordContent } from "./recordWriter.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import type { AdoptingEngine } from "./adoption.js";
 import type { AdoptionCause } from "./leasePolicy.js";
-import { cancelThroughRecord, stateOfRecord, verdictEventOf } from "./recordedObservations.js";
+import { cancelThroughRecord, verdictEventOf } from "./recordedObservations.js";
+import { takeOver, TakeOverError } from "./takeover.js";
+import { acceptObservation } from "./acceptance.js";
+import { VerdictDelivery } from "./verdictDelivery.js";
 import { RecentVerdicts } from "./recentVerdicts.js";
-import { recordVerdict } from "./verdictTelemetry.js";
 import { podOwningKinds, refusedResources } from "./refusals.js";
 import { RoutingTable } from "./routingTable.js";
 import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
@@ -112,6 +118,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
   private readonly decided: RecentVerdicts;
+  private readonly delivery: VerdictDelivery;
   private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
@@ -128,6 +135,14 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       ...options,
     };
     this.decided = new RecentVerdicts(this.options.decidedMemory);
+    this.delivery = new VerdictDelivery({
+      events: this.options.events,
+      leases: this.options.leases,
+      decided: this.decided,
+      metrics: this.options.metrics,
+      logger: this.options.logger,
+      now: () => this.now(),
+    });
     this.options.leases.onLost((observationId) => this.leave(observationId));
   }
 
@@ -161,47 +176,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
     }
 
-    const hash = contentHash(request);
-    const record: ObservationRecord = {
-      observationId,
-      contentHash: hash,
-      request,
-      identities: [...state.resources.values()].map((r) => r.identity),
-      startedAt: new Date(state.startedAtMs).toISOString(),
-      deadline: new Date(state.deadlineMs).toISOString(),
-      outcome: "in_progress",
-      // Another replica answers `get` from the record: it needs a verdict before any stage is reached.
-      verdict: toVerdict(state),
-      owner: this.replicaId,
-      adoptions: 0,
-    };
-    // Lease, then record, then key claim. Every record in progress has a lease, so the lease
-    // bucket is the index of unfinished work; a claim never points at a missing record. The
-    // replica that loses a race on the same key removes its record and lease and answers with the
-    // winner's; a crash between the steps leaves a lease whose record is missing or unclaimed,
-    // which the next adopter removes (no client was ever told of it).
-    const { leases, records } = this.options;
-    await leases.create(observationId);
-    let revision: number;
-    let claim: Awaited<ReturnType<ObservationRecords["claimKey"]>>;
-    try {
-      revision = await records.putRecord(record);
-      claim = await records.claimKey(request.key, hash, observationId);
-    } catch (error) {
-      await leases.remove(observationId);
-      throw error;
-    }
-    if (!claim.claimed) {
-      await records.deleteRecord(observationId);
-      await leases.remove(observationId);
-      if (claim.contentHash === hash) return { ok: true, observationId: claim.observationId, replay: true };
-      return {
-        ok: false,
-        code: "conflict",
-        message: `key '${request.key}' already names observation ${claim.observationId} with other content`,
-      };
-    }
-    this.begin(this.liveOf(state, { record, revision }), mappings.value);
+    const accepted = await acceptObservation(this.options.records, this.options.leases, request, contentHash(request), state);
+    if (!accepted.accepted) return accepted.result;
+    this.begin(this.liveOf(state, accepted.stored), mappings.value);
     return { ok: true, observationId, replay: false };
   }
 
@@ -213,47 +190,30 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    */
   async adopt(observationId: string, cause: AdoptionCause): Promise<void> {
     const { records, leases, logger } = this.options;
-    let stored = await records.getRecord(observationId);
-    // The previous driver may write progress between our read and our fencing write: a few rounds settle it.
-    for (let round = 0; round < 5; round++) {
-      if (!leases.holds(observationId)) return;
-      if (stored === undefined) {
-        logger.warn({ observationId, replica: this.replicaId }, "lease without a record (a crash during observe); removed");
+    const found = await takeOver(records, observationId, this.replicaId);
+    const log = { observationId, replica: this.replicaId, cause };
+    switch (found.found) {
+      case "no record":
+        logger.warn(log, "lease without a record (a crash during observe); removed");
         await leases.remove(observationId);
         return;
-      }
-      const { record } = stored;
-      if (isTerminal(record.outcome)) {
-        await this.publishRecordedVerdict(record);
-        return;
-      }
-      const claim = await records.getClaim(record.request.key);
-      if (claim?.observationId !== observationId) {
-        logger.warn({ observationId, replica: this.replicaId }, "record whose key was never claimed (a crash during observe); removed");
+      case "unclaimed":
+        logger.warn(log, "record whose key was never claimed (a crash during observe); removed");
         await records.deleteRecord(observationId);
         await leases.remove(observationId);
         return;
+      case "decided":
+        await this.delivery.publishRecorded(found.record);
+        return;
+      case "in progress": {
+        const { record } = found;
+        const mappings = await resolveKinds(this.options.kinds, record.request);
+        if (!mappings.ok) throw new TakeOverError(`cannot resolve the kinds of observation ${observationId}: ${mappings.result.ok ? "" : mappings.result.message}`);
+        if (!leases.holds(observationId) || this.live.has(observationId)) return;
+        logger.info({ ...log, deployment: record.request.deployment, from: found.from, reached: record.verdict?.reached }, "observation adopted");
+        this.begin(this.liveOf(found.state, { record, revision: found.revision }), mappings.value);
       }
-      const mappings = await resolveKinds(this.options.kinds, record.request);
-      if (!mappings.ok) throw new Error(`cannot resolve the kinds of observation ${observationId}: ${mappings.result.ok ? "" : mappings.result.message}`);
-      const state = stateOfRecord(record);
-      if (!state.ok) throw new Error(`record of observation ${observationId} does not resume: ${state.issues.map((i) => i.message).join("; ")}`);
-      // Fencing: the previous driver's next compare-and-swap fails, so it can no longer decide.
-      const fenced: ObservationRecord = { ...record, owner: this.replicaId, adoptions: (record.adoptions ?? 0) + 1 };
-      const update = await records.updateRecord(fenced, stored.revision);
-      if (!update.updated) {
-        stored = update.current;
-        continue;
-      }
-      if (!leases.holds(observationId) || this.live.has(observationId)) return;
-      logger.info(
-        { observationId, replica: this.replicaId, cause, deployment: record.request.deployment, from: record.owner, reached: record.verdict?.reached, revision: stored.revision },
-        "observation adopted",
-      );
-      this.begin(this.liveOf(state.value, { record: fenced, revision: update.revision }), mappings.value);
-      return;
     }
-    throw new Error(`record of observation ${observationId} kept changing during adoption`);
   }
 
   /**
@@ -332,9 +292,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private async superseded(observationId: string, current: StoredRecord | undefined): Promise<void> {
     this.options.logger.warn({ observationId, replica: this.replicaId, by: current?.record.owner }, "observation record changed elsewhere; no longer driving it");
     this.leave(observationId);
-    // Whoever holds the lease of a decided record makes sure its verdict is out.
-    if (current && isTerminal(current.record.outcome) && this.options.leases.holds(observationId)) await this.publishRecordedVerdict(current.record);
-    else this.options.leases.forget(observationId);
+    await this.delivery.standDown(observationId, current);
   }
 
   /** The observation went elsewhere (lease lost, record superseded): stop without a verdict. */
@@ -358,16 +316,6 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     live.timer?.unsubscribe();
     live.synced?.unsubscribe();
     live.access?.unsubscribe();
-  }
-
-  /** A decided record whose lease this replica holds: publish its verdict unless it is out already, then end the lease. */
-  private async publishRecordedVerdict(record: ObservationRecord): Promise<void> {
-    const { verdict } = record;
-    if (verdict && !(await this.options.events.hasVerdict(record.request.deployment, record.observationId))) {
-      this.options.logger.info({ observationId: record.observationId, replica: this.replicaId }, "publishing a verdict its driver stored but may not have sent");
-      await this.publish(verdictEventOf(verdict));
-    }
-    await this.options.leases.remove(record.observationId);
   }
 
   private content(state: ObservationState): RecordContent {
@@ -583,44 +531,13 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.stopDriving(live);
     for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
-    const delivery = this.deliver(live, verdict, events, receivedAt);
+    // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
+    const delivery = live.record.decide(this.content(live.state)).then((stored) =>
+      this.delivery.deliver({ state: live.state, verdict, events, receivedAt }, stored),
+    );
     live.delivery = delivery;
     this.deliveries.add(delivery);
     void delivery.finally(() => this.deliveries.delete(delivery));
-  }
-
-  /**
-   * Exactly one verdict: the terminal outcome is stored with a compare-and-swap on the record
-   * first, and only the replica whose write won publishes it (with a message id the stream
-   * de-duplicates on); the lease is removed last, so a crash in between leaves the lease to tell
-   * the next holder to check the verdict went out.
-   */
-  private async deliver(
-    live: LiveObservation,
-    verdict: ObservationVerdict,
-    events: readonly ObservationEvent[],
-    receivedAt: number | undefined,
-  ): Promise<ObservationVerdict | undefined> {
-    const { state } = live;
-    const id = state.observationId;
-    const { metrics, logger } = this.options;
-    const stored = await live.record.decide(this.content(state));
-    if (!stored.stored) {
-      const standing = stored.current?.record.verdict;
-      logger.warn({ observationId: id, replica: this.replicaId, outcome: verdict.outcome, standing: standing?.outcome }, "verdict not stored: the record was decided or taken elsewhere");
-      if (standing && isTerminal(standing.outcome)) this.decided.remember(standing);
-      metrics.observationLeft();
-      if (stored.current && isTerminal(stored.current.record.outcome) && this.options.leases.holds(id)) await this.publishRecordedVerdict(stored.current.record);
-      else this.options.leases.forget(id);
-      return standing;
-    }
-    this.decided.remember(verdict);
-    recordVerdict(state, verdict, this.now(), metrics, logger);
-    for (const event of events) void this.publish(event);
-    await this.publish(verdictEventOf(verdict));
-    if (receivedAt !== undefined) metrics.eventToVerdict((performance.now() - receivedAt) / 1000);
-    await this.options.leases.remove(id);
-    return verdict;
   }
 
   private publish(event: ObservationEvent): Promise<unknown> {

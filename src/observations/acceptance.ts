@@ -1,0 +1,51 @@
+// Accepting an observation durably: lease, then record, then the request key's claim. Every
+// record in progress has a lease, so the lease bucket is the index of unfinished work; a claim
+// never points at a missing record. The replica that loses a race on the same key removes its
+// record and lease and answers with the winner's; a crash between the steps leaves a lease whose
+// record is missing or unclaimed, which the next adopter removes (no client was ever told of it).
+import type { ObservationRecord, ObservationRecords, ObserveResult, StoredRecord } from "../bus/index.js";
+import { toVerdict, type ObservationRequest, type ObservationState } from "../verdicts/index.js";
+import type { LeaseKeeper } from "./leaseKeeper.js";
+
+export type Acceptance = { accepted: true; stored: StoredRecord } | { accepted: false; result: ObserveResult };
+
+export async function acceptObservation(
+  records: ObservationRecords,
+  leases: LeaseKeeper,
+  request: ObservationRequest,
+  contentHash: string,
+  state: ObservationState,
+): Promise<Acceptance> {
+  const { observationId } = state;
+  const record: ObservationRecord = {
+    observationId,
+    contentHash,
+    request,
+    identities: [...state.resources.values()].map((r) => r.identity),
+    startedAt: new Date(state.startedAtMs).toISOString(),
+    deadline: new Date(state.deadlineMs).toISOString(),
+    outcome: "in_progress",
+    // Another replica answers `get` from the record: it needs a verdict before any stage is reached.
+    verdict: toVerdict(state),
+    owner: leases.replicaId,
+    adoptions: 0,
+  };
+  await leases.create(observationId);
+  let revision: number;
+  let claim: Awaited<ReturnType<ObservationRecords["claimKey"]>>;
+  try {
+    revision = await records.putRecord(record);
+    claim = await records.claimKey(request.key, contentHash, observationId);
+  } catch (error) {
+    await leases.remove(observationId);
+    throw error;
+  }
+  if (claim.claimed) return { accepted: true, stored: { record, revision } };
+  await records.deleteRecord(observationId);
+  await leases.remove(observationId);
+  if (claim.contentHash === contentHash) return { accepted: false, result: { ok: true, observationId: claim.observationId, replay: true } };
+  return {
+    accepted: false,
+    result: { ok: false, code: "conflict", message: `key '${request.key}' already names observation ${claim.observationId} with other content` },
+  };
+}

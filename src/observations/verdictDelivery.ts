@@ -1,0 +1,83 @@
+// Getting a decided verdict out, exactly once (SPEC section 7: exactly one `verdict` event per
+// observation). The terminal outcome is stored with a compare-and-swap on the record first, and
+// only the replica whose write won publishes it, with a message id the stream de-duplicates on;
+// the lease is removed last, so a crash in between leaves the lease to tell its next holder to
+// check that the verdict went out. A replica whose terminal write lost stands down: the record's
+// verdict is the one that stands, and its writer publishes it.
+import type { ObservationRecord, StoredRecord } from "../bus/index.js";
+import { isTerminal, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import type { EventSink } from "./engine.js";
+import type { LeaseKeeper } from "./leaseKeeper.js";
+import type { RecentVerdicts } from "./recentVerdicts.js";
+import { verdictEventOf } from "./recordedObservations.js";
+import type { DecideResult } from "./recordWriter.js";
+import type { EngineLogger, EngineMetrics } from "./telemetry.js";
+import { recordVerdict } from "./verdictTelemetry.js";
+
+export interface VerdictDeliveryOptions {
+  readonly events: EventSink;
+  readonly leases: LeaseKeeper;
+  readonly decided: RecentVerdicts;
+  readonly metrics: EngineMetrics;
+  readonly logger: EngineLogger;
+  readonly now: () => number;
+}
+
+export interface Decided {
+  readonly state: ObservationState;
+  readonly verdict: ObservationVerdict;
+  /** The progress and stage events of the step that decided, published before the verdict. */
+  readonly events: readonly ObservationEvent[];
+  /** performance.now() of the watch event that decided, for event_to_verdict_seconds. */
+  readonly receivedAt: number | undefined;
+}
+
+export class VerdictDelivery {
+  private readonly options: VerdictDeliveryOptions;
+
+  constructor(options: VerdictDeliveryOptions) {
+    this.options = options;
+  }
+
+  /** After the terminal write: publishes when it was stored, stands down when another replica's write won. Returns the verdict that stands. */
+  async deliver(decided: Decided, stored: DecideResult): Promise<ObservationVerdict | undefined> {
+    const { state, verdict } = decided;
+    const id = state.observationId;
+    const { metrics, logger, leases } = this.options;
+    if (!stored.stored) {
+      const standing = stored.current?.record.verdict;
+      logger.warn(
+        { observationId: id, replica: leases.replicaId, outcome: verdict.outcome, standing: standing?.outcome },
+        "verdict not stored: the record was decided or taken elsewhere",
+      );
+      if (standing && isTerminal(standing.outcome)) this.options.decided.remember(standing);
+      metrics.observationLeft();
+      await this.standDown(id, stored.current);
+      return standing;
+    }
+    this.options.decided.remember(verdict);
+    recordVerdict(state, verdict, this.options.now(), metrics, logger);
+    for (const event of decided.events) void this.options.events.publish(event);
+    await this.options.events.publish(verdictEventOf(verdict));
+    if (decided.receivedAt !== undefined) metrics.eventToVerdict((performance.now() - decided.receivedAt) / 1000);
+    await leases.remove(id);
+    return verdict;
+  }
+
+  /** The record went elsewhere: whoever holds the lease of a decided record makes sure its verdict is out; otherwise let go. */
+  async standDown(observationId: string, current: StoredRecord | undefined): Promise<void> {
+    if (current && isTerminal(current.record.outcome) && this.options.leases.holds(observationId)) await this.publishRecorded(current.record);
+    else this.options.leases.forget(observationId);
+  }
+
+  /** A decided record whose lease this replica holds: publishes its verdict unless it is out already, then ends the lease. */
+  async publishRecorded(record: ObservationRecord): Promise<void> {
+    const { verdict } = record;
+    const { events, leases, logger } = this.options;
+    if (verdict && !(await events.hasVerdict(record.request.deployment, record.observationId))) {
+      logger.info({ observationId: record.observationId, replica: leases.replicaId }, "publishing a verdict its driver stored but may not have sent");
+      await events.publish(verdictEventOf(verdict));
+    }
+    await leases.remove(record.observationId);
+  }
+}
