@@ -6,6 +6,7 @@
  * Every request is answered `ok` or with an error naming its field; serve keeps running, its heap
  * comes back to its level, and the real observations are decided correctly.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import fc from "fast-check";
@@ -27,14 +28,19 @@ let compiled: CompiledTree;
 let namespace: string;
 let fleet: ServeFleet;
 let serve: Replica["service"];
+let logFile: string;
 let observer: Observer;
 let nc: NatsConnection;
 
 beforeAll(async () => {
   compiled = compileStagewatch(join(scratchDir("durability-fuzz"), "build"));
   namespace = await createNamespace("fuzz");
-  fleet = new ServeFleet({ compiled, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl() });
-  serve = (await fleet.start("fuzzed")).service;
+  // The inspector lets the test ask for a full collection before it reads the heap, so the
+  // comparison is of what is retained, not of when V8 chose to collect.
+  fleet = new ServeFleet({ compiled, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), env: { NODE_OPTIONS: "--inspect=127.0.0.1:0" } });
+  const replica = await fleet.start("fuzzed");
+  serve = replica.service;
+  logFile = replica.logFile;
   observer = await connectObserver({ servers: natsUrl(), prefix: fleet.prefix });
   nc = await connect({ servers: natsUrl() });
 }, 300_000);
@@ -90,7 +96,20 @@ function requests(): fc.Arbitrary<Generated> {
   );
 }
 
+/** Heap in use after a full collection, asked for through the serve process's inspector. */
 async function heapUsed(url: string): Promise<number> {
+  const inspector = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(logFile, "utf8"))?.[1];
+  if (!inspector) throw new Error("serve's inspector address is not in its log");
+  const socket = new WebSocket(inspector);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  await new Promise<void>((resolve) => {
+    socket.onmessage = () => resolve();
+    socket.send(JSON.stringify({ id: 1, method: "HeapProfiler.collectGarbage" }));
+  });
+  socket.close();
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^stagewatch_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]);
 }
@@ -101,14 +120,13 @@ it(`answers ${REQUESTS.toLocaleString("en")} generated and mutated requests, eac
   const runs = await Promise.all(
     real.map((name) => observer.observe(observeRequest({ deployment: name, resources: [{ apiVersion: "apps/v1", kind: "Deployment", namespace, name }] }))),
   );
-  const heapBefore = await heapUsed(serve.url);
 
   const generated = fc.sample(requests(), { seed: SEED, numRuns: REQUESTS });
   const answered = new Map<string, number>();
   const unanswerable: string[] = [];
   let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < generated.length; i = next++) {
+  const worker = (end: number) => async () => {
+    for (let i = next++; i < end; i = next++) {
       if (i === generated.length / 2) void Promise.all(real.map((name) => apply(kc, deployment({ namespace, name }).manifest)));
       const { subject, body } = generated[i]!;
       const reply = (await nc.request(`${fleet.prefix}.${subject}`, body, { timeout: 30_000 })).json<Record<string, unknown>>();
@@ -127,7 +145,13 @@ it(`answers ${REQUESTS.toLocaleString("en")} generated and mutated requests, eac
       answered.set(outcome, (answered.get(outcome) ?? 0) + 1);
     }
   };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  // The first tenth warms up what any request mix leaves behind for good (informers of the kinds
+  // named, compiled code); the heap after it is the level the other 90,000 must come back to.
+  const warmUp = REQUESTS / 10;
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker(warmUp)));
+  const heapBefore = await heapUsed(serve.url);
+  next = warmUp;
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker(REQUESTS)));
   console.log("fuzz answers:", JSON.stringify(Object.fromEntries(answered)));
 
   expect(unanswerable).toEqual([]);
@@ -138,12 +162,11 @@ it(`answers ${REQUESTS.toLocaleString("en")} generated and mutated requests, eac
   const verdicts = await Promise.all(runs.map((run) => run.verdict));
   expect(verdicts.map((v) => v.outcome)).toEqual(real.map(() => "succeeded"));
 
-  // V8 collects lazily: the heap may stay up a while, but garbage from 100,000 requests must not be kept.
-  let heapAfter = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 20 && heapAfter > heapBefore + 32 * 2 ** 20; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    heapAfter = await heapUsed(serve.url);
-  }
+  // Garbage from 90,000 more requests must not be kept. What may stay is bounded, not per request:
+  // V8's hidden classes for the arbitrary field names generated, the few observations accepted.
+  // Measured here: 42 MiB after the warm-up, 50 MiB after the rest (under 100 bytes a request even
+  // if all of it were kept); a leak of one small object per request would pass 16 MiB.
+  const heapAfter = await heapUsed(serve.url);
   console.log(`heap used before ${(heapBefore / 2 ** 20).toFixed(1)} MiB, after ${(heapAfter / 2 ** 20).toFixed(1)} MiB`);
-  expect(heapAfter).toBeLessThan(heapBefore + 32 * 2 ** 20);
+  expect(heapAfter).toBeLessThan(heapBefore + 16 * 2 ** 20);
 }, 600_000);

@@ -106,8 +106,16 @@ describe("helm template with default values", () => {
       "--metrics-port=9090",
       "--subject-prefix=stagewatch",
       "--log-level=info",
+      "--jetstream-replicas=1",
+      "--lease-duration=15s",
+      "--shutdown-grace=20s",
     ]);
-    expect(container.env).toEqual([{ name: "NATS_URL", value: "nats://nats:4222" }]);
+    expect(container.env).toEqual([
+      { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+      { name: "NATS_URL", value: "nats://nats:4222" },
+    ]);
+    // The replica hands its leases back within --shutdown-grace; the pod's grace leaves room for it.
+    expect(pod?.terminationGracePeriodSeconds).toBe(30);
   });
 
   it("grants read access to the observable kinds only, and no get on Secrets or ConfigMaps", () => {
@@ -186,6 +194,7 @@ describe("helm template with non-default values", () => {
     const pod = deploymentOf(objects).spec?.template.spec;
     const container = only(pod?.containers ?? []);
     expect(container.env).toEqual([
+      { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "NATS_URL", value: "tls://nats.messaging.svc:4222" },
       { name: "NATS_CREDS_FILE", value: "/etc/stagewatch/nats-credentials/stagewatch.creds" },
       { name: "NATS_TLS_CA_FILE", value: "/etc/stagewatch/nats-tls/ca.crt" },
@@ -210,6 +219,7 @@ describe("helm template with non-default values", () => {
   it("user and password come from the Secret, never from values", () => {
     const objects = renderChart({ set: { "nats.auth": { type: "userPassword", existingSecret: "nats-login" } } });
     expect(only(deploymentOf(objects).spec?.template.spec?.containers ?? []).env).toEqual([
+      { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "NATS_URL", value: "nats://nats:4222" },
       { name: "NATS_USER", valueFrom: { secretKeyRef: { name: "nats-login", key: "user" } } },
       { name: "NATS_PASSWORD", valueFrom: { secretKeyRef: { name: "nats-login", key: "password" } } },

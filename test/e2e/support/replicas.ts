@@ -26,6 +26,8 @@ export interface FleetOptions {
   /** Default 3s: faults are tested with short leases so a test waits seconds, not the production 15. */
   leaseDuration?: string;
   args?: string[];
+  /** Added to the environment `stagewatch serve` documents (e.g. NODE_OPTIONS). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class ServeFleet {
@@ -52,6 +54,7 @@ export class ServeFleet {
         "--log-level=debug",
         ...(this.options.args ?? []),
       ],
+      ...(this.options.env && { env: this.options.env }),
     });
     const replica = { id, service, logFile: join(dir, "serve.log") };
     this.started.push(replica);
