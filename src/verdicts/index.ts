@@ -45,23 +45,34 @@ export type { ResourceReading } from "./reading.js";
 export { scrubCredentials } from "./scrub.js";
 export { formatDuration } from "./text.js";
 export {
+  builtInKinds,
   checkGeneric,
   describePodProblem,
   evaluateResource,
   existenceOnlyKinds,
   fallbackRule,
+  judgementOf,
+  kindClasses,
   podProblems,
   ruleFor,
   rules,
+  settleAPIService,
   settleByConditions,
+  settleCertificateSigningRequest,
+  settleCronJob,
+  settleCustomResourceDefinition,
   settleDaemonSet,
   settleDeployment,
   settleExisting,
   settleJob,
+  settlePersistentVolume,
+  settlePersistentVolumeClaim,
   settlePod,
+  settleReplicaSet,
+  settleService,
   settleStatefulSet,
 } from "./rules/index.js";
-export type { EvaluationInput, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
+export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
 
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";

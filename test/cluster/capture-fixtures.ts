@@ -70,7 +70,9 @@ async function replicaSets(): Promise<void> {
   const pods = await until("broker pods in ImagePullBackOff", () => api("GET", `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dbroker`), (list) =>
     ((list.items ?? []) as Json[]).some((pod) => JSON.stringify(pod.status).includes("ImagePullBackOff")),
   );
-  save("pod-of-replicaset-imagepullbackoff", ((pods.items as Json[]).find((pod) => JSON.stringify(pod.status).includes("ImagePullBackOff")))!);
+  // List items carry no apiVersion and kind of their own.
+  const stuck = (pods.items as Json[]).find((pod) => JSON.stringify(pod.status).includes("ImagePullBackOff"))!;
+  save("pod-of-replicaset-imagepullbackoff", { apiVersion: "v1", kind: "Pod", ...stuck });
 
   await api("POST", `/api/v1/namespaces/${ns}/resourcequotas`, { metadata: { name: "pods" }, spec: { hard: { pods: "4" } } });
   await until("quota counted", () => api("GET", `/api/v1/namespaces/${ns}/resourcequotas/pods`), (o) => status(o).used !== undefined);

@@ -8,12 +8,12 @@ import { fetch } from "undici";
 
 export class KubeJsonError extends Error {
   override name = "KubeJsonError";
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly body: unknown,
-  ) {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(message: string, status: number, body: unknown) {
     super(message);
+    this.status = status;
+    this.body = body;
   }
 }
 
