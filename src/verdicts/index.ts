@@ -71,6 +71,7 @@ export {
   settleReplicaSet,
   settleService,
   settleStatefulSet,
+  settleStorageVersionMigration,
 } from "./rules/index.js";
 export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
 

@@ -11,6 +11,7 @@ import { defaultMetadataOnlyKinds, stripObject } from "../../src/streams/index.j
 import { builtInKinds, defaultFailOn, evaluateResource, existenceOnlyKinds, type OwnedObjects } from "../../src/verdicts/index.js";
 import { captured, capturedNames } from "../fixtures/kube/captured.js";
 import { pod, running, terminated, waiting } from "../fixtures/kube/pods.js";
+import { migrationConditions, storageVersionMigration } from "../fixtures/kube/migrations.js";
 import { daemonSet, deployment, deploymentConditions, job, jobConditions, replicaSet, statefulSet } from "../fixtures/kube/workloads.js";
 
 function strip(object: KubeObject): KubeObject {
@@ -50,6 +51,9 @@ const builtObjects: KubeObject[] = [
   job({ name: "migrate-counting", status: { uncountedTerminatedPods: { succeeded: ["6f1c"] }, conditions: jobConditions.successCriteriaMet() } }),
   job({ name: "migrate-suspended", suspend: true, status: { conditions: jobConditions.suspended() } }),
   job({ name: "migrate-failed", status: { failed: 1, conditions: jobConditions.failed("BackoffLimitExceeded", "Job has reached the specified backoff limit") } }),
+  storageVersionMigration(),
+  storageVersionMigration([migrationConditions.running()]),
+  storageVersionMigration([migrationConditions.succeeded()]),
   job({ name: "migrate-running", status: { active: 1, startTime: "2026-11-29T10:00:00Z" } }),
 ];
 const migrateFailed = builtObjects.find((o) => o.metadata.name === "migrate-failed")!;

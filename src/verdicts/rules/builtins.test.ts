@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Condition, KubeObject, Pod } from "../../kube/objects.js";
 import { defaultFailOn } from "../schemas.js";
 import { captured, capturedNames } from "../../../test/fixtures/kube/captured.js";
+import { migrationConditions, storageVersionMigration } from "../../../test/fixtures/kube/migrations.js";
 import { builtInKinds, evaluateResource, existenceOnlyKinds, fallbackRule, ruleFor, rules, settleExisting, type EvaluationInput } from "./index.js";
 import type { ResourceReading } from "../reading.js";
 import { groupKind } from "../kinds.js";
@@ -202,6 +203,31 @@ describe("CertificateSigningRequest", () => {
       expected: { state: "settled", message: "approved (CaptureApproved), certificate issued" },
     },
     { name: "denied", input: { object: captured("csr-denied") }, expected: { state: "failed", reason: "CaptureDenied", message: "not a client this cluster trusts" } },
+  ]);
+});
+
+describe("StorageVersionMigration", () => {
+  run([
+    { name: "not started", input: { object: storageVersionMigration() }, expected: { state: "pending", reason: "NotStarted", message: "the migrator has not started it yet" } },
+    {
+      name: "running",
+      input: { object: storageVersionMigration([migrationConditions.running()]) },
+      expected: { state: "pending", reason: "StorageVersionMigrationInProgress", message: "The migration is running" },
+    },
+    {
+      name: "succeeded",
+      input: { object: storageVersionMigration([{ ...migrationConditions.running(), status: "False" }, migrationConditions.succeeded()]) },
+      expected: { state: "settled", message: "The migration has succeeded" },
+    },
+    {
+      name: "failed",
+      input: { object: storageVersionMigration([{ ...migrationConditions.running(), status: "False" }, migrationConditions.failed()]) },
+      expected: {
+        state: "failed",
+        reason: "StorageVersionMigrationFailed",
+        message: "migration encountered unhandled error: the server could not find the requested resource",
+      },
+    },
   ]);
 });
 

@@ -20,6 +20,7 @@ export { evaluateResource, fallbackRule, ruleFor, rules } from "./registry.js";
 export { settleReplicaSet } from "./replicaset.js";
 export { settleService } from "./service.js";
 export { settleStatefulSet } from "./statefulset.js";
+export { settleStorageVersionMigration } from "./storageversionmigration.js";
 export type { OwnedObjects, Rule, RuleInput } from "./input.js";
 export type { PodProblem } from "./pod-problems.js";
 export type { EvaluationInput } from "./registry.js";

@@ -21,6 +21,7 @@ import { settlePersistentVolumeClaim } from "./pvc.js";
 import { settleReplicaSet } from "./replicaset.js";
 import { settleService } from "./service.js";
 import { settleStatefulSet } from "./statefulset.js";
+import { settleStorageVersionMigration } from "./storageversionmigration.js";
 
 export const rules: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   ["apps/Deployment", settleDeployment],
@@ -37,6 +38,7 @@ export const rules: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   ["apiextensions.k8s.io/CustomResourceDefinition", settleCustomResourceDefinition],
   ["apiregistration.k8s.io/APIService", settleAPIService],
   ["certificates.k8s.io/CertificateSigningRequest", settleCertificateSigningRequest],
+  ["storagemigration.k8s.io/StorageVersionMigration", settleStorageVersionMigration],
   ...existenceOnlyKinds.map((kind): [string, Rule] => [kind, settleExisting]),
 ]);
 
