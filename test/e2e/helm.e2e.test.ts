@@ -138,6 +138,8 @@ describe("helm template with default values", () => {
       "/namespaces": listWatch,
       "rbac.authorization.k8s.io/clusterroles": listWatch,
       "rbac.authorization.k8s.io/clusterrolebindings": listWatch,
+      "apiextensions.k8s.io/customresourcedefinitions": listWatch,
+      "apiregistration.k8s.io/apiservices": listWatch,
     });
     for (const rule of role?.rules ?? []) expect(rule.verbs.every((verb) => read.includes(verb))).toBe(true);
   });
