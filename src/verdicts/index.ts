@@ -45,12 +45,17 @@ export type { ResourceReading } from "./reading.js";
 export { scrubCredentials } from "./scrub.js";
 export { formatDuration } from "./text.js";
 export {
+  HealthCheck,
+  HealthCheckCompileError,
+  HealthCheckConfig,
   builtInKinds,
   checkGeneric,
+  compileHealthChecks,
   describePodProblem,
   evaluateResource,
   existenceOnlyKinds,
   fallbackRule,
+  healthCheckReasons,
   judgementOf,
   kindClasses,
   podProblems,

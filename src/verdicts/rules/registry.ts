@@ -48,12 +48,17 @@ export function ruleFor(apiVersion: string, kind: string): Rule {
   return rules.get(groupKind(apiVersion, kind)) ?? fallbackRule;
 }
 
-export type EvaluationInput = Omit<RuleInput, "owned"> & { readonly owned?: OwnedObjects };
+export type EvaluationInput = Omit<RuleInput, "owned"> & {
+  readonly owned?: OwnedObjects;
+  /** Rules configured at start-up for custom kinds (compileHealthChecks); they decide before the built-in table. */
+  readonly healthChecks?: ReadonlyMap<string, Rule> | undefined;
+};
 
 const nothingOwned: OwnedObjects = { replicaSets: [], pods: [] };
 
-/** Reads one object: generic checks, then its kind's rule (or the conditions fallback). */
-export function evaluateResource(input: EvaluationInput): ResourceReading {
+/** Reads one object: generic checks, then its kind's rule (a configured health check, its built-in rule, or the conditions fallback). */
+export function evaluateResource({ healthChecks, ...input }: EvaluationInput): ResourceReading {
   const full: RuleInput = { ...input, owned: input.owned ?? nothingOwned };
-  return checkGeneric(full) ?? ruleFor(full.object.apiVersion, full.object.kind)(full);
+  const { apiVersion, kind } = full.object;
+  return checkGeneric(full) ?? (healthChecks?.get(groupKind(apiVersion, kind)) ?? ruleFor(apiVersion, kind))(full);
 }
