@@ -39,6 +39,11 @@ export interface StripTarget {
   kind: string;
   kindKey: string;
   metadataOnly: boolean;
+  /**
+   * Keep status as the server wrote it: the kind is judged by CEL health checks, whose expressions
+   * may read any of it (the spec is still dropped, metadata stripped as for every kind).
+   */
+  wholeStatus?: boolean;
 }
 
 /** The object as the rules see it, or undefined when it has no name or uid (not an object of the collection). */
@@ -48,7 +53,7 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
-  const body = (bodies[target.kindKey] ?? genericBody)(raw);
+  const body = target.wholeStatus ? wholeStatusBody(raw) : (bodies[target.kindKey] ?? genericBody)(raw);
   if (body.spec) object.spec = body.spec;
   if (body.status) object.status = body.status;
   return object;
@@ -154,6 +159,10 @@ function workloadStatus(status: unknown, fields: readonly string[]): Body["statu
 
 function replicaSetBody(raw: Json): Body {
   return workload(raw, ["replicas"], ["replicas", "readyReplicas", "availableReplicas", "terminatingReplicas"]);
+}
+
+function wholeStatusBody(raw: Json): Body {
+  return isRecord(raw.status) ? { status: raw.status } : {};
 }
 
 function genericBody(raw: Json): Body {

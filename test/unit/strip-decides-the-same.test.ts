@@ -1,5 +1,6 @@
 // The cache never changes a decision: for every object of the fixture corpus, and for variants of
-// it whose status is null, empty, or nested-only, the rules decide the same on the object as the
+// it whose status is null, empty, or nested-only (with a CEL health check configured for one
+// custom kind, whose status the cache then keeps whole), the rules decide the same on the object as the
 // informer cache keeps it (stripObject) as on the object the API server sent. Owned objects are
 // stripped too, and every pod and ReplicaSet of the corpus is offered to every rule (the rules
 // join by controller UID, so the superset exercises the joins on both sides).
@@ -8,15 +9,26 @@ import { describe, expect, it } from "vitest";
 import { groupKind } from "../../src/kube/kinds.js";
 import type { KubeObject, Pod, ReplicaSet } from "../../src/kube/objects.js";
 import { defaultMetadataOnlyKinds, stripObject } from "../../src/streams/index.js";
-import { builtInKinds, defaultFailOn, evaluateResource, existenceOnlyKinds, type OwnedObjects } from "../../src/verdicts/index.js";
+import { builtInKinds, compileHealthChecks, defaultFailOn, evaluateResource, existenceOnlyKinds, type OwnedObjects } from "../../src/verdicts/index.js";
 import { captured, capturedNames } from "../fixtures/kube/captured.js";
 import { pod, running, terminated, waiting } from "../fixtures/kube/pods.js";
 import { migrationConditions, storageVersionMigration } from "../fixtures/kube/migrations.js";
 import { daemonSet, deployment, deploymentConditions, job, jobConditions, replicaSet, statefulSet } from "../fixtures/kube/workloads.js";
 
+// Kinds judged by a CEL health check have their status cached whole, as the service configures it.
+const healthChecks = compileHealthChecks([
+  { apiVersion: "capture.stagewatch.io/v1", kind: "Gadget", current: "status.health.status == 'Healthy'", failed: "has(status.nodes) && size(status.nodes) == 0" },
+]);
+
 function strip(object: KubeObject): KubeObject {
   const kindKey = groupKind(object.apiVersion, object.kind);
-  const stripped = stripObject(structuredClone(object), { apiVersion: object.apiVersion, kind: object.kind, kindKey, metadataOnly: defaultMetadataOnlyKinds.includes(kindKey) });
+  const stripped = stripObject(structuredClone(object), {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    kindKey,
+    metadataOnly: defaultMetadataOnlyKinds.includes(kindKey),
+    wholeStatus: healthChecks.has(kindKey),
+  });
   if (!stripped) throw new Error(`${kindKey} ${object.metadata.name} did not survive stripping`);
   return stripped;
 }
@@ -103,8 +115,8 @@ describe("stripping never changes a decision", () => {
 
   it.each(cases)("$name", ({ object }) => {
     const failOn = new Set(defaultFailOn);
-    const full = evaluateResource({ object, owned: fullOwned, failOn });
-    const cached = evaluateResource({ object: strip(object), owned: strippedOwned, failOn });
+    const full = evaluateResource({ object, owned: fullOwned, failOn, healthChecks });
+    const cached = evaluateResource({ object: strip(object), owned: strippedOwned, failOn, healthChecks });
     expect(cached).toEqual(full);
   });
 });
