@@ -5,6 +5,7 @@ import { natsConfigFromEnv } from "../bus/index.js";
 import { startService } from "../service/service.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
+import { readHealthChecks } from "./healthChecksFile.js";
 import { UsageError } from "./usage.js";
 
 export const serveUsage = `Usage: stagewatch serve [flags]
@@ -17,6 +18,8 @@ Flags:
   --metrics-port PORT     (default 9090; 0 picks a free port)
   --subject-prefix P      NATS subject prefix (default stagewatch)
   --log-level LEVEL       trace, debug, info, warn, error (default info)
+  --health-checks FILE    CEL health checks for custom kinds (YAML or JSON: healthChecks:
+                          [{apiVersion, kind, current, inProgress?, failed?}], as Flux's healthCheckExprs)
   -h, --help
 
 Environment:
@@ -35,6 +38,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     "metrics-port": { type: "string", default: "9090" },
     "subject-prefix": { type: "string", default: "stagewatch" },
     "log-level": { type: "string", default: "info" },
+    "health-checks": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -48,6 +52,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   for (const namespace of namespaces ?? []) {
     if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--namespaces: '${namespace}' is not a namespace name`);
   }
+  const healthChecks = values["health-checks"] === undefined ? undefined : readHealthChecks(values["health-checks"]);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
@@ -58,6 +63,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     metricsHost: values["metrics-host"],
     metricsPort: port,
     subjectPrefix: values["subject-prefix"],
+    ...(healthChecks && { healthChecks }),
     logger,
   });
 

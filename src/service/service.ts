@@ -18,6 +18,7 @@ import {
 } from "../bus/index.js";
 import { ObservationEngine, type EngineMetrics } from "../observations/index.js";
 import { InformerHub, kubeHttpTransport, type StreamMetrics } from "../streams/index.js";
+import type { Rule } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
@@ -34,6 +35,8 @@ export interface ServiceConfig {
   metricsHost: string;
   metricsPort: number;
   subjectPrefix: string;
+  /** CEL health checks of custom kinds, compiled (compileHealthChecks): their status is cached whole. */
+  healthChecks?: ReadonlyMap<string, Rule>;
   logger: Logger;
 }
 
@@ -81,6 +84,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
+    ...(config.healthChecks && { wholeStatusKinds: [...config.healthChecks.keys()] }),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),
   });
@@ -104,6 +108,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       kinds: hub,
       events,
       records,
+      ...(config.healthChecks && { healthChecks: config.healthChecks }),
       metrics: engineMetricsOf(metrics),
       logger: logger.child({ component: "engine" }),
     });

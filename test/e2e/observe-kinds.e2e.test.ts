@@ -137,3 +137,51 @@ describe("an APIService whose Service has no endpoints", () => {
     expect(verdict.message).toBe(`deployment metrics did not reach healthy within 10s: APIService ${apiServiceName}: ${missing}`);
   });
 });
+
+describe("a custom kind judged by a CEL health check from the service's configuration", () => {
+  let judged: StagewatchUnderTest | undefined;
+  let reactors: TestKind | undefined;
+  const reactorGroup = `reactors${suffix}.e2e.stagewatch.io`;
+  const check = {
+    apiVersion: `${reactorGroup}/v1`,
+    kind: "Reactor",
+    inProgress: "has(status.phase) && status.phase == 'Starting'",
+    failed: "has(status.phase) && status.phase == 'Meltdown'",
+    current: "has(status.phase) && status.phase == 'Critical' && status.output.megawatts > 0",
+  };
+
+  afterAll(async () => {
+    await judged?.stop();
+    if (reactors) await removeKind(reactors);
+  });
+
+  async function writeStatus(name: string, status: Record<string, unknown>): Promise<void> {
+    const path = `/apis/${reactorGroup}/v1/namespaces/${namespace}/reactors/${name}`;
+    await kubeJson(kc, "PUT", `${path}/status`, { ...(await kubeJson(kc, "GET", path)), status });
+  }
+
+  it("is pending while inProgress holds, settled when current holds, failed when failed holds", async () => {
+    reactors = await installKind(reactorGroup, "Reactor", "reactors");
+    judged = await startStagewatch({ name: "cel", healthChecks: [check] });
+    const reactor = (name: string): Manifest => ({ apiVersion: reactors!.apiVersion, kind: "Reactor", metadata: { name, namespace }, spec: { fuel: "thorium" } });
+    const [steady, doomed] = [reactor("steady"), reactor("doomed")];
+    await apply(kc, steady, doomed);
+    await writeStatus("steady", { phase: "Starting" });
+
+    const run = await judged.observer.observe(observeRequest({ deployment: "reactors", timeoutSeconds: 60, resources: [identityOf(steady)] }));
+    const events = run.progress[Symbol.asyncIterator]();
+    expect(await nextReading(events)).toMatchObject({ state: "pending", reason: "HealthCheckInProgress", message: `inProgress holds: ${check.inProgress}` });
+    // Nested status the default cache would empty: the expression reads status.output.megawatts.
+    await writeStatus("steady", { phase: "Critical", output: { megawatts: 1200 } });
+    const verdict = await run.verdict;
+    expect(verdict).toMatchObject({ outcome: "succeeded", resources: [{ state: "settled", message: `current holds: ${check.current}` }] });
+    await events.return?.();
+
+    await writeStatus("doomed", { phase: "Meltdown" });
+    const failedRun = await judged.observer.observe(observeRequest({ deployment: "reactors", timeoutSeconds: 60, resources: [identityOf(doomed)] }));
+    expect(await failedRun.verdict).toMatchObject({
+      outcome: "failed",
+      failure: { resource: identityOf(doomed), reason: "HealthCheckFailed", message: `failed holds: ${check.failed}` },
+    });
+  });
+});
