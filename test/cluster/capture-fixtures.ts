@@ -237,6 +237,47 @@ async function certificateSigningRequests(): Promise<void> {
   save("csr-denied", await decide("capture-auditor", "Denied", "CaptureDenied", "not a client this cluster trusts"));
 }
 
+/** The workload kinds too, so the stripped-versus-full property test runs on what controllers write. */
+async function workloads(): Promise<void> {
+  // A namespace of their own: the ReplicaSet captures put a pod quota on theirs.
+  const ns = "capture-workloads";
+  await api("POST", "/api/v1/namespaces", { metadata: { name: ns } });
+  await until("default ServiceAccount", () => api("GET", `/api/v1/namespaces/${ns}/serviceaccounts`), (list) => ((list.items ?? []) as Json[]).length > 0);
+  const apps = `/apis/apps/v1/namespaces/${ns}`;
+  const selector = (app: string) => ({ matchLabels: { app } });
+  const podsOf = async (app: string) => ((await api("GET", `/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${app}`)).items ?? []) as Json[];
+  const savePod = async (name: string, app: string, holds: (pod: Json) => boolean) => {
+    const pods = await until(`a pod of ${app}`, async () => ({ items: await podsOf(app) }), (list) => (list.items as Json[]).some(holds));
+    save(name, { apiVersion: "v1", kind: "Pod", ...(pods.items as Json[]).find(holds)! });
+  };
+
+  await api("POST", `${apps}/deployments`, { metadata: { name: "web", namespace: ns }, spec: { replicas: 2, selector: selector("web"), template: podSpec("web") } });
+  save("deployment-ready", await until("web rolled out", () => api("GET", `${apps}/deployments/web`), (o) => status(o).readyReplicas === 2 && status(o).updatedReplicas === 2));
+  await savePod("pod-running", "web", (pod) => status(pod).phase === "Running");
+  await api("POST", `${apps}/deployments`, { metadata: { name: "search", namespace: ns }, spec: { replicas: 2, selector: selector("search"), template: podSpec("search", Fault.ImagePullBackOff) } });
+  save("deployment-imagepullbackoff", await until("search progressing", () => api("GET", `${apps}/deployments/search`), (o) => status(o).updatedReplicas === 2));
+  await savePod("pod-imagepullbackoff", "search", (pod) => JSON.stringify(pod.status).includes("ImagePullBackOff"));
+
+  await api("POST", `${apps}/statefulsets`, { metadata: { name: "db", namespace: ns }, spec: { replicas: 2, serviceName: "db", selector: selector("db"), template: podSpec("db") } });
+  save("statefulset-ready", await until("db ready", () => api("GET", `${apps}/statefulsets/db`), (o) => status(o).readyReplicas === 2 && status(o).currentRevision === status(o).updateRevision));
+  await api("POST", `${apps}/daemonsets`, { metadata: { name: "agent", namespace: ns }, spec: { selector: selector("agent"), template: podSpec("agent") } });
+  save("daemonset-ready", await until("agent on every node", () => api("GET", `${apps}/daemonsets/agent`), (o) => (status(o).numberReady as number) > 0 && status(o).numberReady === status(o).desiredNumberScheduled));
+  await api("POST", `${apps}/daemonsets`, { metadata: { name: "shipper", namespace: ns }, spec: { selector: selector("shipper"), template: podSpec("shipper", Fault.CrashLoopBackOff) } });
+  save("daemonset-crashloopbackoff", await until("shipper scheduled", () => api("GET", `${apps}/daemonsets/shipper`), (o) => (status(o).desiredNumberScheduled as number) > 0 && status(o).currentNumberScheduled === status(o).desiredNumberScheduled));
+  await savePod("pod-crashloopbackoff", "shipper", (pod) => JSON.stringify(pod.status).includes("CrashLoopBackOff"));
+
+  const jobs = `/apis/batch/v1/namespaces/${ns}/jobs`;
+  const job = (name: string, fault?: Fault) => ({
+    metadata: { name, namespace: ns },
+    spec: { backoffLimit: 0, template: { metadata: { labels: { app: name, ...(fault && { [FAULT_LABEL]: fault }) } }, spec: { restartPolicy: "Never", containers: [{ name, image: `registry.example/${name}:1` }] } } },
+  });
+  await api("POST", jobs, job("migrate"));
+  save("job-complete", await until("migrate complete", () => api("GET", `${jobs}/migrate`), (o) => conditionOf(o, "Complete")?.status === "True"));
+  await api("POST", jobs, job("seed", Fault.Error));
+  save("job-failed", await until("seed failed", () => api("GET", `${jobs}/seed`), (o) => conditionOf(o, "Failed")?.status === "True"));
+  await savePod("pod-failed", "seed", (pod) => status(pod).phase === "Failed");
+}
+
 async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   await api("POST", "/api/v1/namespaces", { metadata: { name: ns } }).catch(() => undefined);
@@ -250,6 +291,7 @@ async function main(): Promise<void> {
   await noStatusKinds();
   await certificateSigningRequests();
   await replicaSets();
+  await workloads();
 }
 
 await main();

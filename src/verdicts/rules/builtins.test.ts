@@ -30,7 +30,8 @@ const run = (cases: Case[]) =>
     expect(evaluateResource({ failOn: new Set(defaultFailOn), ...input })).toEqual(expected);
   });
 
-const quotaRefusal = 'pods "worker-qrbs6" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=4, limited: pods=4';
+// The API server's refusal names the pod it would have created, a new name on every capture.
+const quotaRefusal = captured("replicaset-replicafailure").status!.conditions![0]!.message!;
 
 describe("ReplicaSet declared on its own", () => {
   const ready = captured("replicaset-ready");
@@ -79,6 +80,42 @@ describe("ReplicaSet declared on its own", () => {
       name: "a ReplicationController is read the same way",
       input: { object: { ...ready, apiVersion: "v1", kind: "ReplicationController", status: { ...ready.status, observedGeneration: undefined } } as KubeObject },
       expected: { state: "pending", reason: "AwaitingStatus", message: "the ReplicationController controller has not reported status yet" },
+    },
+  ]);
+});
+
+describe("workloads as the local cluster wrote them", () => {
+  const pods = (...names: string[]) => ({ replicaSets: [], pods: names.map((name) => captured<Pod>(name)) });
+  const podName = (name: string) => captured(name).metadata.name;
+  run([
+    { name: "Deployment rolled out", input: { object: captured("deployment-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
+    { name: "Deployment whose pods cannot pull (no pods passed)", input: { object: captured("deployment-imagepullbackoff") }, expected: { state: "pending", message: "0/2 replicas ready, 2 updated" } },
+    { name: "StatefulSet ready", input: { object: captured("statefulset-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
+    { name: "DaemonSet on every node", input: { object: captured("daemonset-ready") }, expected: { state: "settled", message: "3/3 pods ready, 3 updated" } },
+    {
+      name: "DaemonSet with a crash-looping pod: pending, the crash attached",
+      input: { object: captured("daemonset-crashloopbackoff"), owned: pods("pod-crashloopbackoff") },
+      expected: {
+        state: "pending",
+        reason: "CrashLoopBackOff",
+        message: `0/3 pods ready, 3 updated; pod ${podName("pod-crashloopbackoff")} container shipper: CrashLoopBackOff: last exit Error with code 1`,
+      },
+    },
+    { name: "Job complete", input: { object: captured("job-complete") }, expected: { state: "settled", message: "1/1 completions" } },
+    {
+      name: "Job failed: the controller's reason and the pod's termination message",
+      input: { object: captured("job-failed"), owned: pods("pod-failed") },
+      expected: {
+        state: "failed",
+        reason: "BackoffLimitExceeded",
+        message: `Job has reached the specified backoff limit; pod ${podName("pod-failed")} container seed: Error: stagewatch: simulated failure`,
+      },
+    },
+    { name: "Pod running and ready", input: { object: captured("pod-running") }, expected: { state: "settled", message: "Running, 1/1 containers ready" } },
+    {
+      name: "Pod in ImagePullBackOff fails",
+      input: { object: captured("pod-imagepullbackoff") },
+      expected: { state: "failed", reason: "ImagePullBackOff", message: `Pending, 0/1 containers ready; pod ${podName("pod-imagepullbackoff")} container search: ImagePullBackOff` },
     },
   ]);
 });
