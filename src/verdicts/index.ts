@@ -83,7 +83,7 @@ export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProble
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";
-export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observation-state.js";
+export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
 export type {
   ClusterScope,
   Decision,
@@ -92,7 +92,7 @@ export type {
   ObservationStep,
   StartObservationInput,
   TrackedResource,
-} from "./observation-state.js";
+} from "./observationState.js";
 export {
   advanceClock,
   cancelObservation,

@@ -12,7 +12,7 @@ import { settleCertificateSigningRequest } from "./csr.js";
 import { settleDaemonSet } from "./daemonset.js";
 import { settleDeployment } from "./deployment.js";
 import { existenceOnlyKinds, settleExisting } from "./existence.js";
-import { checkGeneric } from "./generic-checks.js";
+import { checkGeneric } from "./genericChecks.js";
 import type { OwnedObjects, Rule, RuleInput } from "./input.js";
 import { settleJob } from "./job.js";
 import { settlePod } from "./pod.js";
