@@ -8,6 +8,7 @@ import { startService } from "../service/service.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
+import { readHealthChecks } from "./healthChecksFile.js";
 import { UsageError } from "./usage.js";
 
 export const serveUsage = `Usage: stagewatch serve [flags]
@@ -26,6 +27,8 @@ Flags:
   --lease-duration D      how long a lease holds unrenewed: the longest an observation waits
                           for a new owner after a crash (default 15s)
   --shutdown-grace D      how long SIGTERM waits for verdicts and events going out (default 20s)
+  --health-checks FILE    CEL health checks for custom kinds (YAML or JSON: healthChecks:
+                          [{apiVersion, kind, current, inProgress?, failed?}], as Flux's healthCheckExprs)
   -h, --help
 
 Environment:
@@ -48,6 +51,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     "jetstream-replicas": { type: "string", default: "1" },
     "lease-duration": { type: "string", default: "15s" },
     "shutdown-grace": { type: "string", default: "20s" },
+    "health-checks": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -70,6 +74,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const shutdownGraceSeconds = durationFlagSeconds("--shutdown-grace", values["shutdown-grace"]);
   const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID ?? `${hostname()}-${randomBytes(3).toString("hex")}`;
   if (!/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
+  const healthChecks = values["health-checks"] === undefined ? undefined : readHealthChecks(values["health-checks"]);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
@@ -80,6 +85,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     metricsHost: values["metrics-host"],
     metricsPort: port,
     subjectPrefix: values["subject-prefix"],
+    ...(healthChecks && { healthChecks }),
     logger,
     replicaId,
     jetstreamReplicas,

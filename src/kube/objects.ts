@@ -66,6 +66,7 @@ export interface ReplicaSet extends KubeObject {
     replicas?: number;
     readyReplicas?: number;
     availableReplicas?: number;
+    terminatingReplicas?: number;
     conditions?: Condition[];
   };
 }
@@ -125,6 +126,23 @@ export interface Job extends KubeObject {
     uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] };
     conditions?: Condition[];
   };
+}
+
+export interface CronJob extends KubeObject {
+  kind: "CronJob";
+  spec?: { schedule?: string; suspend?: boolean };
+}
+
+export interface Service extends KubeObject {
+  kind: "Service";
+  spec?: { type?: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName" | string };
+  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] }; conditions?: Condition[] };
+}
+
+export interface PersistentVolumeClaim extends KubeObject {
+  kind: "PersistentVolumeClaim";
+  spec?: { volumeName?: string };
+  status?: { phase?: "Pending" | "Bound" | "Lost" | string; conditions?: Condition[] };
 }
 
 export interface ContainerState {

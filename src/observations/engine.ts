@@ -46,6 +46,7 @@ import {
   type ObservationState,
   type ObservationStep,
   type ObservationVerdict,
+  type Rule,
 } from "../verdicts/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
 import { RecordWriter, type RecordContent } from "./recordWriter.js";
@@ -92,6 +93,8 @@ export interface ObservationEngineOptions {
   logger?: EngineLogger;
   /** How many decided observations `get` answers from memory before falling back to the records. */
   decidedMemory?: number;
+  /** CEL health checks of custom kinds by kind key (compileHealthChecks). */
+  healthChecks?: ReadonlyMap<string, Rule>;
 }
 
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
@@ -132,6 +135,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       metrics: noopEngineMetrics,
       logger: silentEngineLogger,
       decidedMemory: 10_000,
+      healthChecks: new Map(),
       ...options,
     };
     this.decided = new RecentVerdicts(this.options.decidedMemory);
@@ -484,6 +488,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
         ...(owned && { owned }),
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
+        healthChecks: this.options.healthChecks,
       });
       const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
       this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);

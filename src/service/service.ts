@@ -27,6 +27,7 @@ import {
   type LeaseMetrics,
 } from "../observations/index.js";
 import { InformerHub, kubeHttpTransport, type StreamMetrics } from "../streams/index.js";
+import type { Rule } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
@@ -43,6 +44,8 @@ export interface ServiceConfig {
   metricsHost: string;
   metricsPort: number;
   subjectPrefix: string;
+  /** CEL health checks of custom kinds, compiled (compileHealthChecks): their status is cached whole. */
+  healthChecks?: ReadonlyMap<string, Rule>;
   logger: Logger;
   /** This replica's id, in its leases and logs (the pod name in Kubernetes). */
   replicaId: string;
@@ -108,6 +111,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
+    ...(config.healthChecks && { wholeStatusKinds: [...config.healthChecks.keys()] }),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),
   });
@@ -141,7 +145,15 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       metrics: leaseMetrics,
       logger: engineLogger,
     });
-    const engine = new ObservationEngine({ kinds: hub, events, records, leases, metrics: engineMetricsOf(metrics), logger: engineLogger });
+    const engine = new ObservationEngine({
+      kinds: hub,
+      events,
+      records,
+      leases,
+      ...(config.healthChecks && { healthChecks: config.healthChecks }),
+      metrics: engineMetricsOf(metrics),
+      logger: engineLogger,
+    });
     const adopter = new Adopter({ store: leaseStore, keeper: leases, engine, timing, scheduler: asyncScheduler, metrics: leaseMetrics, logger: engineLogger });
     leases.startHeartbeat();
     // Adoption starts before requests are taken: what a crashed replica left is taken up first.

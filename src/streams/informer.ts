@@ -40,6 +40,8 @@ export interface InformerOptions {
   namespaces: readonly string[] | undefined;
   /** List and watch as PartialObjectMetadata: the objects' content never reaches the process. */
   metadataOnly: boolean;
+  /** Keep status as the server wrote it (kinds judged by CEL health checks). */
+  wholeStatus?: boolean;
   transport: KubeTransport;
   scheduler: SchedulerLike;
   timing: ReflectorTiming;

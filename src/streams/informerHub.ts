@@ -30,6 +30,8 @@ export interface InformerHubOptions {
   namespaces?: readonly string[];
   /** Kind keys read as metadata only; defaults to defaultMetadataOnlyKinds. */
   metadataOnlyKinds?: readonly string[];
+  /** Kind keys whose status the cache keeps whole: those judged by CEL health checks. */
+  wholeStatusKinds?: readonly string[];
   /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
@@ -44,6 +46,7 @@ export class InformerHub {
   readonly namespaces: readonly string[] | undefined;
   private readonly options: InformerHubOptions;
   private readonly metadataOnly: ReadonlySet<string>;
+  private readonly wholeStatus: ReadonlySet<string>;
   private readonly running = new Map<string, Informer>();
 
   constructor(options: InformerHubOptions) {
@@ -51,6 +54,7 @@ export class InformerHub {
     this.restMapper = options.restMapper ?? new RestMapper(options.transport);
     this.namespaces = options.namespaces;
     this.metadataOnly = new Set(options.metadataOnlyKinds ?? defaultMetadataOnlyKinds);
+    this.wholeStatus = new Set(options.wholeStatusKinds ?? []);
   }
 
   /** apiVersion + kind to its resource, through discovery (see RestMapper). */
@@ -73,6 +77,7 @@ export class InformerHub {
       mapping,
       namespaces: this.namespaces,
       metadataOnly: this.metadataOnly.has(mapping.kindKey),
+      wholeStatus: this.wholeStatus.has(mapping.kindKey),
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },

@@ -67,6 +67,8 @@ export interface ReflectorOptions {
   /** One namespace, or the whole cluster when undefined. */
   namespace: string | undefined;
   metadataOnly: boolean;
+  /** Status kept whole (kinds judged by CEL health checks); see StripTarget. */
+  wholeStatus?: boolean;
   transport: KubeTransport;
   sink: ReflectorSink;
   scheduler: SchedulerLike;
@@ -102,7 +104,7 @@ export class Reflector {
     this.backoff = createBackoff(options.timing.backoff, options.random);
     this.path = collectionPath(options.mapping, options.namespace);
     const { apiVersion, kind, kindKey } = options.mapping;
-    this.target = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly };
+    this.target = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, wholeStatus: options.wholeStatus === true };
   }
 
   start(): void {

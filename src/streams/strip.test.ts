@@ -236,7 +236,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
     },
   },
   {
-    name: "custom resource keeps conditions and status scalars, drops spec and nested status",
+    name: "custom resource keeps conditions and status scalars, empties nested status, drops spec",
     raw: fixture("widget.json"),
     target: target("example.com/v1", "Widget", "example.com/Widget"),
     expected: {
@@ -254,6 +254,8 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
         observedGeneration: 4,
         phase: "Ready",
         readyReplicas: 3,
+        inventory: [],
+        history: {},
         conditions: [
           { type: "Ready", status: "True", reason: "Reconciled", message: "3/3 parts ready", observedGeneration: 4, lastTransitionTime: "2026-11-28T09:31:10Z" },
           { type: "Reconciling", status: "False", reason: "Idle", message: "", observedGeneration: 4, lastTransitionTime: "2026-11-28T09:31:10Z" },

@@ -13,9 +13,16 @@
 // - known workload kinds (Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job): the spec
 //   and status fields their rules read; for pods, only the conditions that say something the
 //   container statuses do not (see podConditionTypes).
-// - any other kind (custom resources, Services, ...): `status.observedGeneration`, the conditions,
-//   and the other top-level scalars of status (phase, message, replica counts); nested status
-//   (inventories, per-resource lists) and the spec are dropped.
+// - kinds whose rule reads a little more (Service, CronJob, PersistentVolumeClaim): those fields,
+//   besides what any other kind keeps.
+// - any other kind (custom resources, CRDs, APIServices, ...): `status.observedGeneration`, the
+//   conditions, and the other top-level scalars of status (phase, message, replica counts). Nested
+//   status (inventories, per-resource lists, `health: {status: Healthy}`) is emptied, not dropped:
+//   the field stays as `{}` or `[]`, because whether a controller has written a status at all is
+//   what separates AwaitingStatus from settled, and `status: {health: {...}}` is a written status.
+//   The spec is dropped.
+// The rules must decide the same on a stripped object as on the full one; strip.test.ts checks it
+// for every fixture of the corpus.
 // - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
 import type { Condition, ContainerState, ContainerStatus, KubeObject, ObjectMeta, OwnerReference } from "../kube/objects.js";
 import { revisionAnnotation } from "../kube/objects.js";
@@ -32,6 +39,11 @@ export interface StripTarget {
   kind: string;
   kindKey: string;
   metadataOnly: boolean;
+  /**
+   * Keep status as the server wrote it: the kind is judged by CEL health checks, whose expressions
+   * may read any of it (the spec is still dropped, metadata stripped as for every kind).
+   */
+  wholeStatus?: boolean;
 }
 
 /** The object as the rules see it, or undefined when it has no name or uid (not an object of the collection). */
@@ -41,7 +53,7 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
-  const body = (bodies[target.kindKey] ?? genericBody)(raw);
+  const body = target.wholeStatus ? wholeStatusBody(raw) : (bodies[target.kindKey] ?? genericBody)(raw);
   if (body.spec) object.spec = body.spec;
   if (body.status) object.status = body.status;
   return object;
@@ -75,7 +87,18 @@ const bodies: Record<string, (raw: Json) => Body> = {
       "unavailableReplicas",
       "terminatingReplicas",
     ]),
-  "apps/ReplicaSet": (raw) => workload(raw, ["replicas"], ["replicas", "readyReplicas", "availableReplicas"]),
+  "apps/ReplicaSet": (raw) => replicaSetBody(raw),
+  "core/ReplicationController": (raw) => replicaSetBody(raw),
+  "batch/CronJob": (raw) => ({ spec: nonEmpty(scalars(raw.spec, ["schedule", "suspend"])), status: genericStatus(raw.status) }),
+  "core/PersistentVolumeClaim": (raw) => ({ spec: nonEmpty(scalars(raw.spec, ["volumeName"])), status: genericStatus(raw.status) }),
+  "core/Service": (raw) => {
+    const status = genericStatus(raw.status);
+    const ingress = loadBalancerIngress(field(field(raw.status, "loadBalancer"), "ingress"));
+    return {
+      spec: nonEmpty(scalars(raw.spec, ["type"])),
+      status: ingress ? { ...status, loadBalancer: { ingress } } : status,
+    };
+  },
   "apps/StatefulSet": (raw) => ({
     spec: nonEmpty({
       ...scalars(raw.spec, ["replicas"]),
@@ -134,15 +157,44 @@ function workloadStatus(status: unknown, fields: readonly string[]): Body["statu
   });
 }
 
+function replicaSetBody(raw: Json): Body {
+  return workload(raw, ["replicas"], ["replicas", "readyReplicas", "availableReplicas", "terminatingReplicas"]);
+}
+
+function wholeStatusBody(raw: Json): Body {
+  return isRecord(raw.status) ? { status: raw.status } : {};
+}
+
 function genericBody(raw: Json): Body {
-  if (!isRecord(raw.status)) return {};
+  const status = genericStatus(raw.status);
+  return status ? { status } : {};
+}
+
+function genericStatus(raw: unknown): Body["status"] {
+  if (!isRecord(raw)) return undefined;
   const status: Json = {};
-  for (const [key, value] of Object.entries(raw.status)) {
+  for (const [key, value] of Object.entries(raw)) {
     if (isScalar(value)) status[key] = value;
+    else if (Array.isArray(value)) status[key] = emptyList;
+    else if (isRecord(value)) status[key] = emptyRecord;
   }
-  const kept = conditions(raw.status.conditions);
+  const kept = conditions(raw.conditions);
   if (kept) status.conditions = kept;
-  return { status: nonEmpty(status) };
+  return nonEmpty(status);
+}
+
+// Shared by every emptied field: an object or array per field would cost memory for nothing.
+const emptyList: readonly unknown[] = Object.freeze([]);
+const emptyRecord: Readonly<Json> = Object.freeze({});
+
+function loadBalancerIngress(raw: unknown): { ip?: string; hostname?: string }[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const kept = raw.flatMap((entry) => {
+    if (!isRecord(entry)) return [];
+    const address = defined({ ip: str(entry.ip), hostname: str(entry.hostname) });
+    return Object.keys(address).length > 0 ? [address] : [];
+  });
+  return exact(kept);
 }
 
 function stripMeta(raw: unknown): ObjectMeta | undefined {

@@ -45,28 +45,45 @@ export type { ResourceReading } from "./reading.js";
 export { scrubCredentials } from "./scrub.js";
 export { formatDuration } from "./text.js";
 export {
+  HealthCheck,
+  HealthCheckCompileError,
+  HealthCheckConfig,
+  builtInKinds,
   checkGeneric,
+  compileHealthChecks,
   describePodProblem,
   evaluateResource,
   existenceOnlyKinds,
   fallbackRule,
+  healthCheckReasons,
+  judgementOf,
+  kindClasses,
   podProblems,
   ruleFor,
   rules,
+  settleAPIService,
   settleByConditions,
+  settleCertificateSigningRequest,
+  settleCronJob,
+  settleCustomResourceDefinition,
   settleDaemonSet,
   settleDeployment,
   settleExisting,
   settleJob,
+  settlePersistentVolume,
+  settlePersistentVolumeClaim,
   settlePod,
+  settleReplicaSet,
+  settleService,
   settleStatefulSet,
+  settleStorageVersionMigration,
 } from "./rules/index.js";
-export type { EvaluationInput, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
+export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
 
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";
-export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observation-state.js";
+export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
 export type {
   ClusterScope,
   Decision,
@@ -75,7 +92,7 @@ export type {
   ObservationStep,
   StartObservationInput,
   TrackedResource,
-} from "./observation-state.js";
+} from "./observationState.js";
 export {
   advanceClock,
   cancelObservation,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { keys, observation, seconds } from "../../test/fixtures/observation.js";
 import { uidOf } from "../../test/fixtures/kube/meta.js";
 import { cancelObservation, recordReading, toVerdict, type ObservedObject } from "./observation.js";
-import type { ObservationState } from "./observation-state.js";
+import type { ObservationState } from "./observationState.js";
 import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import { ObservationVerdict } from "./schemas.js";
 

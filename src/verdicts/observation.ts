@@ -28,8 +28,8 @@ import {
   type ObservationState,
   type ObservationStep,
   type TrackedResource,
-} from "./observation-state.js";
-import { cancelMessage, failureLine, progressMessage, successMessage, timeoutLine, type StageCounts } from "./verdict-messages.js";
+} from "./observationState.js";
+import { cancelMessage, failureLine, progressMessage, successMessage, timeoutLine, type StageCounts } from "./verdictMessages.js";
 
 /** What the engine read from one object of a declared identity. */
 export interface ObservedObject {

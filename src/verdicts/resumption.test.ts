@@ -4,7 +4,7 @@ import { keys, observation, observationRequest, seconds, startedAtMs } from "../
 import { advanceClock, markCachesSynced, recordReading, toVerdict } from "./observation.js";
 import { failed, pending, settled } from "./reading.js";
 import { labelledBootstrapKeys, resumeObservation } from "./resumption.js";
-import type { ObservationState } from "./observation-state.js";
+import type { ObservationState } from "./observationState.js";
 
 const uid = (name: string) => `00000000-0000-4000-8000-${name.padStart(12, "0")}`;
 

@@ -11,7 +11,7 @@
 // - Stages reached stay reached.
 import { identityKey } from "./kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
-import { replaceResource, startObservation, type ObservationState, type StartObservationInput } from "./observation-state.js";
+import { replaceResource, startObservation, type ObservationState, type StartObservationInput } from "./observationState.js";
 import type { ObservationVerdict } from "./schemas.js";
 import type { Parsed } from "./validation.js";
 

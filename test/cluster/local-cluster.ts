@@ -56,7 +56,9 @@ export interface LocalCluster {
 const READY_TIMEOUT_MS = 120_000;
 
 // Kept to what stagewatch observes and what those controllers need; no node lifecycle (kwok Nodes
-// have no real kubelet), no cloud, volume, certificate or autoscaling controllers.
+// have no real kubelet), no cloud, attach/detach, certificate or autoscaling controllers. The
+// volume binder binds claims to hand-made PersistentVolumes (no provisioner runs), and the
+// protection controllers release the finalizers the API server puts on claims and volumes.
 const CONTROLLERS = [
   "deployment-controller",
   "replicaset-controller",
@@ -77,6 +79,9 @@ const CONTROLLERS = [
   "resourcequota-controller",
   "endpoints-controller",
   "endpointslice-controller",
+  "persistentvolume-binder-controller",
+  "persistentvolume-protection-controller",
+  "persistentvolumeclaim-protection-controller",
 ];
 
 interface Identity {

@@ -288,7 +288,7 @@ describe("stagewatch observe against stagewatch serve", () => {
 
 describe("commands, help and flags", () => {
   it.each([
-    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "NATS_URL", "KUBECONFIG"] },
+    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "NATS_URL", "KUBECONFIG"] },
     {
       command: "observe",
       flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--json", "--subject-prefix"],
@@ -319,6 +319,14 @@ describe("commands, help and flags", () => {
     const result = await runStagewatch(args, { env: env ?? { NATS_URL: unreachableNats } });
     expect(result.status, output(result)).toBe(2);
     expect(result.stderr).toContain(stderr);
+  });
+
+  it("serve --health-checks with an expression that does not compile: exit 2 naming the kind and expression", async () => {
+    const path = join(dir, "health-checks.yaml");
+    writeFileSync(path, "healthChecks:\n  - apiVersion: example.com/v1\n    kind: Widget\n    current: \"status.phase ==\"\n");
+    const result = await runStagewatch(["serve", "--health-checks", path], { env: { NATS_URL: unreachableNats } });
+    expect(result.status, output(result)).toBe(2);
+    expect(result.stderr).toContain(`--health-checks: ${path}: health check for example.com/Widget: current expression "status.phase ==" does not compile`);
   });
 
   it("no command: exit 2 with the overview", async () => {

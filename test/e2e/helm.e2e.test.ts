@@ -7,7 +7,8 @@
  * minimal form (group, kind, version, an open schema): the dry run then proves the object is
  * addressable and well-formed YAML, not that prometheus-operator's own schema accepts its fields.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type KubernetesObject,
@@ -18,6 +19,7 @@ import {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyObjects, CHART_DIR, ensureHelm, lintChart, renderChart, templateChart, type ValueArgs } from "../cluster/helm.ts";
+import { readHealthChecks } from "../../src/cli/healthChecksFile.ts";
 import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.ts";
 import { installKind } from "./support/crds.ts";
 
@@ -146,6 +148,8 @@ describe("helm template with default values", () => {
       "/namespaces": listWatch,
       "rbac.authorization.k8s.io/clusterroles": listWatch,
       "rbac.authorization.k8s.io/clusterrolebindings": listWatch,
+      "apiextensions.k8s.io/customresourcedefinitions": listWatch,
+      "apiregistration.k8s.io/apiservices": listWatch,
     });
     for (const rule of role?.rules ?? []) expect(rule.verbs.every((verb) => read.includes(verb))).toBe(true);
   });
@@ -187,6 +191,16 @@ describe("helm template with non-default values", () => {
     expect(monitor.spec).toMatchObject({ endpoints: [{ port: "metrics", path: "/metrics", interval: "15s" }] });
     const pdb = only(byKind<KubernetesObject & { spec: unknown }>(objects, "PodDisruptionBudget"));
     expect(pdb.spec).toMatchObject({ maxUnavailable: 1 });
+
+    // The CEL health checks reach `serve --health-checks` as a file the service accepts.
+    const checks = only(byKind<KubernetesObject & { data: Record<string, string> }>(objects, "ConfigMap").filter((c) => c.metadata?.name === "sw-stagewatch-health-checks"));
+    expect(container.args).toContain("--health-checks=/etc/stagewatch/health-checks/health-checks.yaml");
+    expect(container.volumeMounts).toContainEqual({ name: "health-checks", mountPath: "/etc/stagewatch/health-checks", readOnly: true });
+    expect(deployment.spec?.template.spec?.volumes).toContainEqual({ name: "health-checks", configMap: { name: "sw-stagewatch-health-checks" } });
+    expect(deployment.spec?.template.metadata?.annotations?.["checksum/health-checks"]).toMatch(/^[0-9a-f]{64}$/);
+    const file = join(mkdtempSync(join(tmpdir(), "chart-health-checks-")), "health-checks.yaml");
+    writeFileSync(file, checks.data["health-checks.yaml"]!);
+    expect([...readHealthChecks(file).keys()]).toEqual(["cert-manager.io/Certificate"]);
   });
 
   it("creds file and mutual TLS: Secrets mounted read-only, file paths in the environment, dashboard ConfigMap", () => {

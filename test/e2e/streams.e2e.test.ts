@@ -202,9 +202,11 @@ describe("streams against a real API server", () => {
           },
         },
       });
+      // Nested status is emptied, not dropped: the cache still knows a status was written.
       expect((await ready).object.status).toEqual({
         observedGeneration: 1,
         conditions: [{ type: "Ready", status: "True", reason: "Reconciled", message: "3/3 parts ready" }],
+        inventory: [],
       });
     });
   });

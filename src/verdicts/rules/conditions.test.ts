@@ -123,7 +123,7 @@ describe("generic conditions rule (the fallback)", () => {
 
   it("reads every kind without a rule of its own", () => {
     expect(ruleFor("cert-manager.io/v1", "Certificate")).toBe(settleByConditions);
-    expect(ruleFor("apps/v1", "ReplicaSet")).toBe(settleByConditions);
+    expect(ruleFor("networking.k8s.io/v1", "ServiceCIDR")).toBe(settleByConditions);
   });
 });
 

@@ -17,10 +17,11 @@ function isStale(condition: Condition, object: KubeObject): boolean {
 
 export function settleByConditions({ object, failOn }: RuleInput): ResourceReading {
   const status = object.status;
-  if (status === undefined || Object.keys(status).length === 0) {
+  // `status: null` is what an unstripped object of a kind whose Go type has a pointer status says.
+  if (status === undefined || status === null || Object.keys(status).length === 0) {
     return pending(readingReasons.awaitingStatus, "no status written yet");
   }
-  const conditions = status.conditions ?? [];
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   const find = (type: string) => conditions.find((c) => c.type === type);
   const ready = find("Ready");
   if (ready && isStale(ready, object)) {

@@ -10,7 +10,7 @@ import { ownedBy } from "../../ownership/index.js";
 import { failed, pending, settled, type ResourceReading } from "../reading.js";
 import { joinParts, listParts } from "../text.js";
 import type { RuleInput } from "./input.js";
-import { describePodProblem, problemsOf } from "./pod-problems.js";
+import { describePodProblem, problemsOf } from "./podProblems.js";
 
 function trueCondition(job: Job, ...types: readonly string[]): Condition | undefined {
   const conditions = job.status?.conditions ?? [];

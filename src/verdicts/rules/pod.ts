@@ -8,7 +8,7 @@ import type { Pod } from "../../kube/objects.js";
 import { failed, pending, settled, type ResourceReading } from "../reading.js";
 import { joinParts, listParts, plural } from "../text.js";
 import type { RuleInput } from "./input.js";
-import { describePodProblem, podProblems } from "./pod-problems.js";
+import { describePodProblem, podProblems } from "./podProblems.js";
 
 function summaryOf(pod: Pod, phase: string): string {
   const statuses = pod.status?.containerStatuses ?? [];

@@ -1,24 +1,44 @@
 // Which rule reads which kind, keyed by `group/Kind` (core group written `core`). Evaluation runs
 // the generic checks first, then the kind's rule; the documented fallback for every kind not
-// listed here (custom resources, and built-ins without a rule) is the conditions rule.
+// listed here (custom resources, and the built-ins builtInKinds.ts classes as generic) is the
+// conditions rule.
 import type { ResourceReading } from "../reading.js";
 import { groupKind } from "../kinds.js";
+import { settleAPIService } from "./apiservice.js";
 import { settleByConditions } from "./conditions.js";
+import { settleCronJob } from "./cronjob.js";
+import { settleCustomResourceDefinition } from "./crd.js";
+import { settleCertificateSigningRequest } from "./csr.js";
 import { settleDaemonSet } from "./daemonset.js";
 import { settleDeployment } from "./deployment.js";
 import { existenceOnlyKinds, settleExisting } from "./existence.js";
-import { checkGeneric } from "./generic-checks.js";
+import { checkGeneric } from "./genericChecks.js";
 import type { OwnedObjects, Rule, RuleInput } from "./input.js";
 import { settleJob } from "./job.js";
 import { settlePod } from "./pod.js";
+import { settlePersistentVolume } from "./pv.js";
+import { settlePersistentVolumeClaim } from "./pvc.js";
+import { settleReplicaSet } from "./replicaset.js";
+import { settleService } from "./service.js";
 import { settleStatefulSet } from "./statefulset.js";
+import { settleStorageVersionMigration } from "./storageversionmigration.js";
 
 export const rules: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   ["apps/Deployment", settleDeployment],
   ["apps/StatefulSet", settleStatefulSet],
   ["apps/DaemonSet", settleDaemonSet],
+  ["apps/ReplicaSet", settleReplicaSet],
+  ["core/ReplicationController", settleReplicaSet],
   ["batch/Job", settleJob],
+  ["batch/CronJob", settleCronJob],
   ["core/Pod", settlePod],
+  ["core/Service", settleService],
+  ["core/PersistentVolumeClaim", settlePersistentVolumeClaim],
+  ["core/PersistentVolume", settlePersistentVolume],
+  ["apiextensions.k8s.io/CustomResourceDefinition", settleCustomResourceDefinition],
+  ["apiregistration.k8s.io/APIService", settleAPIService],
+  ["certificates.k8s.io/CertificateSigningRequest", settleCertificateSigningRequest],
+  ["storagemigration.k8s.io/StorageVersionMigration", settleStorageVersionMigration],
   ...existenceOnlyKinds.map((kind): [string, Rule] => [kind, settleExisting]),
 ]);
 
@@ -28,12 +48,17 @@ export function ruleFor(apiVersion: string, kind: string): Rule {
   return rules.get(groupKind(apiVersion, kind)) ?? fallbackRule;
 }
 
-export type EvaluationInput = Omit<RuleInput, "owned"> & { readonly owned?: OwnedObjects };
+export type EvaluationInput = Omit<RuleInput, "owned"> & {
+  readonly owned?: OwnedObjects;
+  /** Rules configured at start-up for custom kinds (compileHealthChecks); they decide before the built-in table. */
+  readonly healthChecks?: ReadonlyMap<string, Rule> | undefined;
+};
 
 const nothingOwned: OwnedObjects = { replicaSets: [], pods: [] };
 
-/** Reads one object: generic checks, then its kind's rule (or the conditions fallback). */
-export function evaluateResource(input: EvaluationInput): ResourceReading {
+/** Reads one object: generic checks, then its kind's rule (a configured health check, its built-in rule, or the conditions fallback). */
+export function evaluateResource({ healthChecks, ...input }: EvaluationInput): ResourceReading {
   const full: RuleInput = { ...input, owned: input.owned ?? nothingOwned };
-  return checkGeneric(full) ?? ruleFor(full.object.apiVersion, full.object.kind)(full);
+  const { apiVersion, kind } = full.object;
+  return checkGeneric(full) ?? (healthChecks?.get(groupKind(apiVersion, kind)) ?? ruleFor(apiVersion, kind))(full);
 }

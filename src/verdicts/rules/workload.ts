@@ -4,7 +4,7 @@
 import type { Pod } from "../../kube/objects.js";
 import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
 import { joinParts } from "../text.js";
-import { describePodProblem, problemsOf } from "./pod-problems.js";
+import { describePodProblem, problemsOf } from "./podProblems.js";
 
 export interface WorkloadProgress {
   /** `1/3 replicas ready, 3 updated`. */

@@ -17,6 +17,7 @@ import { pino } from "pino";
 import { busNames, connectObserver, type BusNames, type Observer, type ObservationRun } from "../../../src/bus/index.js";
 import { startService, type RunningService } from "../../../src/service/service.js";
 import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, ResourceVerdict } from "../../../src/verdicts/schemas.js";
+import { compileHealthChecks, type HealthCheck } from "../../../src/verdicts/index.js";
 import { kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
 import type { Manifest } from "./manifests.js";
 
@@ -46,6 +47,8 @@ export interface StagewatchOptions {
   kubeConfig?: KubeConfig;
   /** Default: the NATS server of the e2e global setup. */
   natsUrl?: string;
+  /** CEL health checks of custom kinds, as `serve --health-checks` reads them. */
+  healthChecks?: readonly HealthCheck[];
 }
 
 export async function startStagewatch(options: StagewatchOptions): Promise<StagewatchUnderTest> {
@@ -60,6 +63,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
     metricsHost: "127.0.0.1",
     metricsPort: 0,
     subjectPrefix: prefix,
+    ...(options.healthChecks && { healthChecks: compileHealthChecks(options.healthChecks) }),
     logger: pino({ level: "debug" }, destination),
     replicaId: `e2e-${prefix}`,
   });

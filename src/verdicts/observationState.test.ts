@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { observationRequest, startedAtMs } from "../../test/fixtures/observation.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { groupKind, identityKey, objectIdentityKey } from "./kinds.js";
-import { resolveNamespaces, startObservation } from "./observation-state.js";
+import { resolveNamespaces, startObservation } from "./observationState.js";
 
 describe("identity keys", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Stage } from "./schemas.js";
-import { successMessage, type StageCounts } from "./verdict-messages.js";
+import { successMessage, type StageCounts } from "./verdictMessages.js";
 
 const cases: { name: string; stage: Stage; counts: StageCounts; expected: string }[] = [
   {

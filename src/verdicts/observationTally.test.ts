@@ -13,7 +13,7 @@ import {
   recordReading,
   type ObservedObject,
 } from "./observation.js";
-import { factsOf, type ObservationState, type ObservationStep } from "./observation-state.js";
+import { factsOf, type ObservationState, type ObservationStep } from "./observationState.js";
 import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import { blockedStage, stageRank } from "./stages.js";
 

@@ -1,0 +1,131 @@
+// Health rules users write in CEL for custom kinds, in the shape Flux's Kustomization takes them
+// (`spec.healthCheckExprs`, RFC-0009): per apiVersion and kind, a required `current` expression and
+// optional `inProgress` and `failed` ones, each reading the object's own fields as top-level
+// variables (`status`, `metadata`, `spec`). After the generic checks (deleting, generation not yet
+// observed), they are evaluated in Flux's order, inProgress, failed, current; the first that holds
+// decides, and none holding is pending. For a kind with such a rule, it decides instead of the
+// conditions rule.
+//
+// Where stagewatch differs from Flux, on purpose:
+// - An expression that errors at run time (a field not written yet, a type mismatch) is a pending
+//   reading with the error, never a crash and never a failure: Flux fails the health check, and
+//   `status.conditions` before the operator wrote any would fail every fresh apply.
+// - Expressions are compiled once, at start-up. A syntax error, or a call of a function the
+//   library does not have (found by one evaluation against an empty object), is a start-up error
+//   naming the kind and the expression; other run-time errors depend on the object and cannot be
+//   told apart before one arrives.
+// - The rule is keyed by group and kind, like every rule: the apiVersion's version is ignored.
+// - Built-in kinds cannot be given CEL rules: they have their rule (or classification) already.
+//
+// CEL is evaluated by @bufbuild/cel; why that library is in the README (conformance, speed, upkeep).
+// It has no optional-field syntax (`status.?conditions`): guard with `has(status.conditions)`.
+import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { z } from "zod";
+import type { KubeObject } from "../../kube/objects.js";
+import { groupKind } from "../kinds.js";
+import { failed, pending, settled, type ResourceReading } from "../reading.js";
+import { builtInKinds } from "./builtInKinds.js";
+import type { Rule, RuleInput } from "./input.js";
+
+const expression = z.string().trim().min(1, "an empty expression");
+
+export const HealthCheck = z.strictObject({
+  apiVersion: z.string().min(1).regex(/^[^/]+(\/[^/]+)?$/, "group/version, or v1"),
+  kind: z.string().min(1),
+  current: expression,
+  inProgress: expression.optional(),
+  failed: expression.optional(),
+});
+export type HealthCheck = z.infer<typeof HealthCheck>;
+
+/** The file `serve --health-checks` reads (YAML or JSON), and the chart's `healthChecks` value renders. */
+export const HealthCheckConfig = z.strictObject({ healthChecks: z.array(HealthCheck) });
+export type HealthCheckConfig = z.infer<typeof HealthCheckConfig>;
+
+export const healthCheckReasons = {
+  /** An expression could not be evaluated on this object (field missing, wrong type). */
+  expressionError: "HealthCheckError",
+  /** The `failed` expression holds. */
+  failedExpression: "HealthCheckFailed",
+  /** No expression holds yet. */
+  inProgress: "HealthCheckInProgress",
+} as const;
+
+type Which = "inProgress" | "failed" | "current";
+
+/** An expression that does not compile: which kind, which of its expressions, and why. */
+export class HealthCheckCompileError extends Error {
+  override readonly name = "HealthCheckCompileError";
+  readonly kindKey: string;
+  readonly which: Which;
+  readonly expression: string;
+  constructor(kindKey: string, which: Which, expression: string, reason: string, options?: { cause?: unknown }) {
+    super(`health check for ${kindKey}: ${which} expression ${JSON.stringify(expression)} does not compile: ${reason}`, options);
+    this.kindKey = kindKey;
+    this.which = which;
+    this.expression = expression;
+  }
+}
+
+type Program = (object: KubeObject) => { value: unknown } | { error: string };
+
+function compile(kindKey: string, which: Which, source: string): Program {
+  let run: ReturnType<typeof plan>;
+  try {
+    run = plan(celEnv(), parse(source));
+  } catch (error) {
+    throw new HealthCheckCompileError(kindKey, which, source, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  const program: Program = (object) => {
+    const bindings: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(object)) if (value !== undefined && value !== null) bindings[key] = value;
+    try {
+      const result = run(bindings as never);
+      return isCelError(result) ? { error: result.message } : { value: result };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  };
+  const probe = program({ apiVersion: "", kind: "", metadata: { name: "", uid: "" }, spec: {}, status: {} });
+  if ("error" in probe && probe.error.startsWith("unbound function")) throw new HealthCheckCompileError(kindKey, which, source, probe.error);
+  return program;
+}
+
+function ruleOf(check: HealthCheck, kindKey: string): Rule {
+  const steps = (
+    [
+      ["inProgress", check.inProgress],
+      ["failed", check.failed],
+      ["current", check.current],
+    ] as const
+  ).flatMap(([which, source]) => (source === undefined ? [] : [{ which, source, program: compile(kindKey, which, source) }]));
+  return ({ object }: RuleInput): ResourceReading => {
+    for (const { which, source, program } of steps) {
+      const outcome = program(object);
+      if ("error" in outcome) return pending(healthCheckReasons.expressionError, `${which} expression ${source}: ${outcome.error}`);
+      if (typeof outcome.value !== "boolean") {
+        return pending(healthCheckReasons.expressionError, `${which} expression ${source}: returned ${typeof outcome.value}, not a bool`);
+      }
+      if (!outcome.value) continue;
+      if (which === "inProgress") return pending(healthCheckReasons.inProgress, `inProgress holds: ${source}`);
+      if (which === "failed") return failed(healthCheckReasons.failedExpression, `failed holds: ${source}`);
+      return settled(`current holds: ${source}`);
+    }
+    return pending(healthCheckReasons.inProgress, `waiting for current: ${check.current}`);
+  };
+}
+
+/**
+ * The rules of a configuration, by kind key, compiled. Throws HealthCheckCompileError for an
+ * expression that does not compile, and a plain Error for a built-in kind or a kind named twice.
+ */
+export function compileHealthChecks(checks: readonly HealthCheck[]): ReadonlyMap<string, Rule> {
+  const compiled = new Map<string, Rule>();
+  for (const check of checks) {
+    const kindKey = groupKind(check.apiVersion, check.kind);
+    if (builtInKinds.has(kindKey)) throw new Error(`health check for ${kindKey}: built-in kinds keep their own rule; CEL health checks are for custom kinds`);
+    if (compiled.has(kindKey)) throw new Error(`health check for ${kindKey}: given twice`);
+    compiled.set(kindKey, ruleOf(check, kindKey));
+  }
+  return compiled;
+}
