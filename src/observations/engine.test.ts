@@ -141,6 +141,16 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     });
   });
 
+  it("a ReplicaSet declared on its own is failed at once by its own pod in ImagePullBackOff", async () => {
+    const h = engineHarness();
+    const controlled = replicaSet(rollingOut(0), { name: "worker-5d8f7", revision: "1", replicas: 1, ready: 0 });
+    const bare: KubeObject = { ...controlled, metadata: { ...controlled.metadata, name: "worker", ownerReferences: [] } };
+    await put(h, bare);
+    const id = await h.start(observationRequest({ resources: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "worker" }] }));
+    await put(h, pod({ name: "worker-x2k8p", owner: bare, phase: "Pending", containers: [imagePullBackOff()] }));
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "ImagePullBackOff", resource: { kind: "ReplicaSet", name: "worker" } } });
+  });
+
   it("a custom kind that happens to be called Pod is not taken for the workload's pod", async () => {
     const h = engineHarness();
     h.cluster.customKind("sandbox.example.com/v1", { name: "pods", kind: "Pod", namespaced: true });

@@ -48,6 +48,7 @@ import {
   type ObservationVerdict,
   type Rule,
 } from "../verdicts/index.js";
+import { controllerOf } from "../ownership/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
 import { RecordWriter, type RecordContent } from "./recordWriter.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
@@ -447,7 +448,8 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
 
   private routeDeclared({ type, object }: WatchEvent, receivedAt: number): void {
     const key = objectIdentityKey(object);
-    if (podOwningKinds.has(groupKind(object.apiVersion, object.kind))) {
+    // A ReplicaSet is a workload of its own only when bare: a Deployment's are reached through it.
+    if (podOwningKinds.has(groupKind(object.apiVersion, object.kind)) && !(object.kind === "ReplicaSet" && controllerOf(object))) {
       this.routes.noteWorkload(object.metadata.uid, key, type !== "deleted");
     }
     const observers = this.routes.observersOf(key);

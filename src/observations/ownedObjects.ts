@@ -21,14 +21,16 @@ export class OwnedObjectIndex {
 
   /**
    * The UID of the workload an owned object answers to: a pod's controller, or for a pod of a
-   * ReplicaSet (and for a ReplicaSet itself) the ReplicaSet's controller, its Deployment.
+   * ReplicaSet (and for a ReplicaSet itself) the ReplicaSet's controller, its Deployment. A pod of
+   * a bare ReplicaSet (declared on its own, no controller) answers to that ReplicaSet.
    */
   workloadUidOf(object: KubeObject): string | undefined {
     const controller = controllerOf(object);
     if (!controller) return undefined;
     if (object.kind === "Pod" && controller.kind === "ReplicaSet") {
       const replicaSet = this.replicaSets.getByUid(controller.uid);
-      return replicaSet ? controllerOf(replicaSet)?.uid : undefined;
+      if (!replicaSet) return undefined;
+      return controllerOf(replicaSet)?.uid ?? replicaSet.metadata.uid;
     }
     return controller.uid;
   }

@@ -6,7 +6,7 @@ import type { InformerProblem, ResourceMapping } from "../streams/index.js";
 import { groupKind, type AccessProblem, type ObservationState } from "../verdicts/index.js";
 
 /** Kinds whose rule reads the pods they own (and, for Deployments, the ReplicaSets). */
-export const podOwningKinds: ReadonlySet<string> = new Set(["apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "batch/Job"]);
+export const podOwningKinds: ReadonlySet<string> = new Set(["apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "batch/Job", "apps/ReplicaSet"]);
 
 /** Whether a declared resource of `declaredKind` is read through the informer of `informerKind`. */
 export function readsThrough(declaredKind: string, informerKind: string): boolean {
