@@ -14,9 +14,10 @@
 // Expiry is the holder's wall clock written as `expiresAt` and read against the reader's: the
 // replicas' clocks must agree to well within the lease duration, as the absolute deadlines of
 // observations already require.
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
 import { z } from "zod";
+import { isCompareAndSwapConflict, openKvBucket, type KvBucketOptions } from "./kvBuckets.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
 
 export const Lease = z.object({
@@ -48,30 +49,11 @@ export interface LeaseStore {
   watch(onChange: (change: LeaseChange) => void): Promise<LeaseWatch>;
 }
 
-export type LeaseStoreOptions = {
-  prefix?: string;
-  storage?: "file" | "memory";
-  replicas?: number;
-  /** Longer than any budget: a lease is removed when its observation ends. Default 7 days, as the records. */
-  ttlMs?: number;
-};
-
-export function isCompareAndSwapConflict(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
-}
+/** A lease is removed when its observation ends; the bucket's TTL (7 days by default) only sweeps leftovers. */
+export type LeaseStoreOptions = KvBucketOptions & { prefix?: string };
 
 export async function openLeaseStore(js: JetStreamClient, options: LeaseStoreOptions = {}): Promise<LeaseStore> {
-  const names = busNames(options.prefix ?? defaultSubjectPrefix);
-  const kv = await new Kvm(js).create(names.leasesBucket, {
-    history: 1,
-    ttl: options.ttlMs ?? 7 * 24 * 3_600_000,
-    storage: options.storage === "memory" ? "memory" : "file",
-    replicas: options.replicas ?? 1,
-  });
-  return leaseStoreIn(kv);
+  return leaseStoreIn(await openKvBucket(js, busNames(options.prefix ?? defaultSubjectPrefix).leasesBucket, options));
 }
 
 /** A stored value that is not a lease (written by hand, or by a future version) counts as absent. */

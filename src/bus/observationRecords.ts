@@ -10,12 +10,13 @@
 // of two replicas racing on one key exactly one wins; the other learns the winner's id and hash.
 // Write the record before claiming the key, so a claim never points to a record that does not
 // exist; a replica that loses the claim deletes its own record.
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
 import { z } from "zod";
 import { ObservationRequest, ObservationVerdict, Outcome, ResourceIdentity } from "../verdicts/schemas.js";
 import { parseWith, describeIssues } from "../verdicts/validation.js";
 import { sha256Hex } from "./contentHash.js";
+import { isCompareAndSwapConflict, openKvBucket, type KvBucketOptions } from "./kvBuckets.js";
 import { busNames, defaultSubjectPrefix, isSubjectToken } from "./subjects.js";
 
 // Loose: a record written by a newer replica keeps the fields this version does not know when
@@ -59,13 +60,8 @@ export type ObservationRecords = {
   deleteRecord(observationId: string): Promise<void>;
 };
 
-export type ObservationRecordsOptions = {
-  prefix?: string;
-  /** How long records and key claims live; after it, a reused key starts a new observation. Default 7 days. */
-  ttlMs?: number;
-  storage?: "file" | "memory";
-  replicas?: number;
-};
+/** `ttlMs`: how long records and key claims live; after it, a reused key starts a new observation. Default 7 days. */
+export type ObservationRecordsOptions = KvBucketOptions & { prefix?: string };
 
 export class RecordCorruptError extends Error {
   override readonly name = "RecordCorruptError";
@@ -79,12 +75,6 @@ export class KeyClaimContendedError extends Error {
 const recordKey = (observationId: string) => `observations.${observationId}`;
 const claimKeyOf = (key: string) => `keys.${sha256Hex(key)}`;
 
-function isWrongLastSequence(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
-}
 
 function decode<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
   let json: unknown;
@@ -99,14 +89,7 @@ function decode<S extends z.ZodType>(schema: S, text: string, what: string): z.o
 }
 
 export async function openObservationRecords(js: JetStreamClient, options: ObservationRecordsOptions = {}): Promise<ObservationRecords> {
-  const names = busNames(options.prefix ?? defaultSubjectPrefix);
-  const kv = await new Kvm(js).create(names.recordsBucket, {
-    history: 1,
-    ttl: options.ttlMs ?? 7 * 24 * 3_600_000,
-    storage: options.storage === "memory" ? "memory" : "file",
-    replicas: options.replicas ?? 1,
-  });
-  return observationRecordsIn(kv);
+  return observationRecordsIn(await openKvBucket(js, busNames(options.prefix ?? defaultSubjectPrefix).recordsBucket, options));
 }
 
 /** The records API over an opened bucket (the service opens it once; tests may bring their own). */
@@ -127,7 +110,7 @@ export function observationRecordsIn(kv: KV): ObservationRecords {
           await kv.create(claimKeyOf(key), claim);
           return { claimed: true };
         } catch (error) {
-          if (!isWrongLastSequence(error)) throw error;
+          if (!isCompareAndSwapConflict(error)) throw error;
         }
         const entry = await kv.get(claimKeyOf(key));
         if (entry !== null && entry.operation === "PUT") {
@@ -155,7 +138,7 @@ export function observationRecordsIn(kv: KV): ObservationRecords {
         const next = await kv.update(recordKey(record.observationId), JSON.stringify(record), revision);
         return { updated: true, revision: next };
       } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
+        if (!isCompareAndSwapConflict(error)) throw error;
         return { updated: false, current: await getRecord(record.observationId) };
       }
     },
