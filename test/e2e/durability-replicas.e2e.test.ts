@@ -171,15 +171,16 @@ describe("a rolling restart, one replica at a time (SIGTERM), with 50 observatio
       workloads.map((w, i) => observer.observe(observeRequest({ deployment: `roll-${i}`, resources: [w.declared.identity], timeoutSeconds: 300 }))),
     );
 
+    const nc = await connect({ servers: natsUrl() });
+    const handedOver: { held: string[]; stoppedAt: number }[] = [];
     for (const id of ids) {
+      const held = (await leasesByHolder(nc, f.names)).get(id) ?? [];
       const stoppedAt = Date.now();
       const exit = await running.get(id)!.service.process.stop(30_000);
       expect(exit.signal ?? exit.code, `${id} exits on SIGTERM by itself`).toBe(0);
-      const replacement = await f.start(`${id}-new`);
-      running.set(id, replacement);
-      record("hand-over after SIGTERM", Date.now() - stoppedAt);
+      handedOver.push({ held, stoppedAt });
+      running.set(id, await f.start(`${id}-new`));
     }
-    const nc = await connect({ servers: natsUrl() });
     const holders = await leasesByHolder(nc, f.names);
     await nc.close();
     expect([...holders.keys()].every((holder) => holder.endsWith("-new")), "only the new replicas hold leases").toBe(true);
@@ -189,6 +190,7 @@ describe("a rolling restart, one replica at a time (SIGTERM), with 50 observatio
     const verdicts = await Promise.all(runs.map((run) => run.verdict));
     expect(verdicts.map((v) => v.outcome)).toEqual(runs.map(() => "succeeded"));
     await expectOneVerdictEach(f, runs.map((r) => r.observationId), (v) => expect(v.reached).toBe("healthy"));
+    for (const { held, stoppedAt } of handedOver) for (const delay of adoptionDelays(f, held, stoppedAt)) record("adoption after SIGTERM", delay);
     const adopted = f.logLines("observation adopted");
     expect(adopted.length).toBeGreaterThanOrEqual(50);
     expect(adopted.filter((l) => l.cause !== "released")).toEqual([]);
