@@ -61,6 +61,7 @@ function microsPerReading({ reducer, start, readings }: Implementation, size: nu
       timeoutSeconds: 300,
       defaultNamespace: "payments",
       absentGraceSeconds: 10,
+    stallSeconds: 120,
       failOn: ["ImagePullBackOff", "InvalidImageName"],
       resources: Array.from({ length: size }, (_, i) => ({ apiVersion: "apps/v1", kind: "Deployment", name: `api-${i}` })),
     },

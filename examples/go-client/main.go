@@ -54,6 +54,7 @@ type Reply struct {
 type Event struct {
 	Type     string `json:"type"`
 	Stage    string `json:"stage"`
+	Message  string `json:"message"` // a stall notice's text
 	Resource *struct {
 		Identity Resource `json:"identity"`
 		State    string   `json:"state"`
@@ -157,6 +158,8 @@ func main() {
 			fmt.Fprintf(os.Stderr, "%s %s/%s: %s %s\n", event.Resource.Identity.Kind, event.Resource.Identity.Namespace, event.Resource.Identity.Name, event.Resource.State, event.Resource.Reason)
 		case event.Type == "stage":
 			fmt.Fprintf(os.Stderr, "stage %s reached\n", event.Stage)
+		case event.Type == "stalled":
+			fmt.Fprintf(os.Stderr, "stalled: %s\n", event.Message)
 		case event.Type == "verdict" && event.Verdict != nil:
 			fmt.Println(event.Verdict.Message)
 			if event.Verdict.Outcome == "succeeded" {

@@ -93,6 +93,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         messages: {
           ProgressEvent: ref("components/messages/ProgressEvent"),
           StageEvent: ref("components/messages/StageEvent"),
+          StalledEvent: ref("components/messages/StalledEvent"),
           VerdictEvent: ref("components/messages/VerdictEvent"),
         },
         "x-jetstream-stream": {
@@ -112,10 +113,11 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       publishEvents: {
         action: "send",
         channel: ref("channels/events"),
-        summary: "Publishes each observation's progress, stages and verdict into the event stream.",
+        summary: "Publishes each observation's progress, stages, stall notices and verdict into the event stream.",
         messages: [
           ref("channels/events/messages/ProgressEvent"),
           ref("channels/events/messages/StageEvent"),
+          ref("channels/events/messages/StalledEvent"),
           ref("channels/events/messages/VerdictEvent"),
         ],
       },
@@ -135,6 +137,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         GetReply: message("GetReply", "The current verdict, or refused."),
         ProgressEvent: message("ProgressEvent", "A resource's state or reason changed."),
         StageEvent: message("StageEvent", "A stage was reached."),
+        StalledEvent: message("StalledEvent", "Nothing moved for the request's stallSeconds: what the observation waits on."),
         VerdictEvent: message("VerdictEvent", "The verdict."),
       },
       // The JSON Schemas of schema/json/, without their own $schema and $id.

@@ -35,6 +35,7 @@ export const contractSchemas = {
   GetReply: { schema: wire.GetReply, description: "The reply on `<prefix>.get`: the observation's current verdict, or an error (`not_found`)." },
   ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed." },
   StageEvent: { schema: wire.StageEvent, description: "The observation reached a stage." },
+  StalledEvent: { schema: wire.StalledEvent, description: "A notice, never a failure: no resource changed state, reason or reading for `sinceSeconds`; names what the observation waits on." },
   VerdictEvent: { schema: wire.VerdictEvent, description: "The decided verdict: exactly one per observation, the last event of its subject." },
   ObservationEvent: { schema: wire.ObservationEvent, description: "Any event on `<prefix>.events.<deployment>.<observationId>`, tagged by `type`." },
 } as const;

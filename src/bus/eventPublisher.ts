@@ -59,7 +59,7 @@ export type EventPublisher = {
 /**
  * The Nats-Msg-Id the stream de-duplicates on. An observation has one verdict (a terminal outcome
  * never changes) and reaches each stage once, so a re-sent verdict or stage is the same message
- * whoever sends it; progress events are told apart by their whole content, time included.
+ * whoever sends it; progress events and stall notices are told apart by their whole content, time included.
  */
 export function eventMessageId(event: ObservationEvent): string {
   switch (event.type) {
@@ -68,7 +68,8 @@ export function eventMessageId(event: ObservationEvent): string {
     case "stage":
       return `${event.observationId}.stage.${event.stage}`;
     case "progress":
-      return `${event.observationId}.progress.${sha256Hex(canonicalJson(event))}`;
+    case "stalled":
+      return `${event.observationId}.${event.type}.${sha256Hex(canonicalJson(event))}`;
   }
 }
 

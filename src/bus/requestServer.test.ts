@@ -14,7 +14,7 @@ const valid = {
 describe("decodeBody", () => {
   it("returns the parsed request with defaults applied", () => {
     const decoded = decodeBody(bytes(JSON.stringify(valid)), ObservationRequest, "observation request", 1024);
-    expect(decoded).toEqual({ ok: true, value: { ...valid, absentGraceSeconds: 10, failOn: ["ImagePullBackOff", "InvalidImageName"] } });
+    expect(decoded).toEqual({ ok: true, value: { ...valid, absentGraceSeconds: 10, stallSeconds: 120, failOn: ["ImagePullBackOff", "InvalidImageName"] } });
   });
 
   const refused: [string, string, { code: string; paths: string[] }][] = [

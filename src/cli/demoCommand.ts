@@ -87,6 +87,8 @@ function line(deployment: string, event: ObservationEvent): string | undefined {
     }
     case "stage":
       return `${tag} stage ${event.stage} reached`;
+    case "stalled":
+      return `${tag} stalled: ${event.message}`;
     case "verdict":
       return undefined;
   }

@@ -26,6 +26,8 @@ export interface LiveState {
   startedAtMs: number;
   deadlineMs: number;
   verdict?: ObservationVerdict;
+  /** The last stall notice, until a resource moves again. */
+  stalled?: string;
 }
 
 export interface LiveStart {
@@ -53,6 +55,10 @@ export function applyEvent(state: LiveState, event: ObservationEvent): void {
   switch (event.type) {
     case "progress":
       state.resources.set(identityKey(event.resource.identity), event.resource);
+      delete state.stalled;
+      return;
+    case "stalled":
+      state.stalled = event.message;
       return;
     case "stage":
       if (stageRank(event.stage) > stageRank(state.reached)) state.reached = event.stage;
@@ -97,7 +103,8 @@ export function renderScreen(state: LiveState, nowMs: number, size: ScreenSize):
       rows = [...rows.slice(0, room - 1), [{ text: `... and ${hidden} more`, tone: "dim" }]];
     }
   }
-  return [header, stageLine, ...rows].map((line) => fitLine(line, size.columns));
+  const stalled: ScreenLine[] = state.stalled && !state.verdict ? [[{ text: "stalled ", tone: "waiting" }, { text: state.stalled, tone: "plain" }]] : [];
+  return [header, stageLine, ...stalled, ...rows].map((line) => fitLine(line, size.columns));
 }
 
 function headerLine(state: LiveState, nowMs: number): ScreenLine {

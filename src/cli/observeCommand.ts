@@ -30,6 +30,7 @@ Flags:
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
   --require STAGE         applied, bootstrapped or healthy (default healthy)
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
+  --stall DURATION        say "stalled" on stderr when nothing moved this long (default 2m; 0: never)
   --key KEY               idempotency key: a retry with the same key follows the same observation
                           (default: a new key each run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
@@ -62,6 +63,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     deployment: { type: "string" },
     require: { type: "string", default: "healthy" },
     timeout: { type: "string", default: "5m" },
+    stall: { type: "string" },
     key: { type: "string" },
     namespace: { type: "string" },
     "fail-on": { type: "string" },
@@ -90,6 +92,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     deployment: values.deployment,
     require: values.require as Stage,
     timeoutSeconds,
+    ...(values.stall !== undefined && { stallSeconds: durationFlagSeconds("--stall", values.stall) }),
     defaultNamespace: values.namespace ?? contextNamespace(),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),

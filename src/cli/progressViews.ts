@@ -34,6 +34,8 @@ function plainLine(event: ObservationEvent): string | undefined {
     }
     case "stage":
       return `stage ${event.stage} reached`;
+    case "stalled":
+      return `stalled: ${event.message}`;
     case "verdict":
       return undefined;
   }

@@ -39,6 +39,7 @@ import {
   recordAccessProblem,
   recordDeletion,
   recordReading,
+  stallNotice,
   startObservation,
   toVerdict,
   type ObservationEvent,
@@ -110,6 +111,14 @@ const maxTimerDelayMs = 2 ** 31 - 1;
 interface LiveObservation {
   state: ObservationState;
   record: RecordWriter;
+  /** The request's stallSeconds in ms; 0: no stall notices. */
+  stallMs: number;
+  /** When a resource last changed state, reason or reading (or the observation began here). */
+  movedAt: number;
+  /** The one timer that checks for a stall; re-armed only when it fires or after a notice. */
+  stallTimer?: Subscription;
+  /** A stall notice went out and nothing moved since: no second one until progress resumes. */
+  stallNoticed?: boolean;
   /** Set when the terminal outcome is decided: resolves with the verdict that stands once stored. */
   delivery?: Promise<ObservationVerdict | undefined>;
   timer?: Subscription;
@@ -290,7 +299,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.options.scheduler.schedule(() => resolve(), ms)),
     });
-    return { state, record };
+    return { state, record, stallMs: stored.record.request.stallSeconds * 1000, movedAt: this.now() };
   }
 
   /** Another replica wrote the record: it decided or adopted the observation. */
@@ -318,6 +327,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   private stopDriving(live: LiveObservation): void {
+    live.stallTimer?.unsubscribe();
     live.timer?.unsubscribe();
     live.synced?.unsubscribe();
     live.access?.unsubscribe();
@@ -341,6 +351,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     const wakeAt = nextWakeAt(live.state);
     if (wakeAt !== undefined && wakeAt <= this.now()) this.apply(live, advanceClock(live.state, this.now()));
     if (isTerminal(live.state.outcome)) return;
+    this.watchForStall(live);
     const { state } = live;
 
     const needed = new Map<string, ResourceMapping>();
@@ -525,6 +536,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       return;
     }
     if (changed) {
+      live.movedAt = this.now();
+      live.stallNoticed = false;
+      this.watchForStall(live);
       // The record follows every reading (coalesced by the writer), so an adopter resumes from the
       // newest one; the step's events go out once a record holding them is stored.
       const stored = live.record.update(this.content(live.state));
@@ -549,6 +563,31 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
 
   private publish(event: ObservationEvent): Promise<unknown> {
     return this.options.events.publish(event);
+  }
+
+  /** Arms the stall check for `movedAt + stallMs`, unless one is armed or a notice stands. */
+  private watchForStall(live: LiveObservation): void {
+    if (live.stallMs === 0 || live.stallTimer || live.stallNoticed) return;
+    const delay = Math.min(maxTimerDelayMs, Math.max(0, live.movedAt + live.stallMs - this.now()));
+    live.stallTimer = this.options.scheduler.schedule(() => {
+      live.stallTimer = undefined;
+      this.guarded({ observationId: live.state.observationId }, () => this.checkStall(live));
+    }, delay);
+  }
+
+  /** One `stalled` notice when nothing moved for stallMs; progress since the timer was armed re-arms it instead. */
+  private checkStall(live: LiveObservation): void {
+    const { observationId, deployment } = live.state;
+    if (this.live.get(observationId) !== live) return;
+    const quietMs = this.now() - live.movedAt;
+    if (quietMs < live.stallMs) {
+      this.watchForStall(live);
+      return;
+    }
+    live.stallNoticed = true;
+    const notice = stallNotice(live.state, quietMs);
+    this.options.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");
+    void this.publish({ type: "stalled", observationId, deployment, at: new Date(this.now()).toISOString(), sinceSeconds: quietMs / 1000, ...notice });
   }
 
   private schedule(live: LiveObservation): void {

@@ -202,3 +202,40 @@ describe("budget", () => {
     expect(h.events.verdict(id)).toMatchObject({ outcome: "timed_out", decidedAt: "2027-01-10T10:00:00.000Z" });
   });
 });
+
+describe("stall notices", () => {
+  it("say once what the observation waits on when nothing moved for stallSeconds, again only after progress resumes, and never fail it", async () => {
+    const h = engineHarness();
+    h.cluster.put(rollingOut(0));
+    const id = await h.start(observationRequest({ stallSeconds: 60, timeoutSeconds: 600 }));
+    const stalls = () => h.events.of(id).filter((event) => event.type === "stalled");
+
+    await h.advance(59_000);
+    expect(stalls()).toEqual([]);
+    await h.advance(1_000);
+    expect(stalls()).toHaveLength(1);
+    expect(stalls()[0]).toMatchObject({
+      sinceSeconds: 60,
+      waitingFor: [{ identity: { kind: "Deployment", name: "api" }, state: "pending" }],
+    });
+    expect((stalls()[0] as { message: string }).message).toMatch(/^deployment payments has not moved for 1m0s, waiting for healthy: Deployment payments\/api: /);
+    await h.advance(180_000);
+    expect(stalls()).toHaveLength(1);
+
+    // A reading changes: the quiet time starts again.
+    h.cluster.put(rollingOut(1));
+    await h.advance(30_000);
+    expect(stalls()).toHaveLength(1);
+    await h.advance(30_000);
+    expect(stalls()).toHaveLength(2);
+    expect((await h.engine.get(id))?.outcome).toBe("in_progress");
+  });
+
+  it("are off with stallSeconds 0", async () => {
+    const h = engineHarness();
+    h.cluster.put(rollingOut(0));
+    const id = await h.start(observationRequest({ stallSeconds: 0, timeoutSeconds: 600 }));
+    await h.advance(590_000);
+    expect(h.events.of(id).filter((event) => event.type === "stalled")).toEqual([]);
+  });
+});

@@ -24,8 +24,10 @@ export {
   ResourceVerdict,
   Stage,
   StageEvent,
+  StalledEvent,
   VerdictEvent,
   defaultAbsentGraceSeconds,
+  defaultStallSeconds,
   defaultFailOn,
   errorCodes,
   maxBodyBytes,
@@ -105,4 +107,6 @@ export {
 } from "./observation.js";
 export type { AccessProblem, ObservedObject } from "./observation.js";
 export { labelledBootstrapKeys, resumeObservation } from "./resumption.js";
+export { stallNotice } from "./stall.js";
+export type { StallNotice } from "./stall.js";
 export type { ResumeObservationInput } from "./resumption.js";

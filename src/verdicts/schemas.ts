@@ -22,6 +22,12 @@ export const maxResources = 1000;
 export const maxBodyBytes = 1024 * 1024;
 export const defaultFailOn = ["ImagePullBackOff", "InvalidImageName"] as const;
 export const defaultAbsentGraceSeconds = 10;
+/**
+ * Two minutes without a change of state, reason or reading: longer than a slow image pull's
+ * back-off step (up to 5 minutes between retries only after several), shorter than the budgets
+ * CI jobs give a rollout, so the notice comes while there is still time to act on it.
+ */
+export const defaultStallSeconds = 120;
 
 // RFC 1123 label (namespaces) and subdomain (most object names), as the API server validates them.
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -91,6 +97,8 @@ export const ObservationRequest = z
     deadline: z.iso.datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-29T10:00:00Z" }).optional(),
     defaultNamespace: NamespaceName.optional(),
     absentGraceSeconds: z.number().nonnegative().max(3600).default(defaultAbsentGraceSeconds),
+    /** No resource changed state, reason or reading for this long: one `stalled` notice (0: never). */
+    stallSeconds: z.int().nonnegative().max(24 * 3600, "at most 24 hours").default(defaultStallSeconds),
     resources: z
       .array(ResourceIdentity)
       .min(1, "at least one resource")
@@ -147,6 +155,16 @@ export const ProgressEvent = z.object({
   at: z.string(),
   resource: ResourceVerdict,
 });
+/** A notice, never a failure: nothing moved for `sinceSeconds`; names what the observation waits on. */
+export const StalledEvent = z.object({
+  type: z.literal("stalled"),
+  observationId: z.string(),
+  deployment: z.string(),
+  at: z.string(),
+  sinceSeconds: z.number().nonnegative(),
+  waitingFor: z.array(ResourceVerdict),
+  message: z.string(),
+});
 export const StageEvent = z.object({
   type: z.literal("stage"),
   observationId: z.string(),
@@ -161,9 +179,10 @@ export const VerdictEvent = z.object({
   at: z.string(),
   verdict: ObservationVerdict,
 });
-export const ObservationEvent = z.discriminatedUnion("type", [ProgressEvent, StageEvent, VerdictEvent]);
+export const ObservationEvent = z.discriminatedUnion("type", [ProgressEvent, StageEvent, StalledEvent, VerdictEvent]);
 export type ProgressEvent = z.infer<typeof ProgressEvent>;
 export type StageEvent = z.infer<typeof StageEvent>;
+export type StalledEvent = z.infer<typeof StalledEvent>;
 export type VerdictEvent = z.infer<typeof VerdictEvent>;
 export type ObservationEvent = z.infer<typeof ObservationEvent>;
 

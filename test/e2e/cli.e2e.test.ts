@@ -194,6 +194,19 @@ describe("stagewatch observe against stagewatch serve", () => {
     expect(verdict.message).toMatch(new RegExp(`^deployment slow did not reach healthy within 5s: Deployment ${namespace}/slow: 0/1 replicas ready`));
   });
 
+  it("--stall: a rollout that stops moving is said once on stderr, naming what it waits on, and is no failure by itself", async () => {
+    const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
+    await apply(kc, stuck.manifest);
+
+    const result = await observe(["-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "6s", "--stall", "2s"]);
+
+    expect(result.status, output(result)).toBe(1);
+    const stalled = result.stderr.split("\n").filter((line) => line.includes("stalled:"));
+    expect(stalled, output(result)).toHaveLength(1);
+    expect(stalled[0]).toMatch(new RegExp(`stalled: deployment stuck has not moved for 2s, waiting for healthy: Deployment ${namespace}/stuck: `));
+    expect(result.stdout).toMatch(/did not reach healthy within 6s/);
+  });
+
   it("the service stops mid-observation: exit 3 once the budget and the client's grace are over, no hang", async () => {
     const orphanPrefix = `e2e-cli-orphan-${randomBytes(3).toString("hex")}`;
     const orphanDir = join(dir, "orphan");

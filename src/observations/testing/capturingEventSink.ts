@@ -52,6 +52,8 @@ export class CapturingEventSink implements EventSink {
         }
         case "stage":
           return `stage ${event.stage}`;
+        case "stalled":
+          return `stalled ${event.waitingFor.map((r) => describeResource(r.identity)).join(", ")}`;
         case "verdict":
           return `verdict ${event.verdict.outcome}`;
       }
