@@ -237,9 +237,12 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   async handOver(): Promise<void> {
     const ids = [...this.live.keys()];
     const writers = ids.map((id) => this.live.get(id)!.record);
-    for (const id of ids) this.drop(id);
+    // Nothing new is read or decided; what was read is still stored (and its events published), so
+    // the adopter resumes from the newest reading.
+    for (const id of ids) this.drop(id, { keepWriting: true });
     await Promise.allSettled([...this.deliveries]);
     await Promise.allSettled(writers.map((writer) => writer.idle()));
+    for (const writer of writers) writer.abandon();
     await Promise.allSettled(ids.map((id) => this.options.leases.release(id)));
   }
 
@@ -317,11 +320,11 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.options.metrics.observationLeft();
   }
 
-  private drop(observationId: string): void {
+  private drop(observationId: string, { keepWriting = false } = {}): void {
     const live = this.live.get(observationId);
     if (!live) return;
     this.stopDriving(live);
-    live.record.abandon();
+    if (!keepWriting) live.record.abandon();
     for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, observationId);
     this.live.delete(observationId);
   }

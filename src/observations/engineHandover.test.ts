@@ -128,6 +128,30 @@ describe("a replica shutting down", () => {
   });
 });
 
+describe("a hand-over's last writes", () => {
+  it("are stored before the lease is handed back, so the adopter resumes from the newest reading", async () => {
+    const h = engineHarness();
+    h.cluster.put(rollingOut(0));
+    // A slow KV: the first reading's write is in flight and the next one waits behind it when SIGTERM comes.
+    const update = h.records.updateRecord.bind(h.records);
+    const gate = Promise.withResolvers<void>();
+    h.records.updateRecord = async (record, revision) => {
+      await gate.promise;
+      return update(record, revision);
+    };
+    const id = await h.start(observationRequest({ resources: [api] }));
+    h.cluster.put(rollingOut(1));
+    await h.advance(0);
+    const handedOver = h.first.shutDown();
+    await h.advance(0);
+    expect((await h.leaseStore.get(id))?.lease.released).toBeUndefined();
+    gate.resolve();
+    await handedOver;
+    expect((await h.leaseStore.get(id))?.lease.released).toBe(true);
+    expect((await h.records.getRecord(id))!.record.verdict?.resources[0]?.message).toMatch(/^1\/2 replicas ready/);
+  });
+});
+
 describe("exactly one verdict", () => {
   it("one adopter wins a lease several replicas race for", async () => {
     const h = engineHarness();
