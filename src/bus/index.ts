@@ -59,5 +59,7 @@ export {
   ObserverUnavailableError,
 } from "./clientErrors.js";
 export type { ObserverError } from "./clientErrors.js";
+export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
+export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
 export { budgetEnd, connectObserver, createObserver } from "./client.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";

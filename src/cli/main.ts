@@ -4,6 +4,7 @@ import { NatsConfigError, ObservationConflictError, ObservationRejectedError, Ob
 import { ServiceStartError } from "../service/service.js";
 import { describeIssues } from "../verdicts/index.js";
 import { demoCommand } from "./demoCommand.js";
+import { listCommand } from "./listCommand.js";
 import { ManifestError } from "./manifests.js";
 import { observeCommand } from "./observeCommand.js";
 import { cancelCommand, getCommand } from "./operatorCommands.js";
@@ -14,6 +15,7 @@ const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
   serve: serveCommand,
   observe: observeCommand,
   demo: demoCommand,
+  list: listCommand,
   get: getCommand,
   cancel: cancelCommand,
 };
