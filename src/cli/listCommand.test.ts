@@ -20,10 +20,17 @@ function packagesReached(entry: string): Set<string> {
   return packages;
 }
 
+const kubernetesPackages = (entry: string) => [...packagesReached(fileURLToPath(new URL(entry, import.meta.url)))].filter((name) => name.startsWith("@kubernetes/"));
+
 describe("stagewatch list", () => {
   test("loads no Kubernetes client: it reads NATS only", () => {
-    const reached = packagesReached(fileURLToPath(new URL("./listCommand.ts", import.meta.url)));
-    expect(reached).toContain("@nats-io/kv");
-    expect([...reached].filter((name) => name.startsWith("@kubernetes/"))).toEqual([]);
+    expect(packagesReached(fileURLToPath(new URL("./listCommand.ts", import.meta.url)))).toContain("@nats-io/kv");
+    expect(kubernetesPackages("./listCommand.ts")).toEqual([]);
+  });
+
+  test("nor does the dispatch in main.ts, which loads each command when it runs; get and cancel need none either", () => {
+    expect(kubernetesPackages("./main.ts")).toEqual([]);
+    expect(kubernetesPackages("./operatorCommands.ts")).toEqual([]);
+    expect(kubernetesPackages("./observeCommand.ts")).toEqual(["@kubernetes/client-node"]);
   });
 });
