@@ -1,7 +1,7 @@
 // What is in flight, read straight from the KV buckets the replicas keep, for `stagewatch list`.
 // Read only: the buckets are bound, never created, and nothing is written; the service has no
 // `list` subject, and this answers even while every replica is down (their leases then show
-// expired).
+// expired, or released by a replica that shut down).
 //
 // The leases bucket is the index: it holds one key per observation not yet finished (leaseStore.ts
 // says why a lease exists before its record and outlives its verdict until published). Each key's
@@ -14,7 +14,14 @@ import {
   jetstream,
   type JetStreamClient,
 } from "@nats-io/jetstream";
-import { ClosedConnectionError, connect, PermissionViolationError, RequestError, TimeoutError } from "@nats-io/transport-node";
+import {
+  ClosedConnectionError,
+  connect,
+  PermissionViolationError,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+} from "@nats-io/transport-node";
 import { Kvm } from "@nats-io/kv";
 import { parseWith } from "../verdicts/validation.js";
 import { ObserverUnavailableError } from "./clientErrors.js";
@@ -83,7 +90,7 @@ export async function readInProgress(options: NatsConnectionConfigInput & { pref
   const config = parseWith(NatsConnectionConfig, connection);
   if (!config.ok) throw new NatsConfigError(config.issues);
   const names = busNames(prefix ?? defaultSubjectPrefix);
-  let nc;
+  let nc: NatsConnection;
   try {
     nc = await connect(toConnectionOptions(config.value));
   } catch (cause) {
