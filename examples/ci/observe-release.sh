@@ -78,7 +78,12 @@ while :; do
   sleep "$retry_delay"
 done
 
-message() { node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).message)' "$verdict_file"; }
+# The verdict's message, read with the node stagewatch runs on; an exit 1 without a verdict (an
+# unexpected error, printed above) falls back to pointing there.
+message() {
+  node -e 'try { process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).message) }
+    catch { process.stdout.write("no verdict: see stagewatch'"'"'s output above") }' "$verdict_file"
+}
 case $status in
   0) echo "stagewatch ${deployment}: $(message)" ;;
   1) say error "$(message)" ;;
