@@ -85,7 +85,12 @@ func main() {
 	deployment := flag.String("deployment", "", "the deployment these resources belong to")
 	namespace := flag.String("namespace", "default", "namespace of the resources")
 	timeout := flag.Duration("timeout", 5*time.Minute, "total budget")
-	prefix := flag.String("prefix", "stagewatch", "NATS subject prefix")
+	// One prefix per cluster on a shared NATS: the environment names it, as for stagewatch's own CLI.
+	defaultPrefix := "stagewatch"
+	if fromEnv := os.Getenv("STAGEWATCH_SUBJECT_PREFIX"); fromEnv != "" {
+		defaultPrefix = fromEnv
+	}
+	prefix := flag.String("prefix", defaultPrefix, "NATS subject prefix ($STAGEWATCH_SUBJECT_PREFIX, else stagewatch)")
 	flag.Parse()
 	request := Request{
 		Key:              fmt.Sprintf("go-client-%d/%s", time.Now().UnixNano(), *deployment),

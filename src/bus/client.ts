@@ -24,9 +24,10 @@ import {
 } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
 import { EventQueue } from "./eventQueue.js";
-import { busNames, defaultSubjectPrefix, isSubjectToken, type BusNames } from "./subjects.js";
+import { busNames, defaultSubjectPrefix, isSubjectToken, subjectPrefixFromEnv, type BusNames } from "./subjects.js";
 
 export type ObserverSettings = {
+  /** Default: connectObserver reads $STAGEWATCH_SUBJECT_PREFIX, else `stagewatch`; createObserver uses `stagewatch`. */
   prefix?: string;
   /** How long to wait for the service to answer a request. Default 10 s. */
   requestTimeoutMs?: number;
@@ -65,13 +66,16 @@ export async function connectObserver(options: ObserverOptions): Promise<Observe
   const { prefix, requestTimeoutMs, verdictGraceMs, ...connection } = options;
   const config = parseWith(NatsConnectionConfig, connection);
   if (!config.ok) throw new NatsConfigError(config.issues);
+  const resolvedPrefix = prefix ?? subjectPrefixFromEnv(process.env);
+  // A prefix that is no subject token throws here, before a connection is opened and left behind.
+  busNames(resolvedPrefix);
   let nc: NatsConnection;
   try {
     nc = await connect(toConnectionOptions(config.value));
   } catch (cause) {
     throw new ObserverUnavailableError(`cannot connect to NATS at ${config.value.servers.join(", ")}`, { cause });
   }
-  const observer = createObserver(nc, { prefix, requestTimeoutMs, verdictGraceMs });
+  const observer = createObserver(nc, { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs });
   return {
     ...observer,
     async close() {

@@ -10,7 +10,16 @@
 // - A verdict or stage event re-published (retry, second replica) is stored once (Nats-Msg-Id).
 // - A request key is claimed once across replicas (KV create); same key and content is a replay.
 // - Each observation in progress has a lease (KV, compare-and-swap) naming the replica that drives it.
-export { busNames, defaultSubjectPrefix, InvalidSubjectTokenError, isSubjectToken, newObservationId, queueGroup } from "./subjects.js";
+export {
+  busNames,
+  defaultSubjectPrefix,
+  InvalidSubjectTokenError,
+  isSubjectToken,
+  newObservationId,
+  queueGroup,
+  subjectPrefixFromEnv,
+  subjectPrefixVariable,
+} from "./subjects.js";
 export type { BusNames } from "./subjects.js";
 export { canonicalJson, contentHash, sha256Hex } from "./contentHash.js";
 export {
@@ -52,5 +61,7 @@ export {
   ObserverUnavailableError,
 } from "./clientErrors.js";
 export type { ObserverError } from "./clientErrors.js";
+export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
+export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
 export { budgetEnd, connectObserver, createObserver } from "./client.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { busNames, InvalidSubjectTokenError, isSubjectToken, newObservationId } from "./subjects.js";
+import { busNames, InvalidSubjectTokenError, isSubjectToken, newObservationId, subjectPrefixFromEnv } from "./subjects.js";
 
 describe("busNames", () => {
   it("derives every name from the default prefix", () => {
@@ -56,5 +56,13 @@ describe("observation ids", () => {
     const ids = Array.from({ length: 100 }, newObservationId);
     expect(ids.every(isSubjectToken)).toBe(true);
     expect(new Set(ids).size).toBe(100);
+  });
+});
+
+describe("subjectPrefixFromEnv", () => {
+  it("takes STAGEWATCH_SUBJECT_PREFIX, else the default; empty counts as unset", () => {
+    expect(subjectPrefixFromEnv({ STAGEWATCH_SUBJECT_PREFIX: "prod-eu1" })).toBe("prod-eu1");
+    expect(subjectPrefixFromEnv({ STAGEWATCH_SUBJECT_PREFIX: "" })).toBe("stagewatch");
+    expect(subjectPrefixFromEnv({})).toBe("stagewatch");
   });
 });

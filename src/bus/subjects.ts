@@ -4,6 +4,12 @@
 import { randomUUID } from "node:crypto";
 
 export const defaultSubjectPrefix = "stagewatch";
+/**
+ * Where every command and the client take the prefix from when none is given. Several clusters
+ * share one NATS with one prefix each; setting it once per cluster (a CI environment, the
+ * service's pod) keeps every tool of that cluster on its subjects without a flag in each call.
+ */
+export const subjectPrefixVariable = "STAGEWATCH_SUBJECT_PREFIX";
 /** Every replica subscribes in this queue group, so each request is answered exactly once. */
 export const queueGroup = "stagewatch";
 
@@ -18,6 +24,12 @@ export class InvalidSubjectTokenError extends Error {
   ) {
     super(`${what} ${JSON.stringify(value)} is not a valid subject token: use letters, digits, '-' and '_'`);
   }
+}
+
+/** The prefix `env` names, else the default; an empty value counts as unset, as shells write it. */
+export function subjectPrefixFromEnv(env: NodeJS.ProcessEnv): string {
+  const value = env[subjectPrefixVariable];
+  return value === undefined || value === "" ? defaultSubjectPrefix : value;
 }
 
 export function isSubjectToken(value: string): boolean {

@@ -17,6 +17,7 @@ import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readDeclaredResources } from "./manifests.js";
 import { liveView, plainView, type ProgressView } from "./progressViews.js";
+import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
 
 export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
@@ -39,10 +40,10 @@ Flags:
   --json                  print the verdict as JSON
   --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
                           redraws one line per resource in place, plain prints one line per change
-  --subject-prefix P      NATS subject prefix (default stagewatch)
+${subjectPrefixHelp}
   -h, --help
 
-Environment: NATS_URL and NATS credentials as for 'stagewatch serve'.
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX.
 Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
 `;
 
@@ -69,7 +70,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     "fail-on": { type: "string" },
     json: { type: "boolean", default: false },
     progress: { type: "string", default: "auto" },
-    "subject-prefix": { type: "string", default: "stagewatch" },
+    ...subjectPrefixOption,
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -82,6 +83,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   if (!progressModes.includes(values.progress as ProgressMode)) {
     throw new UsageError(`--progress: must be one of ${progressModes.join(", ")}`);
   }
+  const prefix = resolveSubjectPrefix(values["subject-prefix"], process.env);
   const live = values.progress === "tty" || (values.progress === "auto" && process.stderr.isTTY === true);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
@@ -102,7 +104,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   // a CI script may retry.
   const valid = parseWith(ObservationRequest, request);
   if (!valid.ok) throw new ObservationRejectedError("invalid_request", "invalid observation request", valid.issues);
-  const observer = await connectObserver({ ...nats.value, prefix: values["subject-prefix"] });
+  const observer = await connectObserver({ ...nats.value, prefix });
   try {
     const run = await observer.observe(request);
     process.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);

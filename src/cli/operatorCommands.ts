@@ -7,14 +7,15 @@
 import { connectObserver, natsConfigFromEnv, type Observer } from "../bus/index.js";
 import { describeIssues, type ObservationVerdict } from "../verdicts/index.js";
 import { parseCommandArgsWithOperands } from "./args.js";
+import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
 import { verdictTable } from "./verdictTable.js";
 
 const common = `  -o, --output FORMAT     table (default) or json (the ObservationVerdict, schema/json/ObservationVerdict.json)
-  --subject-prefix P      NATS subject prefix (default stagewatch)
+${subjectPrefixHelp}
   -h, --help
 
-Environment: NATS_URL and NATS credentials as for 'stagewatch serve'.
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX.
 `;
 const commonExits = "2 bad input or no such observation, 3 no stagewatch service or NATS unreachable.";
 
@@ -47,7 +48,7 @@ interface OperatorArgs {
 
 const commonOptions = {
   output: { type: "string", short: "o", default: "table" },
-  "subject-prefix": { type: "string", default: "stagewatch" },
+  ...subjectPrefixOption,
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -64,7 +65,7 @@ function parseOperatorArgs(argv: readonly string[], usage: string, withReason: b
   return {
     observationId: positionals[0]!,
     output: values.output as OperatorArgs["output"],
-    prefix: values["subject-prefix"],
+    prefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
     reason: (values as { reason?: string }).reason,
   };
 }

@@ -9,6 +9,7 @@ import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
+import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { UsageError } from "./usage.js";
 
 export const serveUsage = `Usage: stagewatch serve [flags]
@@ -19,7 +20,7 @@ Flags:
   --namespaces a,b        watch only these namespaces (default: the whole cluster)
   --metrics-host HOST     address of /metrics, /healthz, /readyz (default 0.0.0.0)
   --metrics-port PORT     (default 9090; 0 picks a free port)
-  --subject-prefix P      NATS subject prefix (default stagewatch)
+${subjectPrefixHelp}
   --log-level LEVEL       trace, debug, info, warn, error (default info)
   --replica-id ID         this replica's id in leases and logs (default: $STAGEWATCH_REPLICA_ID,
                           else host name and a random suffix); keep it unique per running process
@@ -36,6 +37,7 @@ Environment:
   NATS_URL                NATS server(s), comma-separated (default nats://127.0.0.1:4222)
   NATS_CREDS_FILE | NATS_TOKEN | NATS_USER + NATS_PASSWORD    NATS credentials
   NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE     NATS TLS
+  STAGEWATCH_SUBJECT_PREFIX   the subject prefix when --subject-prefix is not given
 `;
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -45,7 +47,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     namespaces: { type: "string" },
     "metrics-host": { type: "string", default: "0.0.0.0" },
     "metrics-port": { type: "string", default: "9090" },
-    "subject-prefix": { type: "string", default: "stagewatch" },
+    ...subjectPrefixOption,
     "log-level": { type: "string", default: "info" },
     "replica-id": { type: "string" },
     "jetstream-replicas": { type: "string", default: "1" },
@@ -84,7 +86,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     ...(namespaces && namespaces.length > 0 && { namespaces }),
     metricsHost: values["metrics-host"],
     metricsPort: port,
-    subjectPrefix: values["subject-prefix"],
+    subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
     ...(healthChecks && { healthChecks }),
     logger,
     replicaId,

@@ -16,6 +16,7 @@ export const overview = `stagewatch: observe Kubernetes deployments and publish 
 Usage:
   stagewatch serve [flags]       run the observer service
   stagewatch observe [flags]     ask the service to observe applied manifests, print the verdict
+  stagewatch list                the observations in progress, with the replica that owns each
   stagewatch get ID              an observation: stages, outcome, budget left, one row per resource
   stagewatch cancel ID           cancel an observation in progress
   stagewatch demo                local control plane, NATS, the service and three sample deployments

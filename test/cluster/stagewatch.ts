@@ -204,6 +204,30 @@ export function runObserve(cli: string, args: string[], options: { natsUrl: stri
   });
 }
 
+/**
+ * Any `stagewatch` command to completion, as a shell runs it: nothing of this process's
+ * environment but PATH and what `env` sets (NATS_URL, STAGEWATCH_SUBJECT_PREFIX, ...).
+ */
+export function runStagewatch(cli: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, HOME: options.cwd, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.once("error", reject);
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
 /** Writes a multi-document YAML file of `objects` (JSON documents are YAML). */
 export function writeManifest(path: string, objects: readonly object[]): string {
   writeFileSync(path, objects.map((object) => `---\n${JSON.stringify(object, null, 2)}\n`).join(""));

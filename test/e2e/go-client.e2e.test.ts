@@ -54,9 +54,9 @@ describe("examples/go-client against stagewatch serve", () => {
     if (namespace) await deleteNamespace(namespace);
   });
 
-  function run(args: string[]): Promise<CommandResult> {
+  function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(client, args, { env: { NATS_URL: natsUrl() }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(client, args, { env: { NATS_URL: natsUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -80,9 +80,9 @@ describe("examples/go-client against stagewatch serve", () => {
     expect(result.stderr).toContain("stage healthy reached\n");
   });
 
-  it("ImagePullBackOff: exit 1", async () => {
+  it("ImagePullBackOff, the prefix from STAGEWATCH_SUBJECT_PREFIX: exit 1", async () => {
     await apply(kc, deployment({ namespace, name: "broken", replicas: 1, fault: Fault.ImagePullBackOff }).manifest);
-    const result = await run(["-prefix", prefix, "-deployment", "broken", "-namespace", namespace, "-timeout", "2m", "apps/v1/Deployment/broken"]);
+    const result = await run(["-deployment", "broken", "-namespace", namespace, "-timeout", "2m", "apps/v1/Deployment/broken"], { STAGEWATCH_SUBJECT_PREFIX: prefix });
     expect(result.status, output(result)).toBe(1);
     expect(result.stdout).toMatch(/^deployment broken cannot reach healthy: .*ImagePullBackOff/);
   });

@@ -111,7 +111,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
 }
 
 /** Sums `name{...}` samples of the Prometheus text format whose labels include every one of `labels`. */
-function sumSamples(text: string, name: string, labels: Record<string, string>): number {
+export function sumSamples(text: string, name: string, labels: Record<string, string>): number {
   let sum = 0;
   for (const line of text.split("\n")) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);

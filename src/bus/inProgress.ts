@@ -1,0 +1,114 @@
+// What is in flight, read straight from the KV buckets the replicas keep, for `stagewatch list`.
+// Read only: the buckets are bound, never created, and nothing is written; the service has no
+// `list` subject, and this answers even while every replica is down (their leases then show
+// expired, or released by a replica that shut down).
+//
+// The leases bucket is the index: it holds one key per observation not yet finished (leaseStore.ts
+// says why a lease exists before its record and outlives its verdict until published). Each key's
+// record says what was asked and how far it got; a lease whose record is missing (written a
+// moment later) or decided (its verdict going out) is not in progress, and is left out.
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  JetStreamError,
+  jetstream,
+  type JetStreamClient,
+} from "@nats-io/jetstream";
+import {
+  ClosedConnectionError,
+  connect,
+  PermissionViolationError,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+} from "@nats-io/transport-node";
+import { Kvm } from "@nats-io/kv";
+import { parseWith } from "../verdicts/validation.js";
+import { ObserverUnavailableError } from "./clientErrors.js";
+import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
+import { leaseStoreIn, type Lease } from "./leaseStore.js";
+import { observationRecordsIn, RecordCorruptError, type ObservationRecord } from "./observationRecords.js";
+import { busNames, defaultSubjectPrefix } from "./subjects.js";
+
+/** held: its replica renews it; expired or released: that replica is gone, another one adopts it. */
+export type LeaseState = "held" | "expired" | "released";
+
+export type InProgressObservation = { record: ObservationRecord; lease: Lease; leaseState: LeaseState };
+/** A key whose record this version cannot read (hand-written, or a newer schema): named, not hidden. */
+export type UnreadableObservation = { observationId: string; problem: string };
+export type InProgressListing = { observations: InProgressObservation[]; unreadable: UnreadableObservation[] };
+
+export function leaseState(lease: Lease, nowMs: number): LeaseState {
+  if (lease.released) return "released";
+  return Date.parse(lease.expiresAt) <= nowMs ? "expired" : "held";
+}
+
+/** Oldest first, as the observations were started. */
+export async function listInProgress(js: JetStreamClient, options: { prefix?: string; nowMs: number }): Promise<InProgressListing> {
+  const names = busNames(options.prefix ?? defaultSubjectPrefix);
+  const jsm = await js.jetstreamManager();
+  for (const bucket of [names.leasesBucket, names.recordsBucket]) {
+    try {
+      await jsm.streams.info(`KV_${bucket}`);
+    } catch (cause) {
+      if (cause instanceof JetStreamApiError && cause.code === JetStreamApiCodes.StreamNotFound) {
+        throw new ObserverUnavailableError(`no stagewatch service has run with subject prefix ${names.prefix} on this NATS (no KV bucket ${bucket})`, { cause });
+      }
+      throw cause;
+    }
+  }
+  const kvm = new Kvm(js);
+  const leaseKv = await kvm.open(names.leasesBucket);
+  const leases = leaseStoreIn(leaseKv);
+  const records = observationRecordsIn(await kvm.open(names.recordsBucket));
+  const ids: string[] = [];
+  for await (const key of await leaseKv.keys()) ids.push(key);
+
+  const listing: InProgressListing = { observations: [], unreadable: [] };
+  await Promise.all(
+    ids.map(async (observationId) => {
+      const entry = await leases.get(observationId);
+      if (entry === undefined) return;
+      try {
+        const stored = await records.getRecord(observationId);
+        if (stored === undefined || stored.record.outcome !== "in_progress") return;
+        listing.observations.push({ record: stored.record, lease: entry.lease, leaseState: leaseState(entry.lease, options.nowMs) });
+      } catch (error) {
+        if (!(error instanceof RecordCorruptError)) throw error;
+        listing.unreadable.push({ observationId, problem: error.message });
+      }
+    }),
+  );
+  listing.observations.sort((a, b) => a.record.startedAt.localeCompare(b.record.startedAt) || a.record.observationId.localeCompare(b.record.observationId));
+  listing.unreadable.sort((a, b) => a.observationId.localeCompare(b.observationId));
+  return listing;
+}
+
+/** Connects, lists, closes. Throws NatsConfigError for bad settings, ObserverUnavailableError when NATS or the buckets are not there. */
+export async function readInProgress(options: NatsConnectionConfigInput & { prefix?: string; nowMs: number }): Promise<InProgressListing> {
+  const { prefix, nowMs, ...connection } = options;
+  const config = parseWith(NatsConnectionConfig, connection);
+  if (!config.ok) throw new NatsConfigError(config.issues);
+  const names = busNames(prefix ?? defaultSubjectPrefix);
+  let nc: NatsConnection;
+  try {
+    nc = await connect(toConnectionOptions(config.value));
+  } catch (cause) {
+    throw new ObserverUnavailableError(`cannot connect to NATS at ${config.value.servers.join(", ")}`, { cause });
+  }
+  try {
+    return await listInProgress(jetstream(nc), { prefix: names.prefix, nowMs });
+  } catch (cause) {
+    if (!isNatsError(cause)) throw cause;
+    throw new ObserverUnavailableError(`cannot read the KV buckets of ${names.prefix}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  } finally {
+    await nc.close();
+  }
+}
+
+/** NATS or JetStream refused or failed a read: the buckets are out of reach, as NATS down is. */
+function isNatsError(error: unknown): boolean {
+  return [JetStreamApiError, JetStreamError, TimeoutError, RequestError, PermissionViolationError, ClosedConnectionError].some(
+    (type) => error instanceof type,
+  );
+}

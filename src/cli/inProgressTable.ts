@@ -1,0 +1,48 @@
+// `stagewatch list` output: one row per observation in progress, as kubectl lists objects, and the
+// same facts as JSON (`-o json`, a `{items: [...]}` list as kubectl's).
+import type { InProgressObservation, LeaseState } from "../bus/index.js";
+import { formatDuration, type ReachedStage, type Stage } from "../verdicts/index.js";
+import { formatTable } from "./verdictTable.js";
+
+export type InProgressItem = {
+  observationId: string;
+  deployment: string;
+  key: string;
+  required: Stage;
+  /** What the last stored reading reached (`none` before the first). */
+  reached: ReachedStage;
+  startedAt: string;
+  deadline: string;
+  /** The lease holder: the replica driving it, or, when the lease is expired or released, the one that did. */
+  owner: { replica: string; lease: LeaseState; leaseExpiresAt: string };
+};
+
+export function inProgressItem({ record, lease, leaseState }: InProgressObservation): InProgressItem {
+  return {
+    observationId: record.observationId,
+    deployment: record.request.deployment,
+    key: record.request.key,
+    required: record.request.require,
+    reached: record.verdict?.reached ?? "none",
+    startedAt: record.startedAt,
+    deadline: record.deadline,
+    owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: lease.expiresAt },
+  };
+}
+
+/** A deadline already passed shows `0s` left: its replica is gone and the adopter will time it out. */
+export function inProgressTable(items: readonly InProgressItem[], nowMs: number): string {
+  return formatTable(
+    ["OBSERVATION", "DEPLOYMENT", "KEY", "REQUIRED", "REACHED", "AGE", "LEFT", "OWNER"],
+    items.map((item) => [
+      item.observationId,
+      item.deployment,
+      item.key,
+      item.required,
+      item.reached,
+      formatDuration(nowMs - Date.parse(item.startedAt)),
+      formatDuration(Date.parse(item.deadline) - nowMs),
+      item.owner.lease === "held" ? item.owner.replica : `${item.owner.replica} (${item.owner.lease})`,
+    ]),
+  );
+}

@@ -1,0 +1,112 @@
+/**
+ * examples/ci/observe-release.sh, the script the GitHub Actions workflow and the GitLab CI job in
+ * that folder run, run here as they run it: bash, the real kubectl and the compiled stagewatch on
+ * PATH, a CI job's environment (KUBECONFIG, NATS_URL, STAGEWATCH_SUBJECT_PREFIX, the CI's run ids),
+ * against `stagewatch serve` on the e2e cluster and NATS server. Each exit code a job acts on is
+ * produced by what causes it in a real release.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { busNames } from "../../src/bus/index.ts";
+import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { compileStagewatch, REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
+import { createNamespace, deleteNamespace, Fault, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { configMap, deployment } from "./support/manifests.ts";
+import { pipelines, type Pipelines } from "./support/pipeline.ts";
+
+const script = join(REPO_ROOT, "examples/ci/observe-release.sh");
+// Compiling stagewatch, and on a machine that never built them, kubectl and helm.
+const SETUP_TIMEOUT_MS = 20 * 60_000;
+const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+
+describe("examples/ci/observe-release.sh", () => {
+  const prefix = `e2e-ci-${randomBytes(3).toString("hex")}`;
+  let dir: string;
+  let namespace: string;
+  let service: RunningService | undefined;
+  let sh: Pipelines;
+
+  beforeAll(async () => {
+    dir = scratchDir("ci-examples");
+    const compiled = compileStagewatch(join(dir, "build"));
+    sh = await pipelines({ dir, cli: compiled.cli, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl() });
+    namespace = await createNamespace("ci");
+    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`] });
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await service?.process.stop();
+    const nc = await connect({ servers: natsUrl() });
+    const jsm = await jetstreamManager(nc);
+    const names = busNames(prefix);
+    for (const stream of [names.eventStream, `KV_${names.recordsBucket}`, `KV_${names.leasesBucket}`]) await jsm.streams.delete(stream).catch(() => false);
+    await nc.close();
+    if (namespace) await deleteNamespace(namespace);
+  });
+
+  /** A repository checkout: k8s/ holding `objects`, the job's working directory. */
+  function checkout(name: string, ...objects: object[]): string {
+    const root = join(dir, name);
+    mkdirSync(join(root, "k8s"), { recursive: true });
+    writeManifest(join(root, "k8s", "app.yaml"), objects);
+    return root;
+  }
+  const job = (root: string, args: string, env: NodeJS.ProcessEnv) =>
+    sh.run(`cd ${root} && bash ${script} ${args}`, { env: { STAGEWATCH_SUBJECT_PREFIX: prefix, ...env } });
+  const verdictIn = (root: string) => ObservationVerdict.parse(JSON.parse(readFileSync(join(root, "stagewatch-verdict.json"), "utf8")));
+
+  it("GitLab, a healthy release: exit 0, the verdict kept, the key from the job id, each object at the generation applied", async () => {
+    const config = configMap(namespace, "web-config");
+    const web = deployment({ namespace, name: "web", replicas: 2 });
+    const root = checkout("healthy", config.manifest, web.manifest);
+    const result = await job(root, "web k8s/ 2m", { CI_JOB_ID: "4812" });
+    expect(result.status, output(result)).toBe(0);
+    expect(result.stdout).toMatch(/^stagewatch web: .*healthy.*\n$/);
+    const verdict = verdictIn(root);
+    expect(verdict).toMatchObject({ key: "gitlab-4812/web", outcome: "succeeded", reached: "healthy" });
+    expect(verdict.resources.map((r) => r.identity)).toEqual([config.identity, { ...web.identity, generation: 1 }]);
+  });
+
+  it("GitHub Actions, ImagePullBackOff: exit 1 with an error annotation naming the cause, the failed verdict kept", async () => {
+    const broken = deployment({ namespace, name: "broken", replicas: 1, fault: Fault.ImagePullBackOff });
+    const root = checkout("broken", broken.manifest);
+    const result = await job(root, "broken k8s/ 2m", { GITHUB_ACTIONS: "true", GITHUB_RUN_ID: "987", GITHUB_RUN_ATTEMPT: "2" });
+    expect(result.status, output(result)).toBe(1);
+    expect(result.stdout).toMatch(/^::error title=stagewatch broken::.*ImagePullBackOff/);
+    expect(result.stdout).not.toContain("\n::");
+    expect(verdictIn(root)).toMatchObject({ key: "github-987-2/broken", outcome: "failed", failure: { reason: "ImagePullBackOff" } });
+  });
+
+  it("no stagewatch on the cluster's prefix: asks again with the same key, then exit 3, outcome unknown, no verdict file", async () => {
+    const web = deployment({ namespace, name: "web", replicas: 2 });
+    const root = checkout("nobody", web.manifest);
+    const result = await job(root, "web k8s/ 2m", { STAGEWATCH_SUBJECT_PREFIX: `nobody-${prefix}`, STAGEWATCH_ATTEMPTS: "2", STAGEWATCH_RETRY_DELAY: "1" });
+    expect(result.status, output(result)).toBe(3);
+    expect(result.stderr.match(/no stagewatch service is listening on nobody-\S+\.observe/g)).toHaveLength(2);
+    expect(result.stderr).toContain("no stagewatch answered (attempt 1 of 2); asking again in 1s");
+    expect(result.stdout).toBe("stagewatch web: warning: no stagewatch service answered after 2 attempts: the release's outcome is unknown\n");
+    expect(existsSync(join(root, "stagewatch-verdict.json"))).toBe(false);
+  });
+
+  it("bad input (a deployment name stagewatch refuses): exit 2 at once, no retry", async () => {
+    const web = deployment({ namespace, name: "web", replicas: 2 });
+    const root = checkout("bad-input", web.manifest);
+    const result = await job(root, "Web_1 k8s/ 2m", {});
+    expect(result.status, output(result)).toBe(2);
+    expect(result.stderr).toContain("deployment");
+    expect(result.stderr).not.toContain("asking again");
+    expect(result.stdout).toContain("bad input");
+  });
+
+  it("kubectl apply fails: exit 1 before anything is observed", async () => {
+    const root = checkout("missing");
+    const result = await job(root, "web no-such-dir/ 2m", {});
+    expect(result.status, output(result)).toBe(1);
+    expect(result.stdout).toBe("stagewatch web: error: kubectl apply -f no-such-dir/ failed\n");
+    expect(result.stderr).not.toContain("observing");
+  });
+});
