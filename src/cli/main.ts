@@ -1,21 +1,21 @@
 // Command dispatch and the one place errors become exit codes: a typed error says which code,
 // anything else is a bug and prints its stack.
-import { NatsConfigError, ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError } from "../bus/index.js";
-import { ServiceStartError } from "../service/service.js";
-import { describeIssues } from "../verdicts/index.js";
-import { demoCommand } from "./demoCommand.js";
-import { ManifestError } from "./manifests.js";
-import { observeCommand } from "./observeCommand.js";
-import { cancelCommand, getCommand } from "./operatorCommands.js";
-import { serveCommand } from "./serveCommand.js";
-import { exitCodes, overview, UsageError } from "./usage.js";
+//
+// Start-up is part of every CI job that runs `observe`, so this file loads nothing but the usage
+// text: each command's module is imported when it is the one being run, and the error classes
+// only once something has been thrown. `serve` and `demo` bring the whole service and the
+// Kubernetes client; `observe`, `get` and `cancel` only the bus client, zod and yaml
+// (test/unit/cli-imports.test.ts walks their import graphs).
+import { exitCodes, overview } from "./usage.js";
 
-const commands: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  serve: serveCommand,
-  observe: observeCommand,
-  demo: demoCommand,
-  get: getCommand,
-  cancel: cancelCommand,
+type Command = (argv: readonly string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import("./serveCommand.js")).serveCommand,
+  observe: async () => (await import("./observeCommand.js")).observeCommand,
+  demo: async () => (await import("./demoCommand.js")).demoCommand,
+  get: async () => (await import("./operatorCommands.js")).getCommand,
+  cancel: async () => (await import("./operatorCommands.js")).cancelCommand,
 };
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -24,36 +24,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(overview);
     return name === undefined ? exitCodes.badInput : exitCodes.reached;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!load) {
     process.stderr.write(`stagewatch: unknown command '${name}'\n\n${overview}`);
     return exitCodes.badInput;
   }
   try {
-    return await command(rest);
+    return await (await load())(rest);
   } catch (error) {
+    const { reportError } = await import("./errorReport.js");
     return reportError(error);
   }
-}
-
-function reportError(error: unknown): number {
-  const say = (message: string) => process.stderr.write(`stagewatch: ${message}\n`);
-  if (error instanceof ObservationRejectedError) {
-    say(`request rejected (${error.code}): ${describeIssues(error.issues) || error.message}`);
-    return exitCodes.badInput;
-  }
-  if (error instanceof NatsConfigError) {
-    say(`${error.message}`);
-    return exitCodes.badInput;
-  }
-  if (error instanceof UsageError || error instanceof ManifestError || error instanceof ObservationConflictError) {
-    say(error.message);
-    return exitCodes.badInput;
-  }
-  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError || error instanceof ServiceStartError) {
-    say(error.message);
-    return exitCodes.unavailable;
-  }
-  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  return exitCodes.failed;
 }

@@ -4,7 +4,9 @@
 // succeeded, 1 failed, timed out or cancelled; for `cancel`, 0 once the observation is decided
 // (by this cancel or before it); for both, 2 bad input or no such observation, 3 no service or
 // NATS unreachable.
-import { connectObserver, natsConfigFromEnv, type Observer } from "../bus/index.js";
+// The bus client's own modules, not bus/index.js (the service's side too): see observeCommand.ts.
+import { connectObserver, type Observer } from "../bus/client.js";
+import { natsConfigFromEnv } from "../bus/connectionOptions.js";
 import { describeIssues, type ObservationVerdict } from "../verdicts/index.js";
 import { parseCommandArgsWithOperands } from "./args.js";
 import { exitCodes, UsageError } from "./usage.js";
