@@ -3,7 +3,7 @@
 // `helm install --wait=watcher` and `--wait=legacy` (with --wait-for-jobs) as a ServiceAccount
 // per mode, while stagewatch observes the same objects. For each: the time from the decisive
 // event (the benchmark's own watches: rollout complete, the first pod waiting in
-// ImagePullBackOff, the Job's Failed condition) to Helm's exit and to stagewatch's verdict, the
+// ImagePullBackOff, the Job's pod failed or its Failed condition, whichever came first) to Helm's exit and to stagewatch's verdict, the
 // outcome each reported, and each mode's API requests per release.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -106,10 +106,21 @@ export async function runHelmSample(options: HelmSampleOptions): Promise<HelmSam
   const releaseOf = (object: { metadata?: { labels?: Record<string, string> } }) => object.metadata?.labels?.["bench-release"] ?? "";
   const watches = [
     await watchDecisive<V1Deployment>(options.admin, "/apis/apps/v1/deployments", selector, rolledOut, releaseOf),
-    await watchDecisive<V1Pod>(options.admin, "/api/v1/pods", selector, (pod) => (pod.status?.containerStatuses ?? []).some((c) => c.state?.waiting?.reason === "ImagePullBackOff"), releaseOf),
+    // A Job's pod failing is decisive: the Job's Failed condition follows it (stagewatch fails the
+    // Job on either; Helm waits for the condition).
+    await watchDecisive<V1Pod>(
+      options.admin,
+      "/api/v1/pods",
+      selector,
+      (pod) => pod.status?.phase === "Failed" || (pod.status?.containerStatuses ?? []).some((c) => c.state?.waiting?.reason === "ImagePullBackOff"),
+      releaseOf,
+    ),
     await watchDecisive<V1Job>(options.admin, "/apis/batch/v1/jobs", selector, (job) => (job.status?.conditions ?? []).some((c) => c.type === "Failed" && c.status === "True"), releaseOf),
   ];
-  const decisiveAt = (release: string) => watches.map((w) => w.times.get(release)).find((t) => t !== undefined);
+  const decisiveAt = (release: string) => {
+    const times = watches.map((w) => w.times.get(release)).filter((t) => t !== undefined);
+    return times.length === 0 ? undefined : Math.min(...times);
+  };
   const verdicts = subscribeVerdicts(options.nc, options.prefix);
   const stagewatchBefore = (await options.accounting.counts())["stagewatch"]!;
   const result: Partial<HelmSampleResult> = {};

@@ -17,11 +17,12 @@ const usage = `Usage: ./dev.sh bench cluster [flags]
   --pods M              pods in all, spread evenly over the Deployments (default 20000)
   --namespaces K        namespaces the Deployments are spread over (default: one per 100 observations)
   --concurrency C       Deployments created and observed at once (default 20)
+  --budget-minutes B    each observation's timeout, and how long verdicts are waited for; what
+                        is missing then is reported as missing (default 12)
   --helm-sample S       Helm releases per scenario and wait mode (default 20; 0 skips Helm)
   --helm-timeout SEC    Helm's --timeout, what it waits out on ImagePullBackOff (default 30)
   --client-qps Q        kube-controller-manager's and kube-scheduler's --kube-api-qps (burst 2Q;
                         the controller manager's Deployment/ReplicaSet workers Q/10) (default 500)
-  --kwok-parallelism P  pod stages kwok plays at once (default 32)
   --nodes N             kwok Nodes of 1,000 pods each (default: enough for the pods, plus one)
   --kubeconfig PATH, --nats-url URL   an existing cluster (admin) and NATS instead of a local one
 `;
@@ -32,10 +33,10 @@ const { values } = parseArgs({
     pods: { type: "string", default: "20000" },
     namespaces: { type: "string" },
     concurrency: { type: "string", default: "20" },
+    "budget-minutes": { type: "string", default: "12" },
     "helm-sample": { type: "string", default: "20" },
     "helm-timeout": { type: "string", default: "30" },
     "client-qps": { type: "string", default: "500" },
-    "kwok-parallelism": { type: "string", default: "32" },
     nodes: { type: "string" },
     kubeconfig: { type: "string" },
     "nats-url": { type: "string" },
@@ -66,7 +67,6 @@ if (build.status !== 0) process.exit(1);
 const binaries = buildOrReuseBinaries();
 const harness = {
   clientQps: int("client-qps"),
-  kwokPodParallelism: int("kwok-parallelism"),
   nodes: values.nodes === undefined ? Math.ceil(pods / 1000) + 1 : int("nodes"),
 };
 const existing = values.kubeconfig !== undefined && values["nats-url"] !== undefined;
@@ -84,6 +84,7 @@ try {
     concurrency: int("concurrency"),
     helmSample: int("helm-sample"),
     helmTimeoutSeconds: int("helm-timeout"),
+    observationBudgetSeconds: int("budget-minutes") * 60,
     log,
   });
   const document = {

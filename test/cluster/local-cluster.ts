@@ -39,11 +39,11 @@ export interface LocalClusterOptions {
    * much `--kube-api-burst`), and the controller manager's Deployment and ReplicaSet workers
    * (`--concurrent-*-syncs`, a tenth of it, at least 5). Default: theirs (20 QPS, 5 workers): a
    * ReplicaSet of the default controller manager creates about 14 pods a second, too slow to
-   * reach thousands of pods (bench/cluster). kwok's own client is never rate-limited.
+   * reach thousands of pods (bench/cluster). kwok's own client is never rate-limited (it uses
+   * a fake always-accepting rate limiter), and its stage parallelism is only settable through a
+   * KwokConfiguration that must then spell out every default, so it stays kwok's.
    */
   clientQps?: number;
-  /** How many pod stages kwok plays at once (`podPlayStageParallelism`; kwok's default 4). */
-  kwokPodParallelism?: number;
 }
 
 export interface LocalCluster {
@@ -126,12 +126,6 @@ function clientRateArgs(qps: number | undefined, controllerManager: boolean): st
   if (!controllerManager) return rate;
   const workers = Math.max(5, Math.round(qps / 10));
   return [...rate, `--concurrent-deployment-syncs=${workers}`, `--concurrent-replicaset-syncs=${workers}`];
-}
-
-/** kwok reads its KwokConfiguration from the same multi-document file as the Stages. */
-function kwokConfigurationYaml(podParallelism: number | undefined): string {
-  if (podParallelism === undefined) return "";
-  return ["apiVersion: config.kwok.x-k8s.io/v1alpha1", "kind: KwokConfiguration", "options:", `  podPlayStageParallelism: ${podParallelism}`, ""].join("\n");
 }
 
 /** Stops the processes a cluster in `stateDir` recorded, whichever process started them. */
@@ -269,7 +263,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       ...clientRateArgs(options.clientQps, false),
     ]);
     const stagesFile = join(stateDir, "kwok-stages.yaml");
-    writeFileSync(stagesFile, kwokConfigurationYaml(options.kwokPodParallelism) + kwokStagesYaml);
+    writeFileSync(stagesFile, kwokStagesYaml);
     const kwokProc = start("kwok", binaries.kwok, [
       `--kubeconfig=${kubeconfigOf("kwok", kwok)}`,
       `--config=${stagesFile}`,
