@@ -68,8 +68,15 @@ export interface ClusterBenchResult {
     /** Events per second of the service's CPU, everything it did included: a one-core extrapolation. */
     watchEventsPerCpuSecond: number;
   };
-  apiRequests: { stagewatch: Counts; stagewatchPerObservation: number };
+  apiRequests: { stagewatch: Counts; stagewatchPerObservation: number; watchRestartsByCause: Record<string, number> };
   helm?: HelmSampleResult;
+}
+
+function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
+  const causes = new Set(after.filter((s) => s.name === "stagewatch_watch_restarts_total").map((s) => s.labels["cause"] ?? ""));
+  return Object.fromEntries(
+    [...causes].map((cause) => [cause, total(after, "stagewatch_watch_restarts_total", { cause }) - total(before, "stagewatch_watch_restarts_total", { cause })]),
+  );
 }
 
 export function latencies(values: readonly number[]): Latencies {
@@ -311,7 +318,13 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         watchEventsPerSecondDelivered: Math.round(watchEvents / measuredSeconds),
         watchEventsPerCpuSecond: Math.round(watchEvents / Math.max(0.01, cpuSeconds)),
       },
-      apiRequests: { stagewatch: stagewatchRequests, stagewatchPerObservation: sum(stagewatchRequests) / options.observations },
+      apiRequests: {
+        stagewatch: stagewatchRequests,
+        stagewatchPerObservation: sum(stagewatchRequests) / options.observations,
+        // The service's own account of the watches it opened again (server timeouts after
+        // 300-600 s, errors, its watchdog): what its `watch` requests above are, if any.
+        watchRestartsByCause: restartsByCause(before, after),
+      },
     };
     if (options.helmSample > 0) {
       log(`Helm sample: ${options.helmSample} releases per scenario and wait mode`);
