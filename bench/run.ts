@@ -2,6 +2,8 @@
 // (`npm run bench -- streams-memory`). Each runs in a fresh Node process with --expose-gc, so
 // one benchmark's garbage and JIT state never skew another's numbers (memory ones above all).
 // A benchmark is a script that measures and calls writeResults (bench/support/results.ts).
+// `npm run bench -- cluster [flags]` is the live-cluster benchmark (bench/cluster/run.ts): never
+// part of a plain `npm run bench`, as it starts a cluster of its own and takes minutes.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -13,6 +15,18 @@ const available = readdirSync(directory)
   .map((file) => file.slice(0, -suffix.length))
   .sort();
 const wanted = process.argv.slice(2);
+const nodeArgs = [
+  "--expose-gc",
+  // src uses TypeScript that type stripping alone cannot run (parameter properties in bus/).
+  "--experimental-transform-types",
+  "--disable-warning=ExperimentalWarning",
+  "--import",
+  fileURLToPath(new URL("support/resolve-ts.ts", import.meta.url)),
+];
+if (wanted[0] === "cluster") {
+  const run = spawnSync(process.execPath, [...nodeArgs, `${directory}cluster/run.ts`, ...wanted.slice(1)], { stdio: "inherit" });
+  process.exit(run.status ?? 1);
+}
 const unknown = wanted.filter((name) => !available.includes(name));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(", ")}; available: ${available.join(", ")}`);
@@ -24,15 +38,7 @@ for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`# ${name}`);
   const run = spawnSync(
     process.execPath,
-    [
-      "--expose-gc",
-      // src uses TypeScript that type stripping alone cannot run (parameter properties in bus/).
-      "--experimental-transform-types",
-      "--disable-warning=ExperimentalWarning",
-      "--import",
-      fileURLToPath(new URL("support/resolve-ts.ts", import.meta.url)),
-      `${directory}${name}${suffix}`,
-    ],
+    [...nodeArgs, `${directory}${name}${suffix}`],
     { stdio: "inherit" },
   );
   if (run.status !== 0) failed += 1;

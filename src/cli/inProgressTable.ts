@@ -1,7 +1,8 @@
 // `stagewatch list` output: one row per observation in progress, as kubectl lists objects, and the
 // same facts as JSON (`-o json`, a `{items: [...]}` list as kubectl's).
 import type { InProgressObservation, LeaseState } from "../bus/index.js";
-import { formatDuration, type ReachedStage, type Stage } from "../verdicts/index.js";
+import type { ReachedStage, Stage } from "../verdicts/schemas.js";
+import { formatDuration } from "../verdicts/text.js";
 import { formatTable } from "./verdictTable.js";
 
 export type InProgressItem = {

@@ -4,8 +4,9 @@
 // of the Kubernetes client: an operator's shell needs no kubeconfig for it.
 // Exit codes: 0 listed (none in progress included), 2 bad input, 3 NATS unreachable or no service
 // ever ran with this prefix.
-import { natsConfigFromEnv, readInProgress } from "../bus/index.js";
-import { describeIssues } from "../verdicts/index.js";
+import { natsConfigFromEnv } from "../bus/connectionOptions.js";
+import { readInProgress } from "../bus/inProgress.js";
+import { describeIssues } from "../verdicts/validation.js";
 import { parseCommandArgs } from "./args.js";
 import { inProgressItem, inProgressTable } from "./inProgressTable.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";

@@ -3,20 +3,18 @@
 // CI log, and the verdict on stdout for the script; the exit code says which of the four
 // situations it is (usage.ts).
 import { randomUUID } from "node:crypto";
-import { KubeConfig } from "@kubernetes/client-node";
-import { connectObserver, natsConfigFromEnv, ObservationRejectedError } from "../bus/index.js";
-import {
-  describeIssues,
-  ObservationRequest,
-  parseWith,
-  type ObservationRequestInput,
-  type ObservationVerdict,
-  type Stage,
-} from "../verdicts/index.js";
+// The bus client's own modules rather than bus/index.js, which also brings the service's side
+// (KV records, leases, the request server): observe's start-up is what every CI job pays.
+import { connectObserver } from "../bus/client.js";
+import { ObservationRejectedError } from "../bus/clientErrors.js";
+import { natsConfigFromEnv } from "../bus/connectionOptions.js";
+import { ObservationRequest, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../verdicts/schemas.js";
+import { describeIssues, parseWith } from "../verdicts/validation.js";
 import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
+import { kubeconfigNamespace } from "./kubeconfigNamespace.js";
 import { readDeclaredResources } from "./manifests.js";
-import { liveView, plainView, type ProgressView } from "./progressViews.js";
+import type { ProgressView } from "./progressViews.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
 
@@ -46,17 +44,6 @@ ${subjectPrefixHelp}
 Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX.
 Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
 `;
-
-/** Where `kubectl apply` puts a manifest without a namespace: the current context's namespace. */
-function contextNamespace(): string {
-  try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    return kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? "default";
-  } catch {
-    return "default";
-  }
-}
 
 export async function observeCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
@@ -95,7 +82,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     require: values.require as Stage,
     timeoutSeconds,
     ...(values.stall !== undefined && { stallSeconds: durationFlagSeconds("--stall", values.stall) }),
-    defaultNamespace: values.namespace ?? contextNamespace(),
+    defaultNamespace: values.namespace ?? (await kubeconfigNamespace(process.env)),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
   };
@@ -108,6 +95,9 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   try {
     const run = await observer.observe(request);
     process.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
+    // The views (and the rules' descriptions they print) load once the request is on its way: the
+    // events that arrive meanwhile wait in the run's queue.
+    const { liveView, plainView } = await import("./progressViews.js");
     const view: ProgressView = live
       ? liveView({
           terminal: process.stderr,

@@ -4,8 +4,11 @@
 // succeeded, 1 failed, timed out or cancelled; for `cancel`, 0 once the observation is decided
 // (by this cancel or before it); for both, 2 bad input or no such observation, 3 no service or
 // NATS unreachable.
-import { connectObserver, natsConfigFromEnv, type Observer } from "../bus/index.js";
-import { describeIssues, type ObservationVerdict } from "../verdicts/index.js";
+// The bus client's own modules, not bus/index.js (the service's side too): see observeCommand.ts.
+import { connectObserver, type Observer } from "../bus/client.js";
+import { natsConfigFromEnv } from "../bus/connectionOptions.js";
+import type { ObservationVerdict } from "../verdicts/schemas.js";
+import { describeIssues } from "../verdicts/validation.js";
 import { parseCommandArgsWithOperands } from "./args.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";

@@ -1,7 +1,7 @@
 // `--subject-prefix`, shared by every command: the flag wins, else $STAGEWATCH_SUBJECT_PREFIX (one
 // prefix per cluster on a shared NATS, set once in the environment), else `stagewatch`. A bad value
 // is bad input (2) naming where it came from, not an unexpected error.
-import { busNames, InvalidSubjectTokenError, subjectPrefixFromEnv, subjectPrefixVariable } from "../bus/index.js";
+import { busNames, InvalidSubjectTokenError, subjectPrefixFromEnv, subjectPrefixVariable } from "../bus/subjects.js";
 import { UsageError } from "./usage.js";
 
 export const subjectPrefixOption = { "subject-prefix": { type: "string" } } as const;

@@ -1,6 +1,8 @@
 // `stagewatch get` and `cancel` print an observation as kubectl prints objects: upper-case column
 // headers, columns padded to the widest cell with three spaces between them, and `-` for nothing.
-import { describeResource, formatDuration, type ObservationVerdict } from "../verdicts/index.js";
+import { describeResource } from "../verdicts/kinds.js";
+import type { ObservationVerdict } from "../verdicts/schemas.js";
+import { formatDuration } from "../verdicts/text.js";
 
 /** Columns as kubectl's printer lays them out; the last column is not padded. */
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -34,6 +34,16 @@ export interface LocalClusterOptions {
   log?: (line: string) => void;
   /** Binaries to run instead of building or reusing them with build.sh. */
   binaries?: Binaries;
+  /**
+   * Client QPS of kube-controller-manager and kube-scheduler (`--kube-api-qps`, with twice as
+   * much `--kube-api-burst`), and the controller manager's Deployment and ReplicaSet workers
+   * (`--concurrent-*-syncs`, a tenth of it, at least 5). Default: theirs (20 QPS, 5 workers): a
+   * ReplicaSet of the default controller manager creates about 14 pods a second, too slow to
+   * reach thousands of pods (bench/cluster). kwok's own client is never rate-limited (it uses
+   * a fake always-accepting rate limiter), and its stage parallelism is only settable through a
+   * KwokConfiguration that must then spell out every default, so it stays kwok's.
+   */
+  clientQps?: number;
 }
 
 export interface LocalCluster {
@@ -113,6 +123,14 @@ function writeKubeconfig(path: string, server: string, caCertFile: string, who: 
     "current-context": "stagewatch-local",
   };
   writeFileSync(path, JSON.stringify(config, null, 2) + "\n", { mode: 0o600 });
+}
+
+function clientRateArgs(qps: number | undefined, controllerManager: boolean): string[] {
+  if (qps === undefined) return [];
+  const rate = [`--kube-api-qps=${qps}`, `--kube-api-burst=${qps * 2}`];
+  if (!controllerManager) return rate;
+  const workers = Math.max(5, Math.round(qps / 10));
+  return [...rate, `--concurrent-deployment-syncs=${workers}`, `--concurrent-replicaset-syncs=${workers}`];
 }
 
 /** Stops the processes a cluster in `stateDir` recorded, whichever process started them. */
@@ -238,6 +256,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       `--root-ca-file=${pki.caCertFile}`,
       `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       "--profiling=false",
+      ...clientRateArgs(options.clientQps, true),
     ]);
     const sched = start("kube-scheduler", binaries.kubeScheduler, [
       `--kubeconfig=${kubeconfigOf("kube-scheduler", scheduler)}`,
@@ -246,6 +265,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       `--cert-dir=${join(stateDir, "certs", "kube-scheduler")}`,
       "--leader-elect=false",
       "--profiling=false",
+      ...clientRateArgs(options.clientQps, false),
     ]);
     const stagesFile = join(stateDir, "kwok-stages.yaml");
     writeFileSync(stagesFile, kwokStagesYaml);

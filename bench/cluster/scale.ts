@@ -1,0 +1,343 @@
+// The live-cluster benchmark: `stagewatch serve` (compiled, as a process of its own, as a
+// ServiceAccount with read-only access) against a real kube-apiserver with kwok, N observations
+// of Deployments with M pods in all, and Helm 4's two wait modes side by side on a small sample
+// (helmSample.ts). What it measures, and how:
+// - latency after the decisive event: the benchmark's own watch on Deployments records when each
+//   first shows its rollout complete (observedGeneration current, every replica updated, ready
+//   and available); a core NATS subscription on the events subjects records when its verdict
+//   arrived. Both in this process, on one clock.
+// - the service's own stagewatch_event_to_verdict_seconds over the same observations.
+// - heap per cached pod: the service's heap after two full collections (gc-on-signal.ts) once
+//   every pod is cached, less the same before the first one was created, over the pods cached.
+// - CPU seconds per 1,000 watch events: process CPU over watch events counted by the service,
+//   both from its /metrics, over the whole phase (it includes deciding and publishing).
+// - API requests per observation: apiRequests.ts, over the observation phase.
+import { randomBytes } from "node:crypto";
+import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, Watch, type V1Deployment } from "@kubernetes/client-node";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { startServe, type RunningService } from "../../test/cluster/stagewatch.ts";
+import { difference, setUpAccounting, sum, type Accounting, type Counts } from "./apiRequests.ts";
+import { runHelmSample, type HelmSampleResult } from "./helmSample.ts";
+import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
+
+export interface ClusterBenchOptions {
+  kubeconfigPath: string;
+  natsUrl: string;
+  /** Compiled stagewatch CLI (dist/cli.js). */
+  cli: string;
+  /** Scratch directory: kubeconfigs, the service's log. */
+  dir: string;
+  observations: number;
+  pods: number;
+  /** Namespaces the Deployments are spread over. */
+  namespaces: number;
+  /** Deployments created (and observed) at once. */
+  concurrency: number;
+  /** Helm releases per scenario and wait mode; 0 skips Helm. */
+  helmSample: number;
+  helmTimeoutSeconds: number;
+  /** Each observation's timeout; the benchmark waits for verdicts that long (plus 30 s), then reports what is missing. */
+  observationBudgetSeconds: number;
+  helm?: string;
+  log: (line: string) => void;
+}
+
+export interface Latencies {
+  count: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+export interface ClusterBenchResult {
+  sizes: { observations: number; pods: number; podsPerDeployment: number; namespaces: number };
+  verdicts: { received: number; succeeded: number; missing: number };
+  afterDecisiveEvent: Latencies;
+  serviceEventToVerdict: { count: number; atMostSeconds: Record<string, number | null> };
+  cluster: { podsCachedByService: number; secondsToCreateAndRollOut: number; podsReadyPerSecond: number };
+  service: {
+    heapBytesBefore: number;
+    heapBytesAfter: number;
+    heapBytesPerCachedPod: number;
+    rssBytes: number;
+    cpuSeconds: number;
+    watchEvents: number;
+    cpuSecondsPer1000WatchEvents: number;
+    /** What the cluster delivered over the phase: a floor of what the service keeps up with. */
+    watchEventsPerSecondDelivered: number;
+    /** Events per second of the service's CPU, everything it did included: a one-core extrapolation. */
+    watchEventsPerCpuSecond: number;
+  };
+  apiRequests: { stagewatch: Counts; stagewatchPerObservation: number; watchRestartsByCause: Record<string, number> };
+  helm?: HelmSampleResult;
+}
+
+function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
+  const causes = new Set(after.filter((s) => s.name === "stagewatch_watch_restarts_total").map((s) => s.labels["cause"] ?? ""));
+  return Object.fromEntries(
+    [...causes].map((cause) => [cause, total(after, "stagewatch_watch_restarts_total", { cause }) - total(before, "stagewatch_watch_restarts_total", { cause })]),
+  );
+}
+
+export function latencies(values: readonly number[]): Latencies {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => (sorted.length === 0 ? null : Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! * 10) / 10);
+  return { count: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
+}
+
+/** The rollout-complete reading the Deployment rule settles on. */
+export function rolledOut(deployment: V1Deployment): boolean {
+  const replicas = deployment.spec?.replicas ?? 1;
+  const status = deployment.status;
+  return (
+    (status?.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1) &&
+    (status?.updatedReplicas ?? 0) === replicas &&
+    (status?.readyReplicas ?? 0) === replicas &&
+    (status?.availableReplicas ?? 0) === replicas &&
+    (status?.replicas ?? 0) === replicas &&
+    !status?.terminatingReplicas
+  );
+}
+
+/** Times of the first event in which a watched object met `decisive`, by namespace/name. */
+export async function watchDecisive<T extends { metadata?: { namespace?: string; name?: string; labels?: Record<string, string> } }>(
+  kubeConfig: KubeConfig,
+  path: string,
+  labelSelector: string,
+  decisive: (object: T) => boolean,
+  keyOf: (object: T) => string = (object) => `${object.metadata?.namespace}/${object.metadata?.name}`,
+): Promise<{ times: Map<string, number>; stop: () => void }> {
+  const times = new Map<string, number>();
+  let stopped = false;
+  let controller: AbortController | undefined;
+  const start = async () => {
+    controller = await new Watch(kubeConfig).watch(path, { labelSelector, allowWatchBookmarks: false }, (phase, object: T) => {
+      const now = performance.now();
+      const key = keyOf(object);
+      if ((phase === "ADDED" || phase === "MODIFIED") && !times.has(key) && decisive(object)) times.set(key, now);
+    }, () => {
+      // A watch the server ended is opened again; events missed meanwhile would show as missing.
+      if (!stopped) void start();
+    });
+  };
+  await start();
+  return { times, stop: () => { stopped = true; controller?.abort(); } };
+}
+
+/** Verdicts as a subscriber receives them: arrival time and outcome by observation id. */
+export function subscribeVerdicts(nc: NatsConnection, prefix: string): Map<string, { atMs: number; outcome: string; verdict: unknown }> {
+  const verdicts = new Map<string, { atMs: number; outcome: string; verdict: unknown }>();
+  nc.subscribe(`${prefix}.events.>`, {
+    callback: (_, message) => {
+      const atMs = performance.now();
+      const event = message.json<{ type: string; observationId: string; verdict?: { outcome: string } }>();
+      if (event.type === "verdict" && !verdicts.has(event.observationId)) verdicts.set(event.observationId, { atMs, outcome: event.verdict!.outcome, verdict: event.verdict });
+    },
+  });
+  return verdicts;
+}
+
+export interface ObserveBody {
+  key: string;
+  deployment: string;
+  require: "healthy";
+  timeoutSeconds: number;
+  absentGraceSeconds?: number;
+  resources: { apiVersion: string; kind: string; namespace: string; name: string }[];
+}
+
+export async function requestObservation(nc: NatsConnection, prefix: string, body: ObserveBody): Promise<string> {
+  const reply = (await nc.request(`${prefix}.observe`, JSON.stringify(body), { timeout: 30_000 })).json<{ ok: boolean; observationId?: string; error?: unknown }>();
+  if (!reply.ok || reply.observationId === undefined) throw new Error(`observe refused: ${JSON.stringify(reply.error)}`);
+  return reply.observationId;
+}
+
+async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(size, items.length) }, async () => {
+      while (next < items.length) await each(items[next++]!);
+    }),
+  );
+}
+
+async function until(what: string, timeoutMs: number, done: () => boolean | Promise<boolean>, orElse: "throw" | "return" = "throw"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) {
+      if (orElse === "return") return;
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function serviceSnapshot(service: RunningService): Promise<Sample[]> {
+  service.process.kill("SIGUSR2");
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return scrape(`${service.url}/metrics`);
+}
+
+export function deploymentManifest(namespace: string, name: string, run: string, replicas: number, labels: Record<string, string> = {}): V1Deployment {
+  const podLabels = { app: name, "bench-run": run, ...labels };
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace, labels: { "bench-run": run, ...labels } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: podLabels }, spec: { containers: [{ name: "app", image: "registry.example/bench:1" }] } },
+    },
+  };
+}
+
+export async function runClusterBench(options: ClusterBenchOptions): Promise<ClusterBenchResult> {
+  const { log } = options;
+  const run = randomBytes(3).toString("hex");
+  const prefix = `bench-${run}`;
+  const admin = new KubeConfig();
+  admin.loadFromFile(options.kubeconfigPath);
+  const core = admin.makeApiClient(CoreV1Api);
+  const apps = admin.makeApiClient(AppsV1Api);
+  const toolsNamespace = `bench-${run}-tools`;
+  const namespaces = Array.from({ length: options.namespaces }, (_, i) => `bench-${run}-${i}`);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  let accounting: Accounting | undefined;
+  let service: RunningService | undefined;
+  let nc: NatsConnection | undefined;
+  try {
+    for (const name of [toolsNamespace, ...namespaces]) {
+      await core.createNamespace({ body: { metadata: { name, labels: { "bench-run": run } } } });
+      cleanups.push(() => core.deleteNamespace({ name }).catch(() => undefined));
+    }
+    accounting = await setUpAccounting(admin, run, toolsNamespace, options.dir, {
+      stagewatch: "read",
+      ...(options.helmSample > 0 && { "helm-watcher": "admin", "helm-legacy": "admin" }),
+    });
+    await until("default ServiceAccounts", 60_000, async () => {
+      const accounts = await core.listServiceAccountForAllNamespaces({ fieldSelector: "metadata.name=default" });
+      return namespaces.every((ns) => accounts.items.some((a) => a.metadata?.namespace === ns));
+    });
+
+    log(`starting stagewatch serve (subject prefix ${prefix})`);
+    service = await startServe(options.cli, {
+      kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath,
+      natsUrl: options.natsUrl,
+      dir: options.dir,
+      args: [`--subject-prefix=${prefix}`, "--log-level=warn"],
+      env: { NODE_OPTIONS: `--expose-gc --import=${new URL("gc-on-signal.ts", import.meta.url).pathname}` },
+    });
+    nc = await connect({ servers: options.natsUrl });
+    const verdicts = subscribeVerdicts(nc, prefix);
+    // The service's informers start on the first request naming a kind: one observation of a
+    // Deployment and one of a Job before anything is measured, so the informers' lists and
+    // watches are not counted as the observations' requests.
+    const warmRun = `${run}-warm`;
+    await apps.createNamespacedDeployment({ namespace: namespaces[0]!, body: deploymentManifest(namespaces[0]!, "warm-up", warmRun, 1) });
+    await admin.makeApiClient(BatchV1Api).createNamespacedJob({
+      namespace: namespaces[0]!,
+      body: {
+        metadata: { name: "warm-up-job", labels: { "bench-run": warmRun } },
+        spec: { template: { metadata: { labels: { "bench-run": warmRun } }, spec: { restartPolicy: "Never", containers: [{ name: "job", image: "registry.example/bench-job:1" }] } } },
+      },
+    });
+    const warmId = await requestObservation(nc, prefix, {
+      key: `${prefix}/warm-up`, deployment: "bench", require: "healthy", timeoutSeconds: 120,
+      resources: [
+        { apiVersion: "apps/v1", kind: "Deployment", namespace: namespaces[0]!, name: "warm-up" },
+        { apiVersion: "batch/v1", kind: "Job", namespace: namespaces[0]!, name: "warm-up-job" },
+      ],
+    });
+    await until("the warm-up verdict", 120_000, () => verdicts.has(warmId));
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    const before = await serviceSnapshot(service);
+    const measuredFrom = performance.now();
+    const requestsBefore = await accounting.counts();
+    const podsPerDeployment = Math.max(1, Math.round(options.pods / options.observations));
+    const deployments = Array.from({ length: options.observations }, (_, i) => ({ namespace: namespaces[i % namespaces.length]!, name: `app-${i}` }));
+    const decisive = await watchDecisive<V1Deployment>(admin, "/apis/apps/v1/deployments", `bench-run=${run}`, rolledOut);
+    const observationOf = new Map<string, string>();
+    const timeoutSeconds = options.observationBudgetSeconds;
+    log(`creating ${deployments.length} Deployments of ${podsPerDeployment} pods over ${namespaces.length} namespaces, observing each`);
+    const startedAt = performance.now();
+    await inBatches(deployments, options.concurrency, async ({ namespace, name }) => {
+      await apps.createNamespacedDeployment({ namespace, body: deploymentManifest(namespace, name, run, podsPerDeployment) });
+      const id = await requestObservation(nc!, prefix, {
+        key: `${prefix}/${namespace}/${name}`, deployment: "bench", require: "healthy", timeoutSeconds,
+        resources: [{ apiVersion: "apps/v1", kind: "Deployment", namespace, name }],
+      });
+      observationOf.set(`${namespace}/${name}`, id);
+    });
+    log(`all created in ${Math.round((performance.now() - startedAt) / 1000)} s; waiting for ${deployments.length} verdicts`);
+    let lastReport = 0;
+    await until("every verdict", (timeoutSeconds + 30) * 1000, () => {
+      const received = [...observationOf.values()].filter((id) => verdicts.has(id)).length;
+      if (performance.now() - lastReport > 15_000) {
+        lastReport = performance.now();
+        log(`${received}/${deployments.length} verdicts, ${decisive.times.size} rolled out`);
+      }
+      return received === deployments.length;
+    }, "return");
+    const rolledOutAt = Math.max(...decisive.times.values());
+    decisive.stop();
+    const measuredSeconds = (performance.now() - measuredFrom) / 1000;
+    const after = await serviceSnapshot(service);
+    const requestsAfter = await accounting.counts();
+
+    const afterEvent: number[] = [];
+    let succeeded = 0;
+    for (const [key, id] of observationOf) {
+      const verdict = verdicts.get(id);
+      const at = decisive.times.get(key);
+      if (verdict?.outcome === "succeeded") succeeded += 1;
+      if (verdict !== undefined && at !== undefined) afterEvent.push(verdict.atMs - at);
+    }
+    const podsCached = total(after, "stagewatch_informer_objects", { kind: "core/Pod" }) || total(after, "stagewatch_informer_objects", { kind: "Pod" });
+    const heapBefore = total(before, "stagewatch_nodejs_heap_size_used_bytes");
+    const heapAfter = total(after, "stagewatch_nodejs_heap_size_used_bytes");
+    const cpuSeconds = total(after, "stagewatch_process_cpu_seconds_total") - total(before, "stagewatch_process_cpu_seconds_total");
+    const watchEvents = total(after, "stagewatch_watch_events_total") - total(before, "stagewatch_watch_events_total");
+    const stagewatchRequests = difference(requestsAfter["stagewatch"]!, requestsBefore["stagewatch"]!);
+    const seconds = (rolledOutAt - startedAt) / 1000;
+    const result: ClusterBenchResult = {
+      sizes: { observations: options.observations, pods: podsPerDeployment * options.observations, podsPerDeployment, namespaces: options.namespaces },
+      verdicts: { received: afterEvent.length, succeeded, missing: deployments.length - afterEvent.length },
+      afterDecisiveEvent: latencies(afterEvent),
+      serviceEventToVerdict: histogramQuantiles(before, after, "stagewatch_event_to_verdict_seconds", [0.5, 0.99]),
+      cluster: { podsCachedByService: podsCached, secondsToCreateAndRollOut: Math.round(seconds), podsReadyPerSecond: Math.round((podsPerDeployment * options.observations) / seconds) },
+      service: {
+        heapBytesBefore: heapBefore,
+        heapBytesAfter: heapAfter,
+        heapBytesPerCachedPod: Math.round((heapAfter - heapBefore) / Math.max(1, podsCached)),
+        rssBytes: total(after, "stagewatch_process_resident_memory_bytes"),
+        cpuSeconds: Math.round(cpuSeconds * 100) / 100,
+        watchEvents,
+        cpuSecondsPer1000WatchEvents: Math.round((cpuSeconds / Math.max(1, watchEvents)) * 1000 * 1000) / 1000,
+        watchEventsPerSecondDelivered: Math.round(watchEvents / measuredSeconds),
+        watchEventsPerCpuSecond: Math.round(watchEvents / Math.max(0.01, cpuSeconds)),
+      },
+      apiRequests: {
+        stagewatch: stagewatchRequests,
+        stagewatchPerObservation: sum(stagewatchRequests) / options.observations,
+        // The service's own account of the watches it opened again (server timeouts after
+        // 300-600 s, errors, its watchdog): what its `watch` requests above are, if any.
+        watchRestartsByCause: restartsByCause(before, after),
+      },
+    };
+    if (options.helmSample > 0) {
+      log(`Helm sample: ${options.helmSample} releases per scenario and wait mode`);
+      result.helm = await runHelmSample({
+        admin, accounting, nc, prefix, run, namespace: namespaces[0]!, dir: options.dir,
+        sample: options.helmSample, timeoutSeconds: options.helmTimeoutSeconds, log, ...(options.helm !== undefined && { helm: options.helm }),
+      });
+    }
+    return result;
+  } finally {
+    await nc?.close().catch(() => undefined);
+    await service?.process.stop();
+    await accounting?.cleanup();
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}

@@ -1,0 +1,40 @@
+// How a thrown error becomes a line on stderr and an exit code (usage.ts). Loaded by main.ts only
+// once a command has thrown, so the classes it branches on cost a command's start-up nothing.
+import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError } from "../bus/clientErrors.js";
+import { NatsConfigError } from "../bus/connectionOptions.js";
+import { describeIssues } from "../verdicts/validation.js";
+import { ManifestError } from "./manifests.js";
+import { exitCodes, UsageError } from "./usage.js";
+
+export async function reportError(error: unknown): Promise<number> {
+  const say = (message: string) => process.stderr.write(`stagewatch: ${message}\n`);
+  if (error instanceof ObservationRejectedError) {
+    say(`request rejected (${error.code}): ${describeIssues(error.issues) || error.message}`);
+    return exitCodes.badInput;
+  }
+  if (error instanceof NatsConfigError) {
+    say(`${error.message}`);
+    return exitCodes.badInput;
+  }
+  if (error instanceof UsageError || error instanceof ManifestError || error instanceof ObservationConflictError) {
+    say(error.message);
+    return exitCodes.badInput;
+  }
+  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError || (await isServiceStartError(error))) {
+    say((error as Error).message);
+    return exitCodes.unavailable;
+  }
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return exitCodes.failed;
+}
+
+/**
+ * Only `serve` and `demo` start the service, and they have loaded its module by the time it
+ * throws: the import is then free, while `observe` never loads the service to find out its error
+ * is something else.
+ */
+async function isServiceStartError(error: unknown): Promise<boolean> {
+  if (!(error instanceof Error) || error.name !== "ServiceStartError") return false;
+  const { ServiceStartError } = await import("../service/service.js");
+  return error instanceof ServiceStartError;
+}

@@ -1,0 +1,67 @@
+/**
+ * The live-cluster benchmark (`./dev.sh bench cluster`, bench/cluster) at a small size against the
+ * e2e cluster, so it cannot rot: the compiled service as a read-only ServiceAccount, observations
+ * of real Deployments, the independent watch, the verdict subscriber, the service's metrics, the
+ * FlowSchema request counts per tool, and Helm 4's two wait modes on one release per scenario.
+ * It asserts what was decided and counted, never how long anything took.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { runClusterBench, type ClusterBenchResult } from "../../bench/cluster/scale.ts";
+import { compileStagewatch, scratchDir } from "../cluster/stagewatch.ts";
+import { kubeconfigPath, natsUrl } from "./support/cluster.ts";
+
+let result: ClusterBenchResult;
+const observations = 6;
+
+beforeAll(async () => {
+  const compiled = compileStagewatch(scratchDir("bench-cluster-build"));
+  result = await runClusterBench({
+    kubeconfigPath: kubeconfigPath(),
+    natsUrl: natsUrl(),
+    cli: compiled.cli,
+    dir: scratchDir("bench-cluster"),
+    observations,
+    pods: 12,
+    namespaces: 2,
+    concurrency: 3,
+    helmSample: 1,
+    helmTimeoutSeconds: 10,
+    observationBudgetSeconds: 120,
+    log: () => undefined,
+  });
+}, 300_000);
+
+
+describe("bench cluster at a small size", () => {
+  it("receives every verdict, each after its Deployment's decisive event was seen", () => {
+    expect(result.sizes).toEqual({ observations, pods: 12, podsPerDeployment: 2, namespaces: 2 });
+    expect(result.verdicts).toEqual({ received: observations, succeeded: observations, missing: 0 });
+    expect(result.afterDecisiveEvent.count).toBe(observations);
+    expect(result.serviceEventToVerdict.count).toBeGreaterThanOrEqual(observations);
+  });
+
+  it("reads the service's pods, heap, RSS and CPU from its metrics", () => {
+    expect(result.cluster.podsCachedByService).toBeGreaterThanOrEqual(12);
+    expect(result.service.heapBytesAfter).toBeGreaterThan(0);
+    expect(result.service.rssBytes).toBeGreaterThan(result.service.heapBytesAfter);
+    expect(result.service.watchEvents).toBeGreaterThan(0);
+  });
+
+  it("counts no API request of stagewatch's per observation: its informers were open before", () => {
+    expect(result.apiRequests.stagewatchPerObservation).toBe(0);
+  });
+
+  it("runs Helm's two wait modes beside stagewatch and counts their requests", () => {
+    const helm = result.helm!;
+    for (const mode of ["watcher", "legacy"] as const) {
+      const { scenarios, apiRequestsPerRelease } = helm[mode];
+      expect(apiRequestsPerRelease).toBeGreaterThan(0);
+      expect(scenarios.healthy.helm.outcomes).toEqual({ "exit 0": 1 });
+      expect(scenarios.imagePullBackOff.helm.outcomes).toEqual({ "exit 1": 1 });
+      expect(scenarios.failingJob.helm.outcomes).toEqual({ "exit 1": 1 });
+      expect(scenarios.healthy.stagewatch.outcomes).toEqual({ succeeded: 1 });
+      expect(scenarios.imagePullBackOff.stagewatch.outcomes).toEqual({ failed: 1 });
+      expect(scenarios.failingJob.stagewatch.outcomes).toEqual({ failed: 1 });
+    }
+  });
+});
