@@ -8,15 +8,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames } from "../../src/bus/index.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { compileStagewatch, REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, Fault, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
 import { pipelines, type Pipelines } from "./support/pipeline.ts";
+import { removeBus } from "./support/bus.ts";
 
 const script = join(REPO_ROOT, "examples/ci/observe-release.sh");
 // Compiling stagewatch, and on a machine that never built them, kubectl and helm.
@@ -40,11 +38,7 @@ describe("examples/ci/observe-release.sh", () => {
 
   afterAll(async () => {
     await service?.process.stop();
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    const names = busNames(prefix);
-    for (const stream of [names.eventStream, `KV_${names.recordsBucket}`, `KV_${names.leasesBucket}`]) await jsm.streams.delete(stream).catch(() => false);
-    await nc.close();
+    await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 

@@ -12,10 +12,7 @@ import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CoreV1Api } from "@kubernetes/client-node";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames } from "../../src/bus/index.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import {
   compileStagewatch,
@@ -31,6 +28,7 @@ import {
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, type Declared } from "./support/manifests.ts";
 import { apply } from "./support/stagewatch.ts";
+import { removeBus } from "./support/bus.ts";
 
 const COMPILE_TIMEOUT_MS = 300_000;
 /** Bounds a child that should answer at once (bad input, nobody listening): a hang fails the test. */
@@ -82,18 +80,6 @@ function manifestDir(name: string, ...objects: Declared[]): string {
 }
 
 /** Deletes the event stream and records bucket a service made for `prefix` on the shared NATS server. */
-async function removeBus(prefix: string): Promise<void> {
-  const names = busNames(prefix);
-  const nc = await connect({ servers: natsUrl() });
-  try {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(names.eventStream).catch(() => false);
-    await jsm.streams.delete(`KV_${names.recordsBucket}`).catch(() => false);
-  } finally {
-    await nc.close();
-  }
-}
-
 describe("stagewatch observe against stagewatch serve", () => {
   const prefix = `e2e-cli-${randomBytes(3).toString("hex")}`;
   let namespace: string;
@@ -106,7 +92,7 @@ describe("stagewatch observe against stagewatch serve", () => {
 
   afterAll(async () => {
     await service?.process.stop();
-    await removeBus(prefix);
+    await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 
@@ -232,7 +218,7 @@ describe("stagewatch observe against stagewatch serve", () => {
       expect(result.stdout).toBe("");
     } finally {
       await orphaned.process.stop();
-      await removeBus(orphanPrefix);
+      await removeBus(natsUrl(), orphanPrefix);
     }
   }, 120_000);
 
@@ -356,7 +342,7 @@ describe("commands, help and flags", () => {
     try {
       expect(await service.process.stop(30_000)).toEqual({ code: 0, signal: null });
     } finally {
-      await removeBus(prefix);
+      await removeBus(natsUrl(), prefix);
     }
   });
 });
@@ -387,7 +373,7 @@ describe("stagewatch demo on the e2e cluster", () => {
 
   afterAll(async () => {
     await Promise.all(demoNamespaces.map((name) => deleteNamespace(name)));
-    await removeBus(demoPrefix);
+    await removeBus(natsUrl(), demoPrefix);
   });
 
   it("--kubeconfig --exit: exit 0 and the three verdicts on stdout", async () => {

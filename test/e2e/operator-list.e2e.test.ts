@@ -7,15 +7,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames, connectObserver, type ObservationRun, type Observer } from "../../src/bus/index.ts";
+import { connectObserver, type ObservationRun, type Observer } from "../../src/bus/index.ts";
 import type { InProgressItem } from "../../src/cli/inProgressTable.ts";
 import { compileStagewatch, runStagewatch, scratchDir, startServe, type CommandResult, type CompiledTree, type RunningService } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
+import { removeBus } from "./support/bus.ts";
 
 const COMPILE_TIMEOUT_MS = 300_000;
 const kc = kubeConfig();
@@ -46,11 +45,7 @@ describe("stagewatch list", () => {
   afterAll(async () => {
     await observer?.close();
     await service?.process.stop();
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    const names = busNames(prefix);
-    for (const stream of [names.eventStream, `KV_${names.recordsBucket}`, `KV_${names.leasesBucket}`]) await jsm.streams.delete(stream).catch(() => false);
-    await nc.close();
+    await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 

@@ -15,15 +15,13 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AppsV1Api } from "@kubernetes/client-node";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames } from "../../src/bus/index.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { compileStagewatch, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
 import { pipelines, type Pipelines } from "./support/pipeline.ts";
+import { removeBus } from "./support/bus.ts";
 
 const chart = fileURLToPath(new URL("../fixtures/charts/payments/", import.meta.url));
 // Compiling stagewatch, and on a machine that never built them, kubectl and helm.
@@ -48,12 +46,7 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
 
   afterAll(async () => {
     await service?.process.stop();
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    const names = busNames(prefix);
-    await jsm.streams.delete(names.eventStream).catch(() => false);
-    await jsm.streams.delete(`KV_${names.recordsBucket}`).catch(() => false);
-    await nc.close();
+    await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 

@@ -8,16 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames, connectObserver } from "../../src/bus/index.ts";
+import { connectObserver } from "../../src/bus/index.ts";
 import type { InProgressItem } from "../../src/cli/inProgressTable.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { compileStagewatch, runStagewatch, scratchDir, startServe, writeManifest, type CommandResult, type CompiledTree, type RunningService } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
 import { apply, observeRequest, sumSamples } from "./support/stagewatch.ts";
+import { removeBus } from "./support/bus.ts";
 
 const COMPILE_TIMEOUT_MS = 300_000;
 const kc = kubeConfig();
@@ -58,13 +57,7 @@ describe("two clusters' services on one NATS, one subject prefix each", () => {
 
   afterAll(async () => {
     await Promise.all([...services.values()].map((service) => service.process.stop()));
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    for (const { prefix } of [east, west]) {
-      const names = busNames(prefix);
-      for (const stream of [names.eventStream, `KV_${names.recordsBucket}`, `KV_${names.leasesBucket}`]) await jsm.streams.delete(stream).catch(() => false);
-    }
-    await nc.close();
+    for (const { prefix } of [east, west]) await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 

@@ -12,6 +12,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { busNames, type BusNames } from "../../../src/bus/index.js";
 import { ObservationEvent, type ObservationVerdict } from "../../../src/verdicts/schemas.js";
 import { scratchDir, startServe, type CompiledTree, type RunningService } from "../../cluster/stagewatch.ts";
+import { removeBus } from "./bus.ts";
 
 export interface Replica {
   readonly id: string;
@@ -68,12 +69,7 @@ export class ServeFleet {
 
   async stopAll(): Promise<void> {
     await Promise.all(this.started.map((replica) => replica.service.process.stop(15_000)));
-    const nc = await connect({ servers: this.options.natsUrl.split(",") });
-    const jsm = await jetstreamManager(nc);
-    for (const stream of [this.names.eventStream, `KV_${this.names.recordsBucket}`, `KV_${this.names.leasesBucket}`]) {
-      await jsm.streams.delete(stream).catch(() => false);
-    }
-    await nc.close();
+    await removeBus(this.options.natsUrl, this.prefix);
   }
 }
 

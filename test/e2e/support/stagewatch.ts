@@ -20,6 +20,7 @@ import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, Res
 import { compileHealthChecks, type HealthCheck } from "../../../src/verdicts/index.js";
 import { kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
 import type { Manifest } from "./manifests.js";
+import { busStreams } from "./bus.ts";
 
 const logDir = fileURLToPath(new URL("../../../.stagewatch/e2e/logs/", import.meta.url));
 
@@ -101,9 +102,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
       await Promise.all([observer, ...others].map((o) => o?.close()));
       await service.stop();
       const jsm = await jetstreamManager(rawConnection);
-      await jsm.streams.delete(names.eventStream).catch(() => false);
-      await jsm.streams.delete(`KV_${names.recordsBucket}`).catch(() => false);
-      await jsm.streams.delete(`KV_${names.leasesBucket}`).catch(() => false);
+      for (const stream of busStreams(names)) await jsm.streams.delete(stream).catch(() => false);
       await rawConnection.close();
       destination.flushSync();
     },

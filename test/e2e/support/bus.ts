@@ -1,0 +1,23 @@
+/**
+ * What one subject prefix leaves on NATS (the event stream and the two KV buckets), and its
+ * removal: every test that runs a service under a prefix of its own removes it afterwards, so a
+ * shared nats-server does not fill up with test streams.
+ */
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { busNames, type BusNames } from "../../../src/bus/index.js";
+
+export function busStreams(names: BusNames): string[] {
+  return [names.eventStream, `KV_${names.recordsBucket}`, `KV_${names.leasesBucket}`];
+}
+
+/** Deletes the prefix's stream and buckets; `servers` as NATS_URL takes them (comma-separated). */
+export async function removeBus(servers: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: servers.split(",") });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const stream of busStreams(busNames(prefix))) await jsm.streams.delete(stream).catch(() => false);
+  } finally {
+    await nc.close();
+  }
+}
