@@ -51,7 +51,7 @@ import {
 } from "../verdicts/index.js";
 import { controllerOf } from "../ownership/index.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
-import { RecordWriter, type RecordContent } from "./recordWriter.js";
+import { RecordWriter } from "./recordWriter.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import type { AdoptingEngine } from "./adoption.js";
 import type { AdoptionCause } from "./leasePolicy.js";
@@ -293,16 +293,19 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   /** Builds what the engine keeps of an observation it drives, its record writer fenced by `stored`. */
   private liveOf(state: ObservationState, stored: StoredRecord): LiveObservation {
     const id = state.observationId;
+    const live: Omit<LiveObservation, "record"> = { state, stallMs: stored.record.request.stallSeconds * 1000, movedAt: this.now() };
     const record = new RecordWriter({
       records: this.options.records,
       logger: this.options.logger,
       owner: this.replicaId,
       initial: stored,
+      // The state as it stands when the write goes out: a step supersedes the state, so read it through `live`.
+      content: () => ({ verdict: toVerdict(live.state), labelledBootstrap: labelledBootstrapKeys(live.state) }),
       onSuperseded: (current) => void this.superseded(id, current),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.options.scheduler.schedule(() => resolve(), ms)),
     });
-    return { state, record, stallMs: stored.record.request.stallSeconds * 1000, movedAt: this.now() };
+    return Object.assign(live, { record });
   }
 
   /** Another replica wrote the record: it decided or adopted the observation. */
@@ -334,10 +337,6 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     live.timer?.unsubscribe();
     live.synced?.unsubscribe();
     live.access?.unsubscribe();
-  }
-
-  private content(state: ObservationState): RecordContent {
-    return { verdict: toVerdict(state), labelledBootstrap: labelledBootstrapKeys(state) };
   }
 
   private now(): number {
@@ -544,7 +543,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       this.watchForStall(live);
       // The record follows every reading (coalesced by the writer), so an adopter resumes from the
       // newest one; the step's events go out once a record holding them is stored.
-      const stored = live.record.update(this.content(live.state));
+      const stored = live.record.update();
       if (events.length > 0) void stored.then((ok) => ok && events.forEach((event) => this.publish(event)));
     }
     this.schedule(live);
@@ -556,7 +555,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
-    const delivery = live.record.decide(this.content(live.state)).then((stored) =>
+    const delivery = live.record.decide().then((stored) =>
       this.delivery.deliver({ state: live.state, verdict, events, receivedAt }, stored),
     );
     live.delivery = delivery;

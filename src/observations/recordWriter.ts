@@ -7,8 +7,9 @@
 // one authority on the outcome: a record another replica changed (it adopted the observation, or
 // cancelled it through the record) is never overwritten, and the engine is told it was superseded.
 //
-// Writes are coalesced: at most one in flight, and only the newest content waiting behind it, so
-// a busy rollout costs one KV write per round trip rather than one per event. A write that fails
+// Writes are coalesced: at most one in flight and one waiting behind it, whose content is read
+// from the observation when it is written, so a busy rollout costs one KV write (and one verdict
+// built) per round trip rather than one per event, whatever the request's size. A write that fails
 // for want of NATS is retried with backoff until it is stored or superseded: what was decided
 // while NATS was away is stored, then published, when it returns.
 import type { ObservationRecord, ObservationRecords, StoredRecord } from "../bus/index.js";
@@ -24,6 +25,8 @@ export interface RecordWriterOptions {
   /** This replica's id, written as the record's owner. */
   readonly owner: string;
   readonly initial: StoredRecord;
+  /** The observation's content as it stands now; read when a write goes out, not when it is asked for. */
+  readonly content: () => RecordContent;
   /** Another replica changed the record: the engine stops driving the observation. */
   readonly onSuperseded: (current: StoredRecord | undefined) => void;
   /** Waits between attempts; tests pass one that returns at once. */
@@ -34,7 +37,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const retryDelaysMs = [250, 500, 1_000, 2_000, 5_000];
 
 interface Waiting {
-  content: RecordContent;
   /** Resolved with true once stored, false when the record went elsewhere. */
   done: ((stored: boolean) => void)[];
 }
@@ -59,11 +61,11 @@ export class RecordWriter {
     return this.stored.record.verdict;
   }
 
-  /** Queues a write of the newest content; resolves true once it (or newer content) is stored. */
-  update(content: RecordContent): Promise<boolean> {
+  /** The observation changed: queues a write; resolves true once a record holding this change (or a later one) is stored. */
+  update(): Promise<boolean> {
     if (this.ended) return Promise.resolve(false);
     const done = new Promise<boolean>((resolve) => {
-      this.waiting = { content, done: [...(this.waiting?.done ?? []), resolve] };
+      this.waiting = { done: [...(this.waiting?.done ?? []), resolve] };
     });
     this.inFlight ??= this.drain();
     return done;
@@ -82,9 +84,9 @@ export class RecordWriter {
     waiting?.done.forEach((resolve) => resolve(false));
   }
 
-  /** The terminal write, taking the place of any waiting content: stored, or superseded by another replica's write. */
-  async decide(content: RecordContent): Promise<DecideResult> {
-    const stored = await this.update(content);
+  /** The terminal write (the observation is decided, so its content no longer changes): stored, or superseded by another replica's write. */
+  async decide(): Promise<DecideResult> {
+    const stored = await this.update();
     await this.idle();
     return stored ? { stored: true } : { stored: false, current: this.supersededBy };
   }
@@ -95,11 +97,11 @@ export class RecordWriter {
       this.waiting = undefined;
       let result: WriteResult | undefined;
       try {
-        result = await this.writeOnce(waiting.content);
+        result = await this.writeOnce(this.options.content());
       } catch (error) {
         failures += 1;
         if (failures === 1 || failures % 10 === 0) {
-          this.options.logger.warn({ observationId: waiting.content.verdict.observationId, err: error, failures }, "cannot store the observation record yet; retrying");
+          this.options.logger.warn({ observationId: this.stored.record.observationId, err: error, failures }, "cannot store the observation record yet; retrying");
         }
       }
       if (result?.written) {
@@ -113,9 +115,9 @@ export class RecordWriter {
         break;
       }
       // Not stored yet (NATS away, or our own earlier write's acknowledgement lost): try again,
-      // with the newest content if newer arrived meanwhile.
+      // with the content as it stands then.
       const newer = this.waiting as Waiting | undefined;
-      this.waiting = newer ? { content: newer.content, done: [...waiting.done, ...newer.done] } : waiting;
+      this.waiting = { done: [...waiting.done, ...(newer?.done ?? [])] };
       if (!result) await (this.options.delay ?? sleep)(retryDelaysMs[Math.min(failures - 1, retryDelaysMs.length - 1)]!);
     }
     if (this.ended) this.abandon();
