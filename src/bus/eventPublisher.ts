@@ -46,8 +46,8 @@ export type EventPublisherOptions = {
 export type EventPublisher = {
   /** Resolves once the event is stored (or given up on); never rejects. */
   publish(event: ObservationEvent): Promise<PublishOutcome>;
-  /** Resolves when every publish started so far has finished, or after `timeoutMs`. */
-  flush(timeoutMs?: number): Promise<void>;
+  /** Resolves when every publish started so far has finished. */
+  flush(): Promise<void>;
   /** Whether the stream holds the observation's verdict already. */
   hasVerdict(deployment: string, observationId: string): Promise<boolean>;
   /** Drops what still waits for this observation (it went to another replica); a verdict is never dropped. */
@@ -145,12 +145,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       });
       return next;
     },
-    async flush(timeoutMs) {
-      const all = Promise.all(tails.values()).then(() => undefined);
-      if (timeoutMs === undefined) return all;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
+    async flush() {
+      await Promise.all(tails.values());
     },
     async hasVerdict(deployment, observationId) {
       if (!options.jsm) return false;

@@ -201,7 +201,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         await withinMs(engine.handOver(), graceMs);
         leases.stopHeartbeat();
         engine.stop();
-        await events.flush(Math.max(1_000, graceMs / 4));
+        await withinMs(events.flush(), Math.max(1_000, graceMs / 4));
         hub.stop();
         await nats.drain().catch(() => undefined);
         await ops.close();
