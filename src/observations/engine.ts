@@ -24,16 +24,19 @@ import { combineLatest, filter, map, merge, take, asyncScheduler, type Scheduler
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
-import type { Informer, ResourceMapping, WatchEvent } from "../streams/index.js";
+import type { Informer, ResourceMapping, WarningSource, WatchEvent } from "../streams/index.js";
+import type { ClusterWarning } from "../kube/warnings.js";
 import {
   advanceClock,
   budgetDeadline,
   cancelObservation,
   evaluateResource,
   groupKind,
+  identityKey,
   isTerminal,
   labelledBootstrapKeys,
   markCachesSynced,
+  newestWarning,
   nextWakeAt,
   objectIdentityKey,
   recordAccessProblem,
@@ -42,11 +45,14 @@ import {
   stallNotice,
   startObservation,
   toVerdict,
+  warningSlackMs,
+  withWarning,
   type ObservationEvent,
   type ObservationRequest,
   type ObservationState,
   type ObservationStep,
   type ObservationVerdict,
+  type OwnedObjects,
   type Rule,
 } from "../verdicts/index.js";
 import { controllerOf } from "../ownership/index.js";
@@ -97,6 +103,8 @@ export interface ObservationEngineOptions {
   decidedMemory?: number;
   /** CEL health checks of custom kinds by kind key (compileHealthChecks). */
   healthChecks?: ReadonlyMap<string, Rule>;
+  /** Warning events shown in pending readings; none when undefined (`--warning-events=false`). */
+  warnings?: WarningSource;
 }
 
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
@@ -128,7 +136,8 @@ interface LiveObservation {
 }
 
 export class ObservationEngine implements ObservationService, AdoptingEngine {
-  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
+  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory" | "warnings">> &
+    Pick<ObservationEngineOptions, "warnings"> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
   private readonly decided: RecentVerdicts;
   private readonly delivery: VerdictDelivery;
@@ -354,6 +363,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     if (wakeAt !== undefined && wakeAt <= this.now()) this.apply(live, advanceClock(live.state, this.now()));
     if (isTerminal(live.state.outcome)) return;
     this.watchForStall(live);
+    this.followWarnings();
     const { state } = live;
 
     const needed = new Map<string, ResourceMapping>();
@@ -394,6 +404,36 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       this.subscriptions.set(mapping.kindKey, informer.events$.subscribe((event) => this.handle(event)));
     }
     return informer;
+  }
+
+  /** The one subscription to Warning events, made with the first observation. */
+  private followWarnings(): void {
+    const { warnings } = this.options;
+    if (!warnings || this.subscriptions.has("core/Event")) return;
+    this.subscriptions.set(
+      "core/Event",
+      warnings.warnings$.subscribe((warning) =>
+        this.guarded({ kind: "core/Event", reason: warning.reason }, () => this.routeWarning(warning, performance.now())),
+      ),
+    );
+  }
+
+  /**
+   * A warning reaches the observations reading its object: a pod or ReplicaSet through the
+   * workload it answers to (by UID, as its watch events are), a declared object by the identity
+   * the event's involvedObject names (and its UID). That object is then read again, the warning
+   * with it.
+   */
+  private routeWarning(warning: ClusterWarning, receivedAt: number): void {
+    const { uid, apiVersion, kind, namespace, name } = warning.involved;
+    const owned = this.owned.byUid(kind, uid);
+    if (owned) this.readWorkload(this.owned.workloadUidOf(owned), receivedAt);
+    // A bare ReplicaSet or pod may be declared itself as well as indexed.
+    if (apiVersion === undefined) return;
+    const key = identityKey({ apiVersion, kind, namespace, name });
+    const observers = this.routes.observersOf(key);
+    const object = observers && this.objectOf(key);
+    if (observers && object?.metadata.uid === uid) this.read(key, object, observers, receivedAt);
   }
 
   /** Once every informer the observation reads has listed: start the absence grace, read the cache. */
@@ -482,6 +522,11 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     const workloadUid = this.owned.workloadUidOf(object);
     if (object.kind === "Pod") this.owned.applyPod(type, object as Pod);
     else this.owned.applyReplicaSet(type, object as ReplicaSet);
+    this.readWorkload(workloadUid, receivedAt);
+  }
+
+  /** The workload an owned object answers to is read again for whoever waits on it. */
+  private readWorkload(workloadUid: string | undefined, receivedAt: number): void {
     if (workloadUid === undefined) return;
     const key = this.routes.workloadKey(workloadUid);
     const observers = key === undefined ? undefined : this.routes.observersOf(key);
@@ -494,20 +539,33 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private read(key: string, object: KubeObject, observationIds: readonly string[], receivedAt?: number): void {
     const kind = groupKind(object.apiVersion, object.kind);
     const owned = podOwningKinds.has(kind) ? this.owned.ownedBy(object) : undefined;
+    const warnings = this.warningsAbout(object, owned);
     for (const id of observationIds) {
       const live = this.live.get(id);
       const resource = live?.state.resources.get(key);
       if (!live || !resource || resource.reading.state !== "pending") continue;
-      const reading = evaluateResource({
+      const evaluated = evaluateResource({
         object,
         ...(owned && { owned }),
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
         healthChecks: this.options.healthChecks,
       });
+      const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);
+      const reading = withWarning(evaluated, warning, live.state.failOn);
       const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
       this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);
     }
+  }
+
+  /** The newest warning about the object and about each ReplicaSet and pod it owns. */
+  private warningsAbout(object: KubeObject, owned: OwnedObjects | undefined): (ClusterWarning | undefined)[] {
+    const { warnings } = this.options;
+    if (!warnings) return [];
+    const about = [warnings.newest(object.metadata.uid)];
+    for (const child of owned?.replicaSets ?? []) about.push(warnings.newest(child.metadata.uid));
+    for (const child of owned?.pods ?? []) about.push(warnings.newest(child.metadata.uid));
+    return about;
   }
 
   private apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
@@ -538,9 +596,11 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       return;
     }
     if (changed) {
-      live.movedAt = this.now();
-      live.stallNoticed = false;
-      this.watchForStall(live);
+      if (step.progressed) {
+        live.movedAt = this.now();
+        live.stallNoticed = false;
+        this.watchForStall(live);
+      }
       // The record follows every reading (coalesced by the writer), so an adopter resumes from the
       // newest one; the step's events go out once a record holding them is stored.
       const stored = live.record.update();

@@ -35,6 +35,13 @@ export class OwnedObjectIndex {
     return controller.uid;
   }
 
+  /** An owned pod or ReplicaSet by its UID (what a Warning event names). */
+  byUid(kind: string, uid: string): KubeObject | undefined {
+    if (kind === "Pod") return this.pods.getByUid(uid);
+    if (kind === "ReplicaSet") return this.replicaSets.getByUid(uid);
+    return undefined;
+  }
+
   /** What a workload owns: its ReplicaSets (Deployments) and the pods under it. */
   ownedBy(workload: KubeObject): OwnedObjects {
     const replicaSets = this.replicaSets.childrenOf(workload.metadata.uid);

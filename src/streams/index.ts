@@ -54,4 +54,8 @@ export type { ResourceMapping } from "./restMapper.js";
 export { keptAnnotations, keptLabelPrefix, stripObject } from "./strip.js";
 export type { StripTarget } from "./strip.js";
 export { KubeRequestError, isGone } from "./transport.js";
+export { WarningFeed, warningFieldSelector } from "./warningFeed.js";
+export type { WarningFeedOptions, WarningSource } from "./warningFeed.js";
+export { WarningIndex, defaultWarningIndexLimits } from "./warningIndex.js";
+export type { WarningIndexLimits } from "./warningIndex.js";
 export type { KubeRequest, KubeTransport } from "./transport.js";

@@ -6,6 +6,7 @@ import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
 import type { StreamLogger, StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
+import { stripObject, type StripTarget } from "./strip.js";
 import type { ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
 
@@ -88,7 +89,8 @@ class SharedInformer implements Informer {
 
     const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
     const unlisted = new Set(scopes);
-    const { kindKey } = options.mapping;
+    const { apiVersion, kind, kindKey } = options.mapping;
+    const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, wholeStatus: options.wholeStatus === true };
     const publish = (events: WatchEvent[]) => {
       options.metrics.objects(kindKey, this.cache.size);
       for (const event of events) this.changes.next(event);
@@ -98,6 +100,7 @@ class SharedInformer implements Informer {
         new Reflector({
           ...options,
           namespace,
+          decode: (raw) => stripObject(raw, target),
           sink: {
             replace: (objects) => {
               this.clearProblem(namespace);

@@ -7,6 +7,7 @@ import { noopStreamMetrics, silentLogger, type StreamLogger, type StreamMetrics 
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
 import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
+import { WarningFeed } from "./warningFeed.js";
 
 /**
  * Kinds listed and watched as metadata only: no status, and a body the rules never read (data,
@@ -48,6 +49,7 @@ export class InformerHub {
   private readonly metadataOnly: ReadonlySet<string>;
   private readonly wholeStatus: ReadonlySet<string>;
   private readonly running = new Map<string, Informer>();
+  private warningFeed: WarningFeed | undefined;
 
   constructor(options: InformerHubOptions) {
     this.options = options;
@@ -95,6 +97,20 @@ export class InformerHub {
     return this.informer(await this.resolve(apiVersion, kind));
   }
 
+  /** The Warning events feed, shared like the informers; its watch starts with its first subscriber. */
+  warnings(): WarningFeed {
+    this.warningFeed ??= new WarningFeed({
+      transport: this.options.transport,
+      namespaces: this.namespaces,
+      scheduler: this.options.scheduler ?? asyncScheduler,
+      timing: { ...defaultReflectorTiming, ...this.options.timing },
+      metrics: this.options.metrics ?? noopStreamMetrics,
+      logger: this.options.logger ?? silentLogger,
+      random: this.options.random ?? Math.random,
+    });
+    return this.warningFeed;
+  }
+
   /** Every informer started so far has synced (readiness). */
   hasSynced(): boolean {
     return [...this.running.values()].every((informer) => informer.hasSynced());
@@ -102,5 +118,6 @@ export class InformerHub {
 
   stop(): void {
     for (const informer of [...this.running.values()]) informer.stop();
+    this.warningFeed?.stop();
   }
 }

@@ -20,7 +20,6 @@ import { accessProblemOf, type InformerProblem } from "./accessProblem.js";
 import { createBackoff, defaultBackoffPolicy, type Backoff, type BackoffPolicy } from "./backoff.js";
 import type { RestartCause, StreamLogger, StreamMetrics } from "./instrumentation.js";
 import { collectionPath, type ResourceMapping } from "./restMapper.js";
-import { stripObject, type StripTarget } from "./strip.js";
 import { KubeRequestError, isGone, statusError, type KubeTransport } from "./transport.js";
 
 // Secrets and ConfigMaps must never reach the process with their data: the server sends only
@@ -52,25 +51,35 @@ export const defaultReflectorTiming: ReflectorTiming = {
   backoff: defaultBackoffPolicy,
 };
 
+/** What a reflector keeps of one object: anything that still says where a watch resumes. */
+export interface Versioned {
+  readonly metadata: { readonly resourceVersion?: string | undefined };
+}
+
 /** Where a reflector delivers what it learns; the informer turns these into events. */
-export interface ReflectorSink {
+export interface ReflectorSink<T extends Versioned = KubeObject> {
   /** The complete contents of the reflector's scope, after each (re)list. */
-  replace(objects: KubeObject[], namespace: string | undefined): void;
-  upsert(object: KubeObject): void;
-  remove(object: KubeObject): void;
+  replace(objects: T[], namespace: string | undefined): void;
+  upsert(object: T): void;
+  remove(object: T): void;
   /** A list or watch was refused; the next `replace` means access is back. */
   refused(problem: InformerProblem): void;
 }
 
-export interface ReflectorOptions {
+export interface ReflectorOptions<T extends Versioned = KubeObject> {
   mapping: ResourceMapping;
   /** One namespace, or the whole cluster when undefined. */
   namespace: string | undefined;
   metadataOnly: boolean;
-  /** Status kept whole (kinds judged by CEL health checks); see StripTarget. */
-  wholeStatus?: boolean;
+  /** Only the objects this field selector matches (`type=Warning`), in the list and the watch. */
+  fieldSelector?: string;
+  /**
+   * What is kept of each object as it arrives (stripObject for informers): the raw JSON is
+   * dropped at once. Undefined means the value is not an object of the collection.
+   */
+  decode: (raw: unknown) => T | undefined;
   transport: KubeTransport;
-  sink: ReflectorSink;
+  sink: ReflectorSink<T>;
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
   metrics: StreamMetrics;
@@ -88,23 +97,20 @@ interface ListPage {
   continueToken: string | undefined;
 }
 
-export class Reflector {
-  private readonly options: ReflectorOptions;
+export class Reflector<T extends Versioned = KubeObject> {
+  private readonly options: ReflectorOptions<T>;
   private readonly backoff: Backoff;
   private readonly path: string;
-  private readonly target: StripTarget;
   /** Where the next watch resumes; undefined means the next step is a list. */
   private resourceVersion: string | undefined;
   /** The list, watch or pending restart in progress: stopping cancels whichever it is. */
   private step: Subscription | undefined;
   private stopped = false;
 
-  constructor(options: ReflectorOptions) {
+  constructor(options: ReflectorOptions<T>) {
     this.options = options;
     this.backoff = createBackoff(options.timing.backoff, options.random);
     this.path = collectionPath(options.mapping, options.namespace);
-    const { apiVersion, kind, kindKey } = options.mapping;
-    this.target = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, wholeStatus: options.wholeStatus === true };
   }
 
   start(): void {
@@ -117,13 +123,13 @@ export class Reflector {
   }
 
   private list(): void {
-    const objects: KubeObject[] = [];
+    const objects: T[] = [];
     let resourceVersion: string | undefined;
     this.follow(this.pages(), {
       next: (page) => {
         resourceVersion = page.resourceVersion;
         for (const item of page.items) {
-          const object = stripObject(item, this.target);
+          const object = this.options.decode(item);
           if (object) objects.push(object);
         }
       },
@@ -144,20 +150,20 @@ export class Reflector {
   }
 
   private pages(): Observable<ListPage> {
-    const { transport, timing, metadataOnly } = this.options;
+    const { transport, timing, metadataOnly, fieldSelector } = this.options;
     const page = (continueToken?: string) =>
       transport
         .getJson({
           path: this.path,
           accept: metadataOnly ? metadataListAccept : undefined,
-          query: { limit: timing.pageSize, continue: continueToken },
+          query: { limit: timing.pageSize, continue: continueToken, fieldSelector },
         })
         .pipe(map((body) => listPage(body, this.path)));
     return page().pipe(expand((previous) => (previous.continueToken ? page(previous.continueToken) : EMPTY)));
   }
 
   private watch(): void {
-    const { transport, timing, scheduler, metadataOnly, random } = this.options;
+    const { transport, timing, scheduler, metadataOnly, fieldSelector, random } = this.options;
     const startedAt = scheduler.now();
     let delivered = false;
     const healthy = () => delivered || scheduler.now() - startedAt >= timing.minWatchMs;
@@ -166,6 +172,7 @@ export class Reflector {
       accept: metadataOnly ? metadataWatchAccept : undefined,
       query: {
         watch: true,
+        fieldSelector,
         resourceVersion: this.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: Math.floor(timing.watchTimeoutSeconds * (1 + random())),
@@ -203,7 +210,7 @@ export class Reflector {
       case "ADDED":
       case "MODIFIED":
       case "DELETED": {
-        const object = stripObject(event.object, this.target);
+        const object = this.options.decode(event.object);
         if (!object) return new KubeRequestError(`watch ${this.path}: a ${event.type} event without an object`);
         this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
         if (event.type === "DELETED") sink.remove(object);

@@ -69,6 +69,7 @@ export const builtinMappings: readonly ResourceMapping[] = [
   mapping("v1", "ServiceAccount", "serviceaccounts", true),
   mapping("v1", "PersistentVolumeClaim", "persistentvolumeclaims", true),
   mapping("v1", "Namespace", "namespaces", false),
+  mapping("v1", "Event", "events", true),
   mapping("apps/v1", "Deployment", "deployments", true),
   mapping("apps/v1", "ReplicaSet", "replicasets", true),
   mapping("apps/v1", "StatefulSet", "statefulsets", true),

@@ -17,13 +17,14 @@
 import { advanceStageBy, blockedStage, stageRank, stagesBetween } from "./stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { isTerminal, transition } from "./outcome.js";
-import { failed, pending, readingReasons, type ResourceReading } from "./reading.js";
-import type { Failure, ObservationVerdict, Outcome, ResourceVerdict, Stage } from "./schemas.js";
+import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "./reading.js";
+import type { Failure, ObservationVerdict, Outcome, Stage } from "./schemas.js";
 import { formatDuration } from "./text.js";
 import {
   absenceOf,
   factsOf,
   replaceResource,
+  resourceVerdict,
   type ObservationChange,
   type ObservationState,
   type ObservationStep,
@@ -44,15 +45,19 @@ interface Draft {
   changes: ObservationChange[];
   /** The resource written since the last conclude: every put is followed by one, so one slot holds it. */
   touched?: string | undefined;
+  /** A write changed something besides a warning. */
+  progressed?: boolean;
+  /** A write changed a warning and nothing else. */
+  warned?: boolean;
 }
 
-function resourceVerdict(resource: TrackedResource): ResourceVerdict {
-  const { state, reason, message } = resource.reading;
-  return reason === undefined ? { identity: resource.identity, state, message } : { identity: resource.identity, state, reason, message };
+function sameWarning({ warning: a }: ResourceReading, { warning: b }: ResourceReading): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.reason === b.reason && a.count === b.count && a.lastSeen === b.lastSeen && a.name === b.name && a.message === b.message;
 }
 
-/** Every field of TrackedResource: a write that changes none of them is skipped, and the state kept. */
-function unchanged(previous: TrackedResource, next: TrackedResource): boolean {
+/** Every field of TrackedResource but the reading's warning. */
+function sameButWarning(previous: TrackedResource, next: TrackedResource): boolean {
   return (
     previous.identity === next.identity &&
     previous.bootstrap === next.bootstrap &&
@@ -65,12 +70,25 @@ function unchanged(previous: TrackedResource, next: TrackedResource): boolean {
   );
 }
 
+/**
+ * A write that changes nothing is skipped, and the state kept. A progress event goes out when the
+ * state or reason moves, or when the newest warning's reason does; a warning repeating changes its
+ * count in the state (what get and a timeout show) but publishes nothing: the same text again and
+ * again is noise a subscriber pays for.
+ */
 function put(draft: Draft, key: string, next: TrackedResource): void {
   const previous = draft.state.resources.get(key);
-  if (previous !== undefined && unchanged(previous, next)) return;
+  const same = previous !== undefined && sameButWarning(previous, next);
+  if (same && sameWarning(previous.reading, next.reading)) return;
   draft.state = replaceResource(draft.state, key, next);
   draft.touched = key;
-  if (previous?.reading.state !== next.reading.state || previous.reading.reason !== next.reading.reason) {
+  if (same) draft.warned = true;
+  else draft.progressed = true;
+  if (
+    previous?.reading.state !== next.reading.state ||
+    previous.reading.reason !== next.reading.reason ||
+    previous.reading.warning?.reason !== next.reading.warning?.reason
+  ) {
     draft.changes.push({ type: "resource", key, resource: resourceVerdict(next) });
   }
 }
@@ -127,7 +145,7 @@ function conclude(draft: Draft, atMs: number): void {
   const stage = resource?.reading.state === "failed" ? requiredStageBlocked(state, resource) : undefined;
   if (resource && stage) {
     const reading = resource.reading;
-    const failure: Failure = { stage, resource: resource.identity, reason: reading.reason ?? "Failed", message: reading.message };
+    const failure: Failure = { stage, resource: resource.identity, reason: reading.reason ?? "Failed", message: shownMessage(reading) };
     decide(draft, "failed", failureLine(state.deployment, stage, resource.identity, reading), failure, atMs);
   }
 }
@@ -143,7 +161,7 @@ function timeOut(draft: Draft): void {
     stage: first.stage,
     resource: first.resource.identity,
     reason: first.resource.reading.reason ?? "InProgress",
-    message: first.resource.reading.message,
+    message: shownMessage(first.resource.reading),
   };
   // Nothing outstanding cannot time out (the required stage would have been reached); kept total.
   const message = lines.join("\n") || `deployment ${state.deployment} did not reach ${state.required} within ${formatDuration(budgetMs)}`;
@@ -204,7 +222,9 @@ function step(state: ObservationState, nowMs: number, apply: (draft: Draft) => v
     conclude(draft, nowMs);
     fireTimers(draft, nowMs);
   }
-  return { state: draft.state, changes: draft.changes };
+  // Stall notices wait for progress: a warning repeating is the cluster retrying, not moving.
+  const progressed = draft.state !== state && (draft.progressed === true || draft.warned !== true);
+  return { state: draft.state, changes: draft.changes, progressed };
 }
 
 /**

@@ -10,7 +10,7 @@
 // The tally and the grace ends are kept in step with `resources` here, so no event has to count.
 import { clusterScopedKinds, groupKind, identityKey } from "./kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
-import { pending, type ResourceReading } from "./reading.js";
+import { pending, shownMessage, type ResourceReading } from "./reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "./stages.js";
 import type {
   Failure,
@@ -111,9 +111,22 @@ export type ObservationChange =
   | { readonly type: "stage"; readonly stage: Stage }
   | { readonly type: "verdict"; readonly verdict: ObservationVerdict };
 
+/** A resource as verdicts and events show it. */
+export function resourceVerdict({ identity, reading }: TrackedResource): ResourceVerdict {
+  return {
+    identity,
+    state: reading.state,
+    ...(reading.reason !== undefined && { reason: reading.reason }),
+    message: shownMessage(reading),
+    ...(reading.warning && { warning: reading.warning }),
+  };
+}
+
 export interface ObservationStep {
   readonly state: ObservationState;
   readonly changes: readonly ObservationChange[];
+  /** The state changed by more than a warning's repeat (what resets the stall clock). */
+  readonly progressed: boolean;
 }
 
 /**

@@ -2,7 +2,7 @@
 // CamelCase reason when there is one, and a line a person reads. Readings are built only through
 // these constructors, which is where cluster text is scrubbed and folded onto one line: a verdict
 // prints one line a resource, and nothing unscrubbed may leave the service.
-import type { ResourceState } from "./schemas.js";
+import type { ResourceState, ResourceWarning } from "./schemas.js";
 import { scrubCredentials } from "./scrub.js";
 
 export interface ResourceReading {
@@ -10,6 +10,20 @@ export interface ResourceReading {
   /** The cluster's reason (`ImagePullBackOff`, `BackoffLimitExceeded`) or one of `readingReasons`. */
   readonly reason?: string;
   readonly message: string;
+  /**
+   * The newest Warning event about the object or what it owns (warnings.ts). Kept apart from the
+   * message so that a warning repeating is not mistaken for progress; shown after it.
+   */
+  readonly warning?: ResourceWarning;
+}
+
+/** The message as a verdict shows it: the reading's own, then the warning. */
+export function shownMessage(reading: ResourceReading): string {
+  const { message, warning } = reading;
+  if (!warning) return message;
+  const count = warning.count > 1 ? ` (x${warning.count})` : "";
+  const text = `${warning.kind} ${warning.name}: ${warning.reason}${count}: ${warning.message}`;
+  return message === "" ? text : `${message}; ${text}`;
 }
 
 /** Reasons stagewatch writes itself, where the cluster has none to give. */
@@ -28,7 +42,8 @@ export const readingReasons = {
   deleted: "Deleted",
 } as const;
 
-function clean(message: string): string {
+/** Cluster text as it may leave the service: credentials scrubbed, on one line. */
+export function clean(message: string): string {
   return scrubCredentials(message).replace(/\s*\r?\n\s*/g, " ").trim();
 }
 

@@ -103,7 +103,7 @@ export const ObservationRequest = z
       .array(ResourceIdentity)
       .min(1, "at least one resource")
       .max(maxResources, `at most ${maxResources} resources`),
-    /** Waiting reasons (pods) and Ready=False reasons (custom resources) that fail at once. */
+    /** Waiting reasons (pods), Ready=False reasons (custom resources) and Warning event reasons that fail at once. */
     failOn: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a CamelCase reason")).max(64).default([...defaultFailOn]),
   })
   .superRefine((request, ctx) => {
@@ -115,11 +115,25 @@ export type ObservationRequest = z.infer<typeof ObservationRequest>;
 /** What a client writes: defaults (absentGraceSeconds, failOn) may be left out. */
 export type ObservationRequestInput = z.input<typeof ObservationRequest>;
 
+/** The newest Warning event about a resource or what it owns (its ReplicaSets, its pods). */
+export const ResourceWarning = z.object({
+  /** The object the event is about: the resource itself, one of its ReplicaSets or pods. */
+  kind: z.string(),
+  name: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  count: z.int().positive(),
+  lastSeen: z.string(),
+});
+export type ResourceWarning = z.infer<typeof ResourceWarning>;
+
 export const ResourceVerdict = z.object({
   identity: ResourceIdentity,
   state: ResourceState,
   reason: z.string().optional(),
+  /** The reading, followed by the warning when there is one (`...; ReplicaSet api-7f9c: FailedCreate (x4): ...`). */
   message: z.string().optional(),
+  warning: ResourceWarning.optional(),
 });
 export type ResourceVerdict = z.infer<typeof ResourceVerdict>;
 

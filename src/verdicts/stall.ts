@@ -2,7 +2,7 @@
 // budget runs out, without failing it): the resources still pending, each with its last reading,
 // lowest stage first as a timeout would name them.
 import { describeResource } from "./kinds.js";
-import type { ObservationState } from "./observationState.js";
+import { resourceVerdict, type ObservationState } from "./observationState.js";
 import type { ResourceVerdict } from "./schemas.js";
 import { formatDuration } from "./text.js";
 
@@ -14,7 +14,7 @@ export interface StallNotice {
 export function stallNotice(state: ObservationState, stalledForMs: number): StallNotice {
   const waitingFor: ResourceVerdict[] = [...state.resources.values()]
     .filter((resource) => resource.reading.state === "pending")
-    .map(({ identity, reading }) => ({ identity, state: reading.state, ...(reading.reason !== undefined && { reason: reading.reason }), message: reading.message }));
+    .map(resourceVerdict);
   const waits = waitingFor.map((r) => `${describeResource(r.identity)}: ${r.reason === undefined ? "" : `${r.reason}: `}${r.message}`);
   const message = `deployment ${state.deployment} has not moved for ${formatDuration(stalledForMs)}, waiting for ${state.required}: ${waits.join("; ") || "nothing pending"}`;
   return { waitingFor, message };

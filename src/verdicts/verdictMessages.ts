@@ -5,17 +5,17 @@
 // A timeout names every outstanding resource, one full line each (joined with "\n"), so each line
 // stands alone in a CI log and a grep for a resource finds its stage and reading.
 import { describeResource } from "./kinds.js";
-import type { ResourceReading } from "./reading.js";
+import { shownMessage, type ResourceReading } from "./reading.js";
 import type { ReachedStage, ResourceIdentity, Stage } from "./schemas.js";
 import { formatDuration, listParts, plural } from "./text.js";
 
 export function failureLine(deployment: string, stage: Stage, identity: ResourceIdentity, reading: ResourceReading): string {
-  return `deployment ${deployment} cannot reach ${stage}: ${describeResource(identity)}: failed: ${reading.reason ?? "Failed"}: ${reading.message}`;
+  return `deployment ${deployment} cannot reach ${stage}: ${describeResource(identity)}: failed: ${reading.reason ?? "Failed"}: ${shownMessage(reading)}`;
 }
 
 /** The reading's message alone: its reason is either in it already or says no more than the message. */
 export function timeoutLine(deployment: string, stage: Stage, budgetMs: number, identity: ResourceIdentity, reading: ResourceReading): string {
-  return `deployment ${deployment} did not reach ${stage} within ${formatDuration(budgetMs)}: ${describeResource(identity)}: ${reading.message}`;
+  return `deployment ${deployment} did not reach ${stage} within ${formatDuration(budgetMs)}: ${describeResource(identity)}: ${shownMessage(reading)}`;
 }
 
 export interface StageCounts {

@@ -1,0 +1,84 @@
+// Warning events as stagewatch keeps them: what a verdict shows of one (who it is about, the
+// reason, the message, how often, when last) and nothing else. The causes a status never names
+// are here: a ResourceQuota or an admission webhook refusing pod creation (FailedCreate on the
+// ReplicaSet or Job), a volume that cannot mount (FailedMount), no node to fit (FailedScheduling),
+// a failing probe (Unhealthy).
+//
+// Two writers fill the same core/v1 collection, and they count differently:
+// - the legacy recorder (controllers, kubelet) writes `count`, `firstTimestamp`, `lastTimestamp`;
+// - events.k8s.io/v1 clients (the scheduler) write `eventTime` and, once it repeats, `series`
+//   (`count`, `lastObservedTime`); read through core/v1 their `count` is 0 and the timestamps null.
+
+/** The object an event is about, as its `involvedObject` names it. */
+export interface InvolvedObject {
+  readonly uid: string;
+  /** Written by every recorder for objects of the API (`v1`, `apps/v1`); absent for some node-level events. */
+  readonly apiVersion?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+export interface ClusterWarning {
+  readonly involved: InvolvedObject;
+  readonly reason: string;
+  readonly message: string;
+  /** Occurrences so far (at least 1). */
+  readonly count: number;
+  /** When it last happened, in ms since the epoch. */
+  readonly lastSeenMs: number;
+}
+
+/** One event off the wire: its resourceVersion (where a watch resumes) and the warning, if it is a usable one. */
+export interface WarningEventLine {
+  readonly metadata: { readonly resourceVersion?: string | undefined };
+  readonly warning: ClusterWarning | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * The warning a core/v1 Event carries; undefined when the value is not an object with metadata.
+ * An event without an involved UID, a reason or any time is kept as a line (its resourceVersion
+ * still counts) but carries no warning: nothing could route it or say when it happened.
+ */
+export function decodeWarningEvent(raw: unknown): WarningEventLine | undefined {
+  if (!isRecord(raw) || !isRecord(raw.metadata)) return undefined;
+  const metadata = { resourceVersion: str(raw.metadata.resourceVersion) };
+  const involved = isRecord(raw.involvedObject) ? raw.involvedObject : {};
+  const uid = str(involved.uid);
+  const kind = str(involved.kind);
+  const name = str(involved.name);
+  const reason = str(raw.reason);
+  const series = isRecord(raw.series) ? raw.series : {};
+  const lastSeenMs = firstTime(series.lastObservedTime, raw.lastTimestamp, raw.eventTime, raw.metadata.creationTimestamp);
+  if (!uid || !kind || !name || !reason || lastSeenMs === undefined) return { metadata, warning: undefined };
+  const namespace = str(involved.namespace);
+  const apiVersion = str(involved.apiVersion);
+  const count = Math.max(1, num(series.count) ?? num(raw.count) ?? 1);
+  return {
+    metadata,
+    warning: {
+      involved: { uid, kind, name, ...(apiVersion && { apiVersion }), ...(namespace && { namespace }) },
+      reason,
+      message: str(raw.message) ?? "",
+      count,
+      lastSeenMs,
+    },
+  };
+}
+
+function firstTime(...values: unknown[]): number | undefined {
+  for (const value of values) {
+    const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+    if (Number.isFinite(ms)) return ms;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const str = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+const num = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
