@@ -19,3 +19,10 @@ export function parseCommandArgsWithOperands<O extends NonNullable<ParseArgsConf
     throw new UsageError((cause as Error).message, { cause });
   }
 }
+
+/** A flag written `--name=true` or `--name=false` (a boolean parseArgs option cannot be turned off). */
+export function booleanFlag(name: string, value: string): boolean {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new UsageError(`--${name}: '${value}' must be true or false`);
+}

@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { natsConfigFromEnv } from "../bus/index.js";
 import { startService } from "../service/service.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
-import { parseCommandArgs } from "./args.js";
+import { booleanFlag, parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
@@ -30,6 +30,9 @@ ${subjectPrefixHelp}
   --shutdown-grace D      how long SIGTERM waits for verdicts and events going out (default 20s)
   --health-checks FILE    CEL health checks for custom kinds (YAML or JSON: healthChecks:
                           [{apiVersion, kind, current, inProgress?, failed?}], as Flux's healthCheckExprs)
+  --warning-events=BOOL   show the newest Warning event of each pending resource, its ReplicaSets
+                          and pods in progress events and verdicts (default true; needs events
+                          list and watch)
   -h, --help
 
 Environment:
@@ -54,6 +57,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     "lease-duration": { type: "string", default: "15s" },
     "shutdown-grace": { type: "string", default: "20s" },
     "health-checks": { type: "string" },
+    "warning-events": { type: "string", default: "true" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -76,6 +80,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const shutdownGraceSeconds = durationFlagSeconds("--shutdown-grace", values["shutdown-grace"]);
   const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID ?? `${hostname()}-${randomBytes(3).toString("hex")}`;
   if (!/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
+  const warningEvents = booleanFlag("warning-events", values["warning-events"]);
   const healthChecks = values["health-checks"] === undefined ? undefined : readHealthChecks(values["health-checks"]);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
@@ -88,6 +93,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     metricsPort: port,
     subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
     ...(healthChecks && { healthChecks }),
+    warningEvents,
     logger,
     replicaId,
     jetstreamReplicas,

@@ -46,6 +46,8 @@ export interface ServiceConfig {
   subjectPrefix: string;
   /** CEL health checks of custom kinds, compiled (compileHealthChecks): their status is cached whole. */
   healthChecks?: ReadonlyMap<string, Rule>;
+  /** Warning events shown in readings (default true); off, events are never listed or watched. */
+  warningEvents?: boolean;
   logger: Logger;
   /** This replica's id, in its leases and logs (the pod name in Kubernetes). */
   replicaId: string;
@@ -151,6 +153,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       records,
       leases,
       ...(config.healthChecks && { healthChecks: config.healthChecks }),
+      ...(config.warningEvents !== false && { warnings: hub.warnings() }),
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
     });

@@ -57,6 +57,12 @@ list and watch, all an informer needs (see values.yaml).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch"]
+{{- if .Values.warningEvents }}
+# Warning events only (a field selector on type), shown with the readings they explain.
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["list", "watch"]
+{{- end }}
 {{- range .Values.customResources }}
 - apiGroups: [{{ .apiGroup | quote }}]
   resources: {{ toJson .resources }}

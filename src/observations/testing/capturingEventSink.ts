@@ -47,8 +47,8 @@ export class CapturingEventSink implements EventSink {
     return this.of(observationId).map((event) => {
       switch (event.type) {
         case "progress": {
-          const { identity, state, reason } = event.resource;
-          return `progress ${describeResource(identity)} ${state}${reason === undefined ? "" : ` ${reason}`}`;
+          const { identity, state, reason, warning } = event.resource;
+          return `progress ${describeResource(identity)} ${state}${reason === undefined ? "" : ` ${reason}`}${warning ? ` (warning ${warning.reason})` : ""}`;
         }
         case "stage":
           return `stage ${event.stage}`;

@@ -26,6 +26,8 @@ export interface EngineHarnessOptions {
   readonly timing?: Partial<ReflectorTiming>;
   /** Lease duration and renewal; the service's defaults when absent. */
   readonly leaseTiming?: LeaseTiming;
+  /** Warning events shown (the service's --warning-events); true when absent. */
+  readonly warningEvents?: boolean;
 }
 
 export interface LoggedLine {
@@ -96,6 +98,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       newObservationId: () => `obs-${++sequence}`,
       logger,
       ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
+      ...(options.warningEvents !== false && { warnings: hub.warnings() }),
     });
     const adopter = new Adopter({
       store: leaseStore,

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import type { ClusterWarning } from "../kube/warnings.js";
+import { WarningIndex } from "./warningIndex.js";
+
+const at = Date.parse("2026-11-29T10:00:00Z");
+
+function warning(uid: string, reason: string, lastSeenMs: number, count = 1): ClusterWarning {
+  return { involved: { uid, apiVersion: "apps/v1", kind: "ReplicaSet", namespace: "payments", name: `rs-${uid}` }, reason, message: `${reason} message`, count, lastSeenMs };
+}
+
+describe("WarningIndex", () => {
+  it("keeps the newest warning per object; an older event's update does not replace a newer reason", () => {
+    const index = new WarningIndex();
+    expect(index.offer(warning("a", "FailedCreate", at, 1), at)).toBe(true);
+    expect(index.offer(warning("a", "FailedCreate", at + 10_000, 2), at + 10_000)).toBe(true);
+    expect(index.newest("a", at + 10_000)).toMatchObject({ reason: "FailedCreate", count: 2 });
+    expect(index.offer(warning("a", "Unhealthy", at + 20_000), at + 20_000)).toBe(true);
+    // A relist replays the FailedCreate event last seen before the Unhealthy one.
+    expect(index.offer(warning("a", "FailedCreate", at + 10_000, 2), at + 30_000)).toBe(false);
+    expect(index.newest("a", at + 30_000)?.reason).toBe("Unhealthy");
+  });
+
+  it("lets the later arrival win when times are equal: timestamps have whole seconds", () => {
+    const index = new WarningIndex();
+    index.offer(warning("a", "FailedMount", at), at);
+    index.offer(warning("a", "FailedAttachVolume", at), at);
+    expect(index.newest("a", at)?.reason).toBe("FailedAttachVolume");
+  });
+
+  it("neither stores nor answers warnings older than maxAgeMs", () => {
+    const index = new WarningIndex({ maxAgeMs: 60_000 });
+    expect(index.offer(warning("old", "FailedCreate", at - 61_000), at)).toBe(false);
+    expect(index.size).toBe(0);
+    index.offer(warning("a", "FailedCreate", at), at);
+    expect(index.newest("a", at + 60_000)).toBeDefined();
+    expect(index.newest("a", at + 60_001)).toBeUndefined();
+    expect(index.size).toBe(0);
+  });
+
+  it("forgets the object written to least recently past maxObjects", () => {
+    const index = new WarningIndex({ maxObjects: 2 });
+    index.offer(warning("a", "FailedCreate", at), at);
+    index.offer(warning("b", "FailedCreate", at), at);
+    index.offer(warning("a", "FailedCreate", at + 1000, 2), at + 1000);
+    index.offer(warning("c", "FailedCreate", at + 2000), at + 2000);
+    expect(index.size).toBe(2);
+    expect(index.newest("b", at + 2000)).toBeUndefined();
+    expect(index.newest("a", at + 2000)?.count).toBe(2);
+    expect(index.newest("c", at + 2000)).toBeDefined();
+  });
+});
