@@ -8,7 +8,9 @@
 //   engine, so the gap is the cost of filtering alone.
 // Two streams: pod updates of the observed Deployments (every event concerns one observation) and
 // pod updates of 1,000 Deployments nobody observes (the rest of a shared cluster). Plus the heap
-// one observation costs in each design. Informers are replaced by a cache and a Subject so the
+// one observation costs in each design. Warning events go through the engine's own route beside
+// the pod route (a FailedCreate repeating on each observed ReplicaSet, and on unobserved ones),
+// and the heap one cached warning costs in the WarningIndex beside one cached stripped pod. Informers are replaced by a cache and a Subject so the
 // numbers are routing and deciding, not JSON parsing and stripping (streams-memory measures those).
 import { BehaviorSubject, Observable, Subject, VirtualTimeScheduler, filter, type Subscription } from "rxjs";
 import type { KubeObject } from "../src/kube/objects.ts";
@@ -24,7 +26,19 @@ import {
 } from "../src/observations/index.ts";
 import { InMemoryLeaseStore } from "../src/observations/testing/index.ts";
 import { controllerOf } from "../src/ownership/index.ts";
-import { ObjectCache, builtinMappings, stripObject, type Informer, type InformerProblem, type ResourceMapping, type WatchEvent } from "../src/streams/index.ts";
+import {
+  ObjectCache,
+  WarningIndex,
+  builtinMappings,
+  stripObject,
+  type Informer,
+  type InformerProblem,
+  type ResourceMapping,
+  type WarningSource,
+  type WatchEvent,
+} from "../src/streams/index.ts";
+import { decodeWarningEvent, type ClusterWarning } from "../src/kube/warnings.ts";
+import { legacyWarning } from "../test/fixtures/kube/events.ts";
 import { ObservationRequest, objectIdentityKey, parseWith, type ObservationEvent } from "../src/verdicts/index.ts";
 import { pod, running } from "../test/fixtures/kube/pods.ts";
 import { deployment, deploymentConditions, replicaSet } from "../test/fixtures/kube/workloads.ts";
@@ -163,6 +177,11 @@ const drain = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Events per second delivering `stream` round-robin; the median of `rounds` rounds of ~roundMs each. */
 function throughput(stream: readonly WatchEvent[]): number {
+  return measureRate((i) => podInformer.deliver(stream[i % stream.length]!));
+}
+
+/** Calls per second of `deliver(0), deliver(1), ...`; the median of `rounds` rounds of ~roundMs each. */
+function measureRate(deliver: (i: number) => void): number {
   const rates: number[] = [];
   let next = 0;
   for (let round = 0; round <= rounds; round++) {
@@ -170,10 +189,7 @@ function throughput(stream: readonly WatchEvent[]): number {
     const started = performance.now();
     let elapsed = 0;
     while (elapsed < roundMs) {
-      for (let i = 0; i < 100; i++) {
-        podInformer.deliver(stream[next]!);
-        next = (next + 1) % stream.length;
-      }
+      for (let i = 0; i < 100; i++) deliver(next++);
       delivered += 100;
       elapsed = performance.now() - started;
     }
@@ -203,6 +219,33 @@ const informerAlone = throughput(observedUpdates);
 // Virtual time that never moves: no budget runs out while measuring.
 const scheduler = new VirtualTimeScheduler();
 scheduler.frame = Date.parse("2026-11-29T10:00:00Z");
+
+// The WarningFeed reduced to its index and a Subject, as the informers are to a cache and a Subject.
+const warningIndex = new WarningIndex();
+const warningArrivals = new Subject<ClusterWarning>();
+const warnings: WarningSource = { warnings$: warningArrivals, newest: (uid) => warningIndex.newest(uid, scheduler.now()) };
+const quotaMessage = (name: string) =>
+  `Error creating: pods "${name}-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1`;
+/** A FailedCreate on each ReplicaSet, its count going up each time round, decoded as the feed decodes it. */
+function failedCreates(apps: readonly App[], repeats: number): ClusterWarning[] {
+  return Array.from({ length: repeats }, (_, count) =>
+    apps.map((a) => {
+      const event = legacyWarning(a.replicaSet, { reason: "FailedCreate", message: quotaMessage(a.replicaSet.metadata.name), count: count + 1, lastTimestamp: "2026-11-29T10:00:00Z" });
+      return decodeWarningEvent(JSON.parse(JSON.stringify(event)))!.warning!;
+    }),
+  ).flat();
+}
+const observedWarnings = failedCreates(observed, 20);
+// other-0 is observed too: the engine's first observation, made before measuring.
+const unobservedWarnings = failedCreates(unobserved.slice(1), 20);
+
+/** Warnings per second through the index and the engine's route, as the feed delivers them. */
+function warningThroughput(stream: readonly ClusterWarning[]): number {
+  return measureRate((i) => {
+    const warning = stream[i % stream.length]!;
+    if (warningIndex.offer(warning, scheduler.now())) warningArrivals.next(warning);
+  });
+}
 // Leases live in KV too; the in-memory store keeps one small entry per observation.
 const leases = new LeaseKeeper({
   store: new InMemoryLeaseStore(),
@@ -212,7 +255,7 @@ const leases = new LeaseKeeper({
   metrics: noopLeaseMetrics,
   logger: silentEngineLogger,
 });
-const engine = new ObservationEngine({ kinds, events, records, leases, scheduler });
+const engine = new ObservationEngine({ kinds, events, records, leases, scheduler, warnings });
 // One observation first, so the shared subscriptions and the owner index exist before measuring.
 await engine.observe(requestFor("other-0"));
 const engineHeap = await heapPerObservation(async () => {
@@ -224,6 +267,17 @@ for (const update of observedUpdates) podInformer.deliver(update);
 const publishedBefore = published;
 const index = { observedPods: throughput(observedUpdates), unobservedPods: throughput(unobservedUpdates) };
 if (published !== publishedBefore) throw new Error(`the measured updates changed readings: ${published - publishedBefore} events published`);
+// The first FailedCreate of each ReplicaSet is news (one progress event each); its repeats change only the count.
+await drain();
+const publishedBeforeFirstWarnings = published;
+for (const warning of observedWarnings.slice(0, observations)) if (warningIndex.offer(warning, scheduler.now())) warningArrivals.next(warning);
+await drain();
+if (published - publishedBeforeFirstWarnings !== observations) {
+  throw new Error(`the first warnings published ${published - publishedBeforeFirstWarnings} events, not one per observation`);
+}
+const warningRoute = { observedReplicaSets: warningThroughput(observedWarnings), unobservedReplicaSets: warningThroughput(unobservedWarnings) };
+await drain();
+if (published !== publishedBeforeFirstWarnings + observations) throw new Error("repeated warnings published events");
 if (engine.activeCount !== observations + 1) throw new Error("an observation ended while measuring");
 engine.stop();
 
@@ -246,6 +300,30 @@ const filtering = { observedPods: throughput(observedUpdates), unobservedPods: t
 if (matched === 0) throw new Error("the filtering baseline matched nothing");
 for (const subscription of subscriptions) subscription.unsubscribe();
 
+// ---- heap per cached warning, beside a cached stripped pod ----------------------------------------
+
+const cachedWarnings = 10_000;
+/** Heap bytes per kept item: growth over `count` of them, after full collections. */
+async function heapPer(count: number, keep: (i: number) => void): Promise<number> {
+  await drain();
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < count; i++) keep(i);
+  collectGarbage();
+  return Math.round((process.memoryUsage().heapUsed - before) / count);
+}
+// Distinct objects and messages, as in a cluster: each warning's strings are its own.
+const warningLines = Array.from({ length: cachedWarnings }, (_, i) => {
+  const rs = { ...observed[i % observations]!.replicaSet, metadata: { ...observed[0]!.replicaSet.metadata, name: `svc-${i}-7f9c6d8b5`, uid: `rs-uid-${i.toString(16).padStart(12, "0")}` } };
+  return JSON.stringify(legacyWarning(rs, { reason: "FailedCreate", message: quotaMessage(rs.metadata.name), count: 3, lastTimestamp: "2026-11-29T10:00:00Z" }));
+});
+const heldIndex = new WarningIndex({ maxObjects: cachedWarnings });
+const heapPerWarning = await heapPer(cachedWarnings, (i) => heldIndex.offer(decodeWarningEvent(JSON.parse(warningLines[i]!))!.warning!, scheduler.now()));
+if (heldIndex.size !== cachedWarnings) throw new Error(`the index holds ${heldIndex.size} warnings`);
+const podLines = everything.flatMap((a) => a.pods).map((p) => JSON.stringify(p));
+const heldPods = new ObjectCache();
+const heapPerPod = await heapPer(podLines.length, (i) => heldPods.upsert(stripObject(JSON.parse(podLines[i]!), { ...mappingOf("Pod"), metadataOnly: false })!));
+
 const results = {
   observations,
   podsPerDeployment,
@@ -265,9 +343,20 @@ const results = {
     unobservedPods: Math.round(index.unobservedPods / filtering.unobservedPods),
   },
   heapBytesPerObservation: { index: engineHeap, filtering: filteringHeap },
+  warningEvents: {
+    eventsPerSecond: {
+      ...warningRoute,
+      podRouteBaseline: index.observedPods,
+      design: "WarningIndex.offer, then the engine's route: owned ReplicaSet by UID, its Deployment's observers, the rule and the reducer (a repeat changes the count only)",
+    },
+    heapBytesPerCachedWarning: heapPerWarning,
+    heapBytesPerCachedPodBaseline: heapPerPod,
+    cachedWarnings,
+  },
 };
 const file = writeResults("engine-routing", results);
 console.log(
   `index ${index.observedPods} / ${index.unobservedPods} events/s, filtering ${filtering.observedPods} / ${filtering.unobservedPods} events/s ` +
-    `(observed / unobserved pods); heap per observation ${engineHeap} B (index), ${filteringHeap} B (filtering) -> ${file}`,
+    `(observed / unobserved pods); heap per observation ${engineHeap} B (index), ${filteringHeap} B (filtering); ` +
+    `warnings ${warningRoute.observedReplicaSets} / ${warningRoute.unobservedReplicaSets} events/s, ${heapPerWarning} B per cached warning (pod ${heapPerPod} B) -> ${file}`,
 );
