@@ -1,6 +1,6 @@
 // `stagewatch demo`: the whole product on one machine. Starts the local control plane and NATS
 // from the test harness (or uses a cluster given on the command line), runs the service in this
-// process, applies three sample deployments as an apply tool would and follows their observations
+// process, applies four sample deployments as an apply tool would and follows their observations
 // through NATS, exactly as `stagewatch observe` does.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ import { UsageError } from "./usage.js";
 export const demoUsage = `Usage: stagewatch demo [flags]
 
 Starts a local Kubernetes control plane (etcd, kube-apiserver, controllers, kwok) and NATS, runs the
-service, applies three sample deployments (examples/demo) and prints their progress and verdicts.
+service, applies four sample deployments (examples/demo) and prints their progress and verdicts.
 
 Flags:
   --kubeconfig PATH  use this cluster instead of starting one (needs NATS_URL too)
@@ -29,11 +29,27 @@ Flags:
 `;
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const samples = [
-  { deployment: "shop", namespace: "demo-shop", expect: "healthy" },
-  { deployment: "billing", namespace: "demo-billing", expect: "fails: bootstrap Job" },
-  { deployment: "search", namespace: "demo-search", expect: "fails: ImagePullBackOff" },
-] as const;
+interface Sample {
+  readonly deployment: string;
+  readonly namespace: string;
+  readonly expect: string;
+  readonly outcome: ObservationVerdict["outcome"];
+  /** The request's failOn, when not the default. */
+  readonly failOn?: readonly string[];
+}
+
+const samples: readonly Sample[] = [
+  { deployment: "shop", namespace: "demo-shop", expect: "healthy", outcome: "succeeded" },
+  { deployment: "billing", namespace: "demo-billing", expect: "fails: bootstrap Job", outcome: "failed" },
+  { deployment: "search", namespace: "demo-search", expect: "fails: ImagePullBackOff", outcome: "failed" },
+  {
+    deployment: "catalog",
+    namespace: "demo-catalog",
+    expect: "fails: FailedCreate warning (quota)",
+    outcome: "failed",
+    failOn: ["ImagePullBackOff", "InvalidImageName", "FailedCreate"],
+  },
+];
 
 interface LocalClusterHandle {
   kubeconfigPath: string;
@@ -75,6 +91,18 @@ async function apply(kubeConfig: KubeConfig, namespace: string, objects: readonl
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
   for (const object of objects) {
     await client.patch(object, undefined, undefined, "stagewatch-demo", true, PatchStrategy.ServerSideApply);
+    if (object.kind === "ResourceQuota") await quotaCounted(core, namespace, object.metadata!.name!);
+  }
+}
+
+/**
+ * Until the quota controller has counted a new quota's usage, admission refuses pods with "status
+ * unknown for quota"; the demo waits for the count so the refusal names the quota's limits.
+ */
+async function quotaCounted(core: CoreV1Api, namespace: string, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if ((await core.readNamespacedResourceQuota({ name, namespace })).status?.used) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -94,7 +122,7 @@ function line(deployment: string, event: ObservationEvent): string | undefined {
   }
 }
 
-async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample: (typeof samples)[number], timeoutSeconds: number): Promise<ObservationVerdict> {
+async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample: Sample, timeoutSeconds: number): Promise<ObservationVerdict> {
   const dir = join(repoRoot, "examples", "demo", sample.deployment);
   await apply(kubeConfig, sample.namespace, await manifestObjects(dir));
   const run = await observer.observe({
@@ -104,6 +132,7 @@ async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample:
     timeoutSeconds,
     defaultNamespace: sample.namespace,
     resources: await readDeclaredResources([dir]),
+    ...(sample.failOn && { failOn: [...sample.failOn] }),
   });
   for await (const event of run.progress) {
     const text = line(sample.deployment, event);
@@ -159,7 +188,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
         process.once("SIGTERM", resolve);
       });
     }
-    const asExpected = verdicts[0]?.outcome === "succeeded" && verdicts[1]?.outcome === "failed" && verdicts[2]?.outcome === "failed";
+    const asExpected = verdicts.every((verdict, index) => verdict.outcome === samples[index]!.outcome);
     return asExpected ? 0 : 1;
   } finally {
     await observer.close();

@@ -34,7 +34,8 @@ Flags:
                           (default: a new key each run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
                           context's namespace, else "default": where kubectl apply put them)
-  --fail-on R1,R2         pod waiting reasons that fail at once (default ImagePullBackOff,InvalidImageName)
+  --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
+                          Warning event reasons such as FailedCreate (default ImagePullBackOff,InvalidImageName)
   --json                  print the verdict as JSON
   --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
                           redraws one line per resource in place, plain prints one line per change

@@ -287,7 +287,7 @@ describe("stagewatch observe against stagewatch serve", () => {
 
 describe("commands, help and flags", () => {
   it.each([
-    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "NATS_URL", "KUBECONFIG"] },
+    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "NATS_URL", "KUBECONFIG"] },
     {
       command: "observe",
       flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--json", "--subject-prefix"],
@@ -349,7 +349,7 @@ describe("commands, help and flags", () => {
 
 describe("stagewatch demo on the e2e cluster", () => {
   // The demo's own names: it applies examples/demo into these and serves on the default prefix.
-  const demoNamespaces = ["demo-shop", "demo-billing", "demo-search"];
+  const demoNamespaces = ["demo-shop", "demo-billing", "demo-search", "demo-catalog"];
   const demoPrefix = "stagewatch";
 
   async function namespacesGone(): Promise<void> {
@@ -376,7 +376,7 @@ describe("stagewatch demo on the e2e cluster", () => {
     await removeBus(natsUrl(), demoPrefix);
   });
 
-  it("--kubeconfig --exit: exit 0 and the three verdicts on stdout", async () => {
+  it("--kubeconfig --exit: exit 0 and the four verdicts on stdout", async () => {
     const result = await runStagewatch(["demo", "--kubeconfig", kubeconfigPath(), "--exit"], {
       env: { NATS_URL: natsUrl() },
       timeoutMs: 170_000,
@@ -392,6 +392,9 @@ describe("stagewatch demo on the e2e cluster", () => {
     );
     expect(verdicts).toMatch(
       /\n {2}failed {5}deployment search cannot reach healthy: Deployment demo-search\/api: failed: ImagePullBackOff: .*container api: ImagePullBackOff.* {2}\(expected: fails: ImagePullBackOff\)\n/,
+    );
+    expect(verdicts).toMatch(
+      /\n {2}failed {5}deployment catalog cannot reach healthy: Deployment demo-catalog\/api: failed: FailedCreate: .*; ReplicaSet api-[a-z0-9]+: FailedCreate( \(x\d+\))?: .*exceeded quota: compute.* {2}\(expected: fails: FailedCreate warning \(quota\)\)\n/,
     );
   }, 180_000);
 });

@@ -111,6 +111,7 @@ describe("helm template with default values", () => {
       "--jetstream-replicas=1",
       "--lease-duration=15s",
       "--shutdown-grace=20s",
+      "--warning-events=true",
     ]);
     expect(container.env).toEqual([
       { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
@@ -133,6 +134,7 @@ describe("helm template with default values", () => {
       "apps/daemonsets": read,
       "batch/jobs": read,
       "/pods": read,
+      "/events": listWatch,
       "/configmaps": listWatch,
       "/secrets": listWatch,
       "/services": listWatch,
@@ -170,6 +172,8 @@ describe("helm template with non-default values", () => {
     expect(granted.get("example.stagewatch.io/widgets")).toEqual(["get", "list", "watch"]);
     expect(granted.get("/secrets")).toEqual(["list", "watch"]);
     expect(granted.has("/namespaces")).toBe(false);
+    // warningEvents: false drops the events watch and its RBAC together.
+    expect(granted.has("/events")).toBe(false);
     const bindings = byKind<KubernetesObject & { subjects: { namespace: string; name: string }[] }>(objects, "RoleBinding");
     expect(bindings.map((b) => [b.metadata?.namespace, b.subjects])).toEqual([
       ["team-a", [{ kind: "ServiceAccount", name: "sw-stagewatch", namespace: "platform" }]],
@@ -180,6 +184,7 @@ describe("helm template with non-default values", () => {
     const container = only(deployment.spec?.template.spec?.containers ?? []);
     expect(deployment.spec?.replicas).toBe(2);
     expect(container.args).toContain("--namespaces=team-a,team-b");
+    expect(container.args).toContain("--warning-events=false");
     expect(container.args).toContain("--subject-prefix=platform.stagewatch");
     expect(container.env).toContainEqual({
       name: "NATS_TOKEN",
