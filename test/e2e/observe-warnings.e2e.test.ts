@@ -37,6 +37,14 @@ function requesting(name: string, cpu: string, options: { fault?: Fault } = {}):
 
 const warningOf = (reason: string) => (reading: ResourceVerdict) => reading.warning?.reason === reason;
 
+/** A Deployment whose pod runs but never gets ready (kwok), applied, then observed. */
+async function observeNeverReady(name: string, stallSeconds: number) {
+  const declared = deployment({ namespace, name, replicas: 1, fault: Fault.NeverReady });
+  await apply(kc, declared.manifest);
+  const run = await stagewatch.observer.observe(observeRequest({ deployment: name, resources: [declared.identity], timeoutSeconds: 300, stallSeconds }));
+  return { identity: declared.identity, run };
+}
+
 describe("a ResourceQuota too small for the Deployment", () => {
   let quotaNamespace: string;
 
@@ -72,6 +80,7 @@ describe("a ResourceQuota too small for the Deployment", () => {
     // A repeat of the same warning changes its count, never publishes the same text again.
     expect(events.filter((event) => event.type === "progress" && event.resource.warning?.reason === "FailedCreate")).toHaveLength(1);
 
+    console.info(`quota timeout: ${verdict.message}`);
     expect(verdict.outcome).toBe("timed_out");
     expect(verdict.message).toMatch(
       new RegExp(`^deployment quota did not reach healthy within 20s: Deployment ${quotaNamespace}/api: 0/1 replicas ready.*; ReplicaSet api-[a-z0-9]+: FailedCreate( \\(x\\d+\\))?: .*exceeded quota: compute`),
@@ -106,11 +115,9 @@ describe("a pod no node can fit", () => {
 
 describe("a pod whose volume names a missing ConfigMap", () => {
   it("shows the kubelet's FailedMount, reached from the pod through its ReplicaSet", async () => {
-    const web = deployment({ namespace, name: "web", replicas: 1, fault: Fault.NeverReady });
-    await apply(kc, web.manifest);
-    const run = await stagewatch.observer.observe(observeRequest({ deployment: "web", resources: [web.identity], timeoutSeconds: 120, stallSeconds: 0 }));
+    const { run } = await observeNeverReady("web", 0);
     const pod = await eventually("the web pod", async () => (await core.listNamespacedPod({ namespace, labelSelector: "app=web" })).items[0]);
-    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const now = new Date();
     const message = 'MountVolume.SetUp failed for volume "config" : configmap "web-config" not found';
     // What the kubelet's recorder writes for a mount that fails (kwok mounts nothing).
     await core.createNamespacedEvent({
@@ -121,8 +128,8 @@ describe("a pod whose volume names a missing ConfigMap", () => {
         reason: "FailedMount",
         message,
         source: { component: "kubelet", host: pod.spec?.nodeName ?? "kwok-node-0" },
-        firstTimestamp: now as unknown as Date,
-        lastTimestamp: now as unknown as Date,
+        firstTimestamp: now,
+        lastTimestamp: now,
         count: 1,
         type: "Warning",
         reportingComponent: "kubelet",
@@ -137,9 +144,7 @@ describe("a pod whose volume names a missing ConfigMap", () => {
 
 describe("a rollout that stops moving", () => {
   it("announces stalled once, and still succeeds when it moves again", async () => {
-    const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
-    await apply(kc, stuck.manifest);
-    const run = await stagewatch.observer.observe(observeRequest({ deployment: "stuck", resources: [stuck.identity], timeoutSeconds: 300, stallSeconds: 3 }));
+    const { identity, run } = await observeNeverReady("stuck", 3);
     const events: ObservationEvent[] = [];
     const collected = (async () => {
       for await (const event of run.progress) events.push(event);
@@ -149,7 +154,7 @@ describe("a rollout that stops moving", () => {
     // Three more stall periods with nothing moving: still one notice.
     await new Promise((resolve) => setTimeout(resolve, 9_000));
     expect(stalls()).toHaveLength(1);
-    expect(stalls()[0]).toMatchObject({ waitingFor: [{ identity: stuck.identity, state: "pending" }] });
+    expect(stalls()[0]).toMatchObject({ waitingFor: [{ identity, state: "pending" }] });
 
     // The fix rolls out: a template without the fault.
     const healthy = deployment({ namespace, name: "stuck", replicas: 1 });
