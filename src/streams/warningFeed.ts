@@ -50,8 +50,10 @@ export class WarningFeed implements WarningSource {
     // Started by the first subscriber and kept running: the index must fill whether or not an
     // observation is in progress at the moment a warning comes.
     this.warnings$ = new Observable<ClusterWarning>((subscriber) => {
+      // Subscribed before starting: a list answered at once must not deliver into the void.
+      const subscription = this.arrived.subscribe(subscriber);
       if (this.reflectors.length === 0) this.start();
-      return this.arrived.subscribe(subscriber);
+      return subscription;
     }).pipe(share());
   }
 

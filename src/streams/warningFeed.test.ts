@@ -1,0 +1,74 @@
+// The Warning events feed over a scripted API server on virtual time: warnings only (the field
+// selector in list and watch), started by its first subscriber, the newest per object, and a
+// refusal logged once without stopping anything.
+import { describe, expect, it } from "vitest";
+import type { ClusterWarning } from "../kube/warnings.js";
+import { legacyWarning } from "../../test/fixtures/kube/events.js";
+import { deployment, replicaSet } from "../../test/fixtures/kube/workloads.js";
+import { InformerHub } from "./informerHub.js";
+import type { StreamLogger } from "./instrumentation.js";
+import { ScriptedTransport, VirtualClock, listBody } from "./testing/index.js";
+import { statusError } from "./transport.js";
+
+const eventsPath = "/api/v1/events";
+const api = deployment();
+const current = replicaSet(api, { name: "api-7f9c6d8b5", revision: "4", replicas: 3 });
+const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
+const failedCreate = (count: number, lastTimestamp: string) => legacyWarning(current, { reason: "FailedCreate", message: quota, count, lastTimestamp });
+
+function setup() {
+  const clock = new VirtualClock();
+  clock.scheduler.frame = Date.parse("2026-11-29T10:00:30Z");
+  const transport = new ScriptedTransport();
+  const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+  const logger: StreamLogger = { debug() {}, info() {}, warn: (fields, message) => warnings.push({ fields, message }), error() {} };
+  const hub = new InformerHub({ transport, scheduler: clock.scheduler, random: () => 0, logger });
+  return { clock, transport, hub, warnings };
+}
+
+describe("WarningFeed", () => {
+  it("lists and watches Warning events only, once its first subscriber comes, and keeps the newest per object", () => {
+    const { transport, hub } = setup();
+    transport.onGet(eventsPath, () => listBody([failedCreate(1, "2026-11-29T10:00:03Z")], "900"));
+    const feed = hub.warnings();
+    expect(transport.requests).toEqual([]);
+
+    const seen: ClusterWarning[] = [];
+    feed.warnings$.subscribe((warning) => seen.push(warning));
+    expect(transport.gets(eventsPath)[0]?.query).toMatchObject({ fieldSelector: "type=Warning" });
+    const watch = transport.currentWatch(eventsPath);
+    expect(watch.request.query).toMatchObject({ fieldSelector: "type=Warning", resourceVersion: "900" });
+    expect(seen.map((w) => w.count)).toEqual([1]);
+
+    watch.send("MODIFIED", { ...failedCreate(4, "2026-11-29T10:00:28Z"), metadata: { ...failedCreate(4, "x").metadata, resourceVersion: "905" } });
+    expect(seen.map((w) => w.count)).toEqual([1, 4]);
+    expect(feed.newest(current.metadata.uid)).toMatchObject({ reason: "FailedCreate", count: 4, involved: { kind: "ReplicaSet", name: "api-7f9c6d8b5" } });
+    // A second subscriber shares the one watch.
+    feed.warnings$.subscribe(() => undefined);
+    expect(transport.watches(eventsPath)).toHaveLength(1);
+  });
+
+  it("logs a refusal once and goes on retrying; warnings come once access is granted", () => {
+    const { clock, transport, hub, warnings } = setup();
+    const server = { refuse: true };
+    transport.onGet(eventsPath, () => {
+      if (server.refuse) {
+        throw statusError(
+          { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403, message: 'events is forbidden: User "system:serviceaccount:stagewatch:stagewatch" cannot list resource "events" in API group "" at the cluster scope' },
+          `GET ${eventsPath}`,
+          403,
+        );
+      }
+      return listBody([failedCreate(2, "2026-11-29T10:00:20Z")], "910");
+    });
+    const seen: ClusterWarning[] = [];
+    hub.warnings().warnings$.subscribe((warning) => seen.push(warning));
+    clock.advance(60_000);
+    expect(transport.gets(eventsPath).length).toBeGreaterThan(1);
+    const refusals = warnings.filter((w) => w.message.startsWith("cannot read Warning events"));
+    expect(refusals.map((w) => w.message)).toEqual(["cannot read Warning events; verdicts go on without them"]);
+    server.refuse = false;
+    clock.advance(60_000);
+    expect(seen.map((w) => w.reason)).toEqual(["FailedCreate"]);
+  });
+});
