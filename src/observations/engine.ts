@@ -68,6 +68,8 @@ import { VerdictDelivery } from "./verdictDelivery.js";
 import { RecentVerdicts } from "./recentVerdicts.js";
 import { podOwningKinds, refusedResources } from "./refusals.js";
 import { RoutingTable } from "./routingTable.js";
+import { StallWatch } from "./stallWatch.js";
+import { timerDelay } from "./timerDelay.js";
 import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
 import { noopEngineMetrics, silentEngineLogger, type EngineLogger, type EngineMetrics } from "./telemetry.js";
 
@@ -110,23 +112,14 @@ export interface ObservationEngineOptions {
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
 const ownedKinds = new Set(["core/Pod", "apps/ReplicaSet"]);
 
-/**
- * The longest delay a Node timer keeps: beyond it, setTimeout fires after 1 ms instead. An
- * absolute `deadline` may lie weeks ahead; its timer wakes at this bound and is set again.
- */
-const maxTimerDelayMs = 2 ** 31 - 1;
 
 interface LiveObservation {
   state: ObservationState;
   record: RecordWriter;
   /** The request's stallSeconds in ms; 0: no stall notices. */
   stallMs: number;
-  /** When a resource last changed state, reason or reading (or the observation began here). */
-  movedAt: number;
-  /** The one timer that checks for a stall; re-armed only when it fires or after a notice. */
-  stallTimer?: Subscription;
-  /** A stall notice went out and nothing moved since: no second one until progress resumes. */
-  stallNoticed?: boolean;
+  /** Stall notices: armed once the observation is driven here (begin). */
+  stall?: StallWatch;
   /** Set when the terminal outcome is decided: resolves with the verdict that stands once stored. */
   delivery?: Promise<ObservationVerdict | undefined>;
   timer?: Subscription;
@@ -302,7 +295,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   /** Builds what the engine keeps of an observation it drives, its record writer fenced by `stored`. */
   private liveOf(state: ObservationState, stored: StoredRecord): LiveObservation {
     const id = state.observationId;
-    const live: Omit<LiveObservation, "record"> = { state, stallMs: stored.record.request.stallSeconds * 1000, movedAt: this.now() };
+    const live: Omit<LiveObservation, "record"> = { state, stallMs: stored.record.request.stallSeconds * 1000 };
     const record = new RecordWriter({
       records: this.options.records,
       logger: this.options.logger,
@@ -342,7 +335,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   private stopDriving(live: LiveObservation): void {
-    live.stallTimer?.unsubscribe();
+    live.stall?.stop();
     live.timer?.unsubscribe();
     live.synced?.unsubscribe();
     live.access?.unsubscribe();
@@ -362,7 +355,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     const wakeAt = nextWakeAt(live.state);
     if (wakeAt !== undefined && wakeAt <= this.now()) this.apply(live, advanceClock(live.state, this.now()));
     if (isTerminal(live.state.outcome)) return;
-    this.watchForStall(live);
+    live.stall = new StallWatch(live.stallMs, this.options.scheduler, (quietMs) =>
+      this.guarded({ observationId: live.state.observationId }, () => this.announceStall(live, quietMs)),
+    );
     this.followWarnings();
     const { state } = live;
 
@@ -596,11 +591,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       return;
     }
     if (changed) {
-      if (step.progressed) {
-        live.movedAt = this.now();
-        live.stallNoticed = false;
-        this.watchForStall(live);
-      }
+      if (step.progressed) live.stall?.moved();
       // The record follows every reading (coalesced by the writer), so an adopter resumes from the
       // newest one; the step's events go out once a record holding them is stored.
       const stored = live.record.update();
@@ -627,26 +618,10 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     return this.options.events.publish(event);
   }
 
-  /** Arms the stall check for `movedAt + stallMs`, unless one is armed or a notice stands. */
-  private watchForStall(live: LiveObservation): void {
-    if (live.stallMs === 0 || live.stallTimer || live.stallNoticed) return;
-    const delay = Math.min(maxTimerDelayMs, Math.max(0, live.movedAt + live.stallMs - this.now()));
-    live.stallTimer = this.options.scheduler.schedule(() => {
-      live.stallTimer = undefined;
-      this.guarded({ observationId: live.state.observationId }, () => this.checkStall(live));
-    }, delay);
-  }
-
-  /** One `stalled` notice when nothing moved for stallMs; progress since the timer was armed re-arms it instead. */
-  private checkStall(live: LiveObservation): void {
+  /** One `stalled` notice naming what the observation waits on (StallWatch decides when). */
+  private announceStall(live: LiveObservation, quietMs: number): void {
     const { observationId, deployment } = live.state;
     if (this.live.get(observationId) !== live) return;
-    const quietMs = this.now() - live.movedAt;
-    if (quietMs < live.stallMs) {
-      this.watchForStall(live);
-      return;
-    }
-    live.stallNoticed = true;
     const notice = stallNotice(live.state, quietMs);
     this.options.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");
     void this.publish({ type: "stalled", observationId, deployment, at: new Date(this.now()).toISOString(), sinceSeconds: quietMs / 1000, ...notice });
@@ -662,6 +637,6 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       live.wakeAt = undefined;
       if (!this.live.has(live.state.observationId)) return;
       this.guarded({ observationId: live.state.observationId }, () => this.apply(live, advanceClock(live.state, this.now())));
-    }, Math.min(maxTimerDelayMs, Math.max(0, wakeAt - this.now())));
+    }, timerDelay(wakeAt, this.now()));
   }
 }
