@@ -24,7 +24,7 @@ import { combineLatest, filter, map, merge, take, asyncScheduler, type Scheduler
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
-import type { Informer, ResourceMapping, WatchEvent } from "../streams/index.js";
+import type { Informer, PodLogReader, ResourceMapping, WatchEvent } from "../streams/index.js";
 import {
   advanceClock,
   budgetDeadline,
@@ -59,6 +59,7 @@ import { cancelThroughRecord, verdictEventOf } from "./recordedObservations.js";
 import { takeOver, TakeOverError } from "./takeover.js";
 import { acceptObservation } from "./acceptance.js";
 import { VerdictDelivery } from "./verdictDelivery.js";
+import { FailureLogs } from "./logTails.js";
 import { RecentVerdicts } from "./recentVerdicts.js";
 import { podOwningKinds, refusedResources } from "./refusals.js";
 import { RoutingTable } from "./routingTable.js";
@@ -97,6 +98,8 @@ export interface ObservationEngineOptions {
   decidedMemory?: number;
   /** CEL health checks of custom kinds by kind key (compileHealthChecks). */
   healthChecks?: ReadonlyMap<string, Rule>;
+  /** Reads a failing container's log for requests with `logs: true`; absent: such requests get a note (serve --container-logs). */
+  podLogs?: PodLogReader;
 }
 
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
@@ -111,6 +114,8 @@ const maxTimerDelayMs = 2 ** 31 - 1;
 interface LiveObservation {
   state: ObservationState;
   record: RecordWriter;
+  /** The request's `logs`: a failure reads the failing container's log tail. */
+  logs: boolean;
   /** The request's stallSeconds in ms; 0: no stall notices. */
   stallMs: number;
   /** When a resource last changed state, reason or reading (or the observation began here). */
@@ -119,6 +124,8 @@ interface LiveObservation {
   stallTimer?: Subscription;
   /** A stall notice went out and nothing moved since: no second one until progress resumes. */
   stallNoticed?: boolean;
+  /** The decided verdict with its failure's log tail, once read: what the terminal write stores. */
+  decided?: ObservationVerdict;
   /** Set when the terminal outcome is decided: resolves with the verdict that stands once stored. */
   delivery?: Promise<ObservationVerdict | undefined>;
   timer?: Subscription;
@@ -128,10 +135,11 @@ interface LiveObservation {
 }
 
 export class ObservationEngine implements ObservationService, AdoptingEngine {
-  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory">> & { decidedMemory: number };
+  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory" | "podLogs">> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
   private readonly decided: RecentVerdicts;
   private readonly delivery: VerdictDelivery;
+  private readonly failureLogs: FailureLogs;
   private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
@@ -157,6 +165,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       logger: this.options.logger,
       now: () => this.now(),
     });
+    this.failureLogs = new FailureLogs({ reader: options.podLogs, kinds: this.options.kinds, owned: this.owned, logger: this.options.logger });
     this.options.leases.onLost((observationId) => this.leave(observationId));
   }
 
@@ -293,14 +302,15 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   /** Builds what the engine keeps of an observation it drives, its record writer fenced by `stored`. */
   private liveOf(state: ObservationState, stored: StoredRecord): LiveObservation {
     const id = state.observationId;
-    const live: Omit<LiveObservation, "record"> = { state, stallMs: stored.record.request.stallSeconds * 1000, movedAt: this.now() };
+    const { request } = stored.record;
+    const live: Omit<LiveObservation, "record"> = { state, logs: request.logs === true, stallMs: request.stallSeconds * 1000, movedAt: this.now() };
     const record = new RecordWriter({
       records: this.options.records,
       logger: this.options.logger,
       owner: this.replicaId,
       initial: stored,
       // The state as it stands when the write goes out: a step supersedes the state, so read it through `live`.
-      content: () => ({ verdict: toVerdict(live.state), labelledBootstrap: labelledBootstrapKeys(live.state) }),
+      content: () => ({ verdict: live.decided ?? toVerdict(live.state), labelledBootstrap: labelledBootstrapKeys(live.state) }),
       onSuperseded: (current) => void this.superseded(id, current),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.options.scheduler.schedule(() => resolve(), ms)),
@@ -554,10 +564,14 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.stopDriving(live);
     for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
+    // The failing container's log tail, when asked for, is read before the terminal write (logTails:
+    // bounded, never failing), so what is stored is what is published.
+    const detailed = this.failureLogs.wanted(live.logs, verdict) ? this.failureLogs.attach(id, verdict) : Promise.resolve(verdict);
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
-    const delivery = live.record.decide().then((stored) =>
-      this.delivery.deliver({ state: live.state, verdict, events, receivedAt }, stored),
-    );
+    const delivery = detailed.then((decided) => {
+      live.decided = decided;
+      return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: decided, events, receivedAt }, stored));
+    });
     live.delivery = delivery;
     this.deliveries.add(delivery);
     void delivery.finally(() => this.deliveries.delete(delivery));

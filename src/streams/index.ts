@@ -53,5 +53,7 @@ export {
 export type { ResourceMapping } from "./restMapper.js";
 export { keptAnnotations, keptLabelPrefix, stripObject } from "./strip.js";
 export type { StripTarget } from "./strip.js";
+export { kubePodLogReader, podLogPath } from "./podLogs.js";
+export type { PodLogReader, PodLogRequest } from "./podLogs.js";
 export { KubeRequestError, isGone } from "./transport.js";
 export type { KubeRequest, KubeTransport } from "./transport.js";

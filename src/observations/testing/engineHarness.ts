@@ -1,7 +1,7 @@
 // A real ObservationEngine over a real InformerHub, whose API server is a ScriptedCluster, on
 // virtual time: tests change objects in the cluster, move the clock, and read what was published.
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
-import { InformerHub, type ReflectorTiming } from "../../streams/index.js";
+import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { ObserveResult } from "../../bus/index.js";
 import { ObservationEngine } from "../engine.js";
@@ -26,6 +26,8 @@ export interface EngineHarnessOptions {
   readonly timing?: Partial<ReflectorTiming>;
   /** Lease duration and renewal; the service's defaults when absent. */
   readonly leaseTiming?: LeaseTiming;
+  /** The engine's container log reader (serve --container-logs); none when absent. */
+  readonly podLogs?: PodLogReader;
 }
 
 export interface LoggedLine {
@@ -96,6 +98,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       newObservationId: () => `obs-${++sequence}`,
       logger,
       ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
+      ...(options.podLogs && { podLogs: options.podLogs }),
     });
     const adopter = new Adopter({
       store: leaseStore,
