@@ -30,6 +30,9 @@ ${subjectPrefixHelp}
   --shutdown-grace D      how long SIGTERM waits for verdicts and events going out (default 20s)
   --health-checks FILE    CEL health checks for custom kinds (YAML or JSON: healthChecks:
                           [{apiVersion, kind, current, inProgress?, failed?}], as Flux's healthCheckExprs)
+  --container-logs        read the failing container's last log lines into the verdict for
+                          requests that ask (logs: true); needs get on pods/log (default off:
+                          such requests get a note instead)
   -h, --help
 
 Environment:
@@ -54,6 +57,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     "lease-duration": { type: "string", default: "15s" },
     "shutdown-grace": { type: "string", default: "20s" },
     "health-checks": { type: "string" },
+    "container-logs": { type: "boolean", default: false },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -93,6 +97,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     jetstreamReplicas,
     leaseDurationMs: leaseDurationSeconds * 1000,
     shutdownGraceMs: shutdownGraceSeconds * 1000,
+    containerLogs: values["container-logs"],
   });
 
   const signal = await new Promise<string>((resolve) => {
