@@ -170,6 +170,8 @@ describe("helm template with non-default values", () => {
     expect(granted.get("example.stagewatch.io/widgets")).toEqual(["get", "list", "watch"]);
     expect(granted.get("/secrets")).toEqual(["list", "watch"]);
     expect(granted.has("/namespaces")).toBe(false);
+    // containerLogs.enabled: the failing container's log tail, read with get on pods/log only.
+    expect(granted.get("/pods/log")).toEqual(["get"]);
     const bindings = byKind<KubernetesObject & { subjects: { namespace: string; name: string }[] }>(objects, "RoleBinding");
     expect(bindings.map((b) => [b.metadata?.namespace, b.subjects])).toEqual([
       ["team-a", [{ kind: "ServiceAccount", name: "sw-stagewatch", namespace: "platform" }]],
@@ -181,6 +183,7 @@ describe("helm template with non-default values", () => {
     expect(deployment.spec?.replicas).toBe(2);
     expect(container.args).toContain("--namespaces=team-a,team-b");
     expect(container.args).toContain("--subject-prefix=platform.stagewatch");
+    expect(container.args).toContain("--container-logs");
     expect(container.env).toContainEqual({
       name: "NATS_TOKEN",
       valueFrom: { secretKeyRef: { name: "stagewatch-nats", key: "token" } },
