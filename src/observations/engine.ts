@@ -165,7 +165,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       logger: this.options.logger,
       now: () => this.now(),
     });
-    this.failureLogs = new FailureLogs({ reader: options.podLogs, kinds: this.options.kinds, owned: this.owned, logger: this.options.logger });
+    this.failureLogs = new FailureLogs({ reader: options.podLogs, kinds: this.options.kinds, logger: this.options.logger });
     this.options.leases.onLost((observationId) => this.leave(observationId));
   }
 

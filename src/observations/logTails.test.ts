@@ -1,4 +1,5 @@
 // FailureLogs on its own: the bound on a read that never answers (the engine's tests cover the rest).
+import { of } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { Job, KubeObject, Pod } from "../kube/objects.js";
 import { captured } from "../../test/fixtures/kube/captured.js";
@@ -6,17 +7,25 @@ import type { Informer, PodLogRequest, ResourceMapping } from "../streams/index.
 import type { ObservationVerdict } from "../verdicts/index.js";
 import type { KindSource } from "./engine.js";
 import { FailureLogs } from "./logTails.js";
-import { OwnedObjectIndex } from "./ownedObjects.js";
 import { silentEngineLogger } from "./telemetry.js";
 
 const failedJob = captured<Job>("job-failed");
 const failedPod = captured<Pod>("pod-failed");
 
-function kindsHolding(object: KubeObject): KindSource {
+/** Informers that listed long ago: the failed Job and its pod. */
+function kindsHolding(...objects: KubeObject[]): KindSource {
   return {
     namespaces: undefined,
-    resolve: async () => ({ kindKey: "batch/Job" }) as ResourceMapping,
-    informer: () => ({ get: () => object }) as unknown as Informer,
+    resolve: async (apiVersion, kind) => ({ kindKey: `${apiVersion}/${kind}` }) as ResourceMapping,
+    informer: ({ kindKey }) => {
+      const ofKind = objects.filter((o) => `${o.apiVersion}/${o.kind}` === kindKey);
+      return {
+        synced$: of(true),
+        hasSynced: () => true,
+        get: (_namespace: string | undefined, name: string) => ofKind.find((o) => o.metadata.name === name),
+        list: () => ofKind,
+      } as unknown as Informer;
+    },
   };
 }
 
@@ -41,16 +50,13 @@ const verdict: ObservationVerdict = {
 
 describe("FailureLogs", () => {
   it("abandons a read that does not answer within its bound, for a note", async () => {
-    const owned = new OwnedObjectIndex();
-    owned.applyPod("added", failedPod);
     const asked: PodLogRequest[] = [];
     const logs = new FailureLogs({
       reader: (request, signal) => {
         asked.push(request);
         return new Promise<string>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
       },
-      kinds: kindsHolding(failedJob),
-      owned,
+      kinds: kindsHolding(failedJob, failedPod),
       logger: silentEngineLogger,
       timeoutMs: 20,
     });
@@ -61,7 +67,7 @@ describe("FailureLogs", () => {
   });
 
   it("wants a read only for a failed or timed-out verdict of a request with logs", () => {
-    const logs = new FailureLogs({ reader: undefined, kinds: kindsHolding(failedJob), owned: new OwnedObjectIndex(), logger: silentEngineLogger });
+    const logs = new FailureLogs({ reader: undefined, kinds: kindsHolding(failedJob), logger: silentEngineLogger });
     expect(logs.wanted(true, verdict)).toBe(true);
     expect(logs.wanted(true, { ...verdict, outcome: "timed_out" })).toBe(true);
     expect(logs.wanted(false, verdict)).toBe(false);

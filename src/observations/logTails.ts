@@ -3,7 +3,10 @@
 // every `get`, carries the tail (failure.logTail) or the reason it has none (failure.logNote).
 //
 // - one pods/log read per decided observation, never per event: the container comes from the
-//   objects the informers hold (failingContainer), not from another API call;
+//   objects the informers hold (failingContainer), not from another API call. The pods are read
+//   from the Pod informer's cache (every pod of the namespace; failingContainer joins by owner UID)
+//   once it has listed: an observation can be decided by its Job's first event, before the pods
+//   are known (a fresh replica, an adoption);
 // - never a failure of the verdict, never a long delay: a refused, missing or slow read is a note,
 //   and the read is abandoned after `timeoutMs` (2 s), so the verdict is at most that much later;
 // - allowed by the service, not only the request: without a reader (serve without
@@ -19,18 +22,20 @@ import {
   type ResourceIdentity,
   type ObservationVerdict,
 } from "../verdicts/index.js";
-import { KubeRequestError, type PodLogReader } from "../streams/index.js";
+import { filter, take } from "rxjs";
+import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
+import { KubeRequestError, type Informer, type PodLogReader } from "../streams/index.js";
+import { groupKind } from "../verdicts/index.js";
 import type { KindSource } from "./engine.js";
-import type { OwnedObjectIndex } from "./ownedObjects.js";
+import { podOwningKinds } from "./refusals.js";
 import type { EngineLogger } from "./telemetry.js";
 
 export interface FailureLogsOptions {
   /** Undefined: this service does not read container logs. */
   readonly reader: PodLogReader | undefined;
   readonly kinds: KindSource;
-  readonly owned: OwnedObjectIndex;
   readonly logger: EngineLogger;
-  /** How long a read may take before it is abandoned for a note (default 2 s). */
+  /** How long finding the container and reading its log may take before it is abandoned for a note (default 2 s). */
   readonly timeoutMs?: number;
   readonly limits?: LogTailLimits;
 }
@@ -53,6 +58,23 @@ function withFailure(verdict: ObservationVerdict, detail: Pick<Failure, "logTail
   return verdict.failure ? { ...verdict, failure: { ...verdict.failure, ...detail } } : verdict;
 }
 
+/** Resolves once the informer has listed; rejects with the signal's reason if that comes first. */
+function untilSynced(informer: Informer, signal: AbortSignal): Promise<void> {
+  if (informer.hasSynced()) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const subscription = informer.synced$.pipe(filter(Boolean), take(1)).subscribe(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    });
+    function abort() {
+      subscription.unsubscribe();
+      reject(signal.reason);
+    }
+    if (signal.aborted) abort();
+    else if (!subscription.closed) signal.addEventListener("abort", abort, { once: true });
+  });
+}
+
 export class FailureLogs {
   private readonly options: FailureLogsOptions;
 
@@ -68,32 +90,49 @@ export class FailureLogs {
   /** The verdict with its failure's log tail or note; the verdict unchanged when there is no container to read. Never rejects. */
   async attach(observationId: string, verdict: ObservationVerdict): Promise<ObservationVerdict> {
     const failure = verdict.failure!;
+    const timeoutMs = this.options.timeoutMs ?? defaultLogReadTimeoutMs;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let objects: readonly [KubeObject | undefined, { replicaSets: ReplicaSet[]; pods: Pod[] }];
     try {
-      const choice = failingContainer(failure, ...(await this.objectsOf(failure.resource)));
-      if (!choice) return verdict;
-      if ("note" in choice) return withFailure(verdict, { logNote: choice.note });
-      if (!this.options.reader) return withFailure(verdict, { logNote: logNoteOf(choice.read, notAllowedNote) });
-      return withFailure(verdict, await this.read(observationId, choice.read));
+      objects = await this.objectsOf(failure.resource, signal);
     } catch (error) {
-      this.options.logger.error({ observationId, err: error }, "cannot choose the container whose log to read");
+      // Kinds that resolved when the observation began resolve again; what is left is the bound.
+      this.options.logger.warn({ observationId, err: error }, "cannot read the failed resource's pods for its log tail");
       return verdict;
     }
+    const choice = failingContainer(failure, ...objects);
+    if (!choice) return verdict;
+    if ("note" in choice) return withFailure(verdict, { logNote: choice.note });
+    if (!this.options.reader) return withFailure(verdict, { logNote: logNoteOf(choice.read, notAllowedNote) });
+    return withFailure(verdict, await this.read(observationId, choice.read, signal, timeoutMs));
   }
 
-  private async objectsOf(identity: ResourceIdentity) {
-    const { kinds, owned } = this.options;
-    const mapping = await kinds.resolve(identity.apiVersion, identity.kind);
-    const object = kinds.informer(mapping).get(identity.namespace, identity.name);
-    return [object, object ? owned.ownedBy(object) : { replicaSets: [], pods: [] }] as const;
+  /** The failed resource as its informer holds it, and the pods (and ReplicaSets) of its namespace once their informers listed. */
+  private async objectsOf(identity: ResourceIdentity, signal: AbortSignal) {
+    const kind = groupKind(identity.apiVersion, identity.kind);
+    const object = (await this.cached(identity.apiVersion, identity.kind, signal)).get(identity.namespace, identity.name);
+    const listed = async (apiVersion: string, kindName: string) => (await this.cached(apiVersion, kindName, signal)).list(identity.namespace);
+    const pods = object && podOwningKinds.has(kind) ? ((await listed("v1", "Pod")) as Pod[]) : [];
+    const replicaSets = object && kind === "apps/Deployment" ? ((await listed("apps/v1", "ReplicaSet")) as ReplicaSet[]) : [];
+    return [object, { replicaSets, pods }] as const;
   }
 
-  private async read(observationId: string, target: LogTarget): Promise<Pick<Failure, "logTail" | "logNote">> {
+  private async cached(apiVersion: string, kind: string, signal: AbortSignal) {
+    const informer = this.options.kinds.informer(await this.options.kinds.resolve(apiVersion, kind));
+    await untilSynced(informer, signal);
+    return informer;
+  }
+
+  private async read(observationId: string, target: LogTarget, signal: AbortSignal, timeoutMs: number): Promise<Pick<Failure, "logTail" | "logNote">> {
     const limits = this.options.limits ?? logTailLimits;
-    const timeoutMs = this.options.timeoutMs ?? defaultLogReadTimeoutMs;
     const request = { ...target, tailLines: limits.lines + 1, limitBytes: limits.bytes };
+    const startedAt = performance.now();
     try {
-      const text = await this.options.reader!(request, AbortSignal.timeout(timeoutMs));
-      return { logTail: logTailOf(target, text, limits) };
+      const text = await this.options.reader!(request, signal);
+      const logTail = logTailOf(target, text, limits);
+      const ms = Math.round(performance.now() - startedAt);
+      this.options.logger.info({ observationId, pod: target.pod, container: target.container, previous: target.previous, lines: logTail.lines.length, ms }, "container log read");
+      return { logTail };
     } catch (error) {
       const note = logNoteOf(target, describeReadError(error, timeoutMs));
       this.options.logger.warn({ observationId, note }, "container log not read");

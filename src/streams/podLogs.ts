@@ -39,7 +39,8 @@ export function kubePodLogReader(kubeConfig: KubeConfig): PodLogReader {
           tailLines: request.tailLines,
           limitBytes: request.limitBytes,
         },
-        accept: "text/plain",
+        // The API server refuses text/plain in Accept (406) although the body is plain text.
+        accept: "*/*",
       }).subscribe({
         next: resolve,
         error: (error: unknown) => {
