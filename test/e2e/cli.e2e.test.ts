@@ -287,10 +287,10 @@ describe("stagewatch observe against stagewatch serve", () => {
 
 describe("commands, help and flags", () => {
   it.each([
-    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "NATS_URL", "KUBECONFIG"] },
+    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--container-logs", "NATS_URL", "KUBECONFIG"] },
     {
       command: "observe",
-      flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--json", "--subject-prefix"],
+      flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--logs", "--json", "--subject-prefix"],
     },
     { command: "demo", flags: ["--kubeconfig", "--exit", "--timeout"] },
   ])("$command --help: exit 0, the flags on stdout", async ({ command, flags }) => {
@@ -393,5 +393,13 @@ describe("stagewatch demo on the e2e cluster", () => {
     expect(verdicts).toMatch(
       /\n {2}failed {5}deployment search cannot reach healthy: Deployment demo-search\/api: failed: ImagePullBackOff: .*container api: ImagePullBackOff.* {2}\(expected: fails: ImagePullBackOff\)\n/,
     );
+    // The failing migration's log, served by kwok (ClusterLogs) and read through pods/log, under its
+    // verdict with the connection string's password scrubbed; the pod that never ran says so.
+    expect(verdicts).toMatch(
+      /\(expected: fails: bootstrap Job\)\n {13}log of pod schema-migrate-\w+ container migrate, 7 lines:\n {17}migrate 3\.2\.1: connecting to postgres:\/\/\[redacted\]@db\.demo-billing:5432\/billing\n/,
+    );
+    expect(verdicts).toMatch(/\n {17}ERROR: {2}relation "invoices" already exists\n/);
+    expect(verdicts).not.toContain("s3cr3t-pw");
+    expect(verdicts).toMatch(/\(expected: fails: ImagePullBackOff\)\n {13}no log: pod api-[\w-]+ container api has not run \(ImagePullBackOff\)\n/);
   }, 180_000);
 });
