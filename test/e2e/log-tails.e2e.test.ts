@@ -3,12 +3,14 @@
  * test/cluster/kwok-logs.ts) and stagewatch reads them through the API server's pods/log, which
  * proxies to kwok as to a node's kubelet. A failing bootstrap Job's verdict carries its container's
  * last lines with the credentials it printed scrubbed out; a crash-looping Deployment's carries its
- * previous instance's; a service without --container-logs answers with a note.
+ * previous instance's; a service without --container-logs, or whose RBAC lacks pods/log, answers
+ * with a note and the verdict stands.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { randomBytes } from "node:crypto";
+import { CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterLogs, writeCriLog } from "../cluster/kwok-logs.ts";
 import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
@@ -104,6 +106,52 @@ describe("the failing container's log tail", () => {
       lines: ["api: listening on :8080", "panic: DATABASE_URL is not set", "goroutine 1 [running]:"],
       truncated: false,
     });
+  });
+
+  it("a service whose RBAC lacks pods/log: the API server's refusal becomes a note, and the verdict stands", async () => {
+    const name = `stagewatch-e2e-no-logs-${randomBytes(3).toString("hex")}`;
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    const core = kc.makeApiClient(CoreV1Api);
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: "stagewatch" } } });
+    // The chart's read rules for Jobs and pods, without containerLogs.enabled.
+    await rbac.createClusterRole({
+      body: {
+        metadata: { name },
+        rules: [
+          { apiGroups: ["batch"], resources: ["jobs"], verbs: ["get", "list", "watch"] },
+          { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
+        ],
+      },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+        subjects: [{ kind: "ServiceAccount", name: "stagewatch", namespace }],
+      },
+    });
+    const token = await core.createNamespacedServiceAccountToken({ name: "stagewatch", namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const asServiceAccount = new KubeConfig();
+    asServiceAccount.loadFromOptions({
+      clusters: [{ ...kc.getCurrentCluster()!, name: "e2e" }],
+      users: [{ name: "stagewatch", token: token.status?.token ?? "" }],
+      contexts: [{ name: "e2e", cluster: "e2e", user: "stagewatch" }],
+      currentContext: "e2e",
+    });
+    const refused = await startStagewatch({ name: "refusedlogs", kubeConfig: asServiceAccount, containerLogs: true });
+    try {
+      const migrate = job({ namespace, name: "schema-migrate" });
+      const verdict = await (await refused.observer.observe(observeRequest({ deployment: "billing", resources: [{ ...migrate.identity, bootstrap: true }], logs: true }))).verdict;
+      expect(verdict).toMatchObject({ outcome: "failed", failure: { reason: "BackoffLimitExceeded" } });
+      expect(verdict.failure?.logTail).toBeUndefined();
+      expect(verdict.failure?.logNote).toMatch(
+        new RegExp(`^log of pod (schema-migrate-\\w+) container schema-migrate not read: Forbidden: pods "\\1" is forbidden: User "system:serviceaccount:${namespace}:stagewatch" cannot get resource "pods/log"`),
+      );
+    } finally {
+      await refused.stop();
+      await rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
+      await rbac.deleteClusterRole({ name }).catch(() => undefined);
+    }
   });
 
   it("a service without --container-logs answers a request's logs with a note, and the verdict stands", async () => {
