@@ -566,7 +566,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.live.delete(id);
     // The failing container's log tail, when asked for, is read before the terminal write (logTails:
     // bounded, never failing), so what is stored is what is published.
-    const detailed = this.failureLogs.wanted(live.logs, verdict) ? this.failureLogs.attach(id, verdict) : Promise.resolve(verdict);
+    const wanted = this.failureLogs.wanted(live.logs, verdict);
+    if (wanted) live.record.hold();
+    const detailed = wanted ? this.failureLogs.attach(id, verdict) : Promise.resolve(verdict);
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
     const delivery = detailed.then((decided) => {
       live.decided = decided;
