@@ -10,22 +10,23 @@
 // - never a failure of the verdict, never a long delay: a refused, missing or slow read is a note,
 //   and the read is abandoned after `timeoutMs` (2 s), so the verdict is at most that much later;
 // - allowed by the service, not only the request: without a reader (serve without
-//   --container-logs, no pods/log in its RBAC) a request's `logs` gets a note saying so.
+//   --container-logs) a request's `logs` gets a note saying so; a service whose RBAC lacks
+//   pods/log gets the API server's Forbidden in the note.
+import { filter, take } from "rxjs";
+import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
+import { KubeRequestError, type Informer, type PodLogReader } from "../streams/index.js";
 import {
   failingContainer,
+  groupKind,
   logNoteOf,
   logTailLimits,
   logTailOf,
   type Failure,
   type LogTailLimits,
   type LogTarget,
-  type ResourceIdentity,
   type ObservationVerdict,
+  type ResourceIdentity,
 } from "../verdicts/index.js";
-import { filter, take } from "rxjs";
-import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
-import { KubeRequestError, type Informer, type PodLogReader } from "../streams/index.js";
-import { groupKind } from "../verdicts/index.js";
 import type { KindSource } from "./engine.js";
 import { podOwningKinds } from "./refusals.js";
 import type { EngineLogger } from "./telemetry.js";
@@ -40,9 +41,9 @@ export interface FailureLogsOptions {
   readonly limits?: LogTailLimits;
 }
 
-export const defaultLogReadTimeoutMs = 2_000;
+const defaultLogReadTimeoutMs = 2_000;
 
-export const notAllowedNote = "the service does not read container logs (stagewatch serve --container-logs, chart value containerLogs.enabled)";
+const notAllowedNote = "the service does not read container logs (stagewatch serve --container-logs, chart value containerLogs.enabled)";
 
 /** The server's own reason and words: `Forbidden: pods "x" is forbidden: ...`, `NotFound: pods "x" not found`. */
 function describeReadError(error: unknown, timeoutMs: number): string {
