@@ -93,6 +93,21 @@ describe("the failing container's log tail", () => {
     expect(h.events.verdict(id).failure).not.toHaveProperty("logTail");
   });
 
+  it("a budget that runs out on a crash-looping Deployment (CrashLoopBackOff not in failOn) reads its container's previous instance", async () => {
+    const logs = reader(async () => "panic: missing DATABASE_URL\n");
+    const h = engineHarness({ podLogs: logs });
+    const api = deployment({ revision: "1", replicas: 1, status: { observedGeneration: 7, replicas: 1, updatedReplicas: 1, conditions: [deploymentConditions.unavailable()] } });
+    const rs = replicaSet(api, { name: "api-7f9c6d8b5", revision: "1", replicas: 1 });
+    const crashed = { exitCode: 2, reason: "Error", finishedAt: "2026-11-29T10:00:40Z" };
+    await put(h, api, rs, pod({ name: "api-7f9c6d8b5-x2x2x", owner: rs, containers: [waiting("api", "CrashLoopBackOff", "back-off 10s", { restartCount: 1, lastTerminated: crashed })] }));
+    const id = await h.start(observationRequest({ timeoutSeconds: 60, logs: true }));
+    expect(logs.asked).toEqual([]);
+    await h.advance(60_000);
+    await drainMicrotasks();
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "timed_out", failure: { reason: "CrashLoopBackOff", logTail: { container: "api", previous: true, lines: ["panic: missing DATABASE_URL"] } } });
+    expect(logs.asked).toHaveLength(1);
+  });
+
   it("a Deployment failing on CrashLoopBackOff reads the previous instance of the crashing container", async () => {
     const logs = reader(async () => "panic: missing DATABASE_URL\n");
     const h = engineHarness({ podLogs: logs });
