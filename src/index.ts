@@ -12,4 +12,4 @@ export {
 } from "./bus/index.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions } from "./bus/index.js";
 export { ObservationEvent, ObservationRequest, ObservationVerdict } from "./verdicts/index.js";
-export type { ObservationRequestInput, Outcome, Stage } from "./verdicts/index.js";
+export type { Failure, LogTail, ObservationRequestInput, Outcome, Stage } from "./verdicts/index.js";

@@ -19,7 +19,16 @@ export const contractSchemas = {
       "A resource by identity only, never its content. `generation`: the metadata.generation the apply produced; status older than it is not read. Names are DNS subdomains, except RBAC objects (path segments); `bootstrap` only on a Job.",
   },
   ResourceVerdict: { schema: wire.ResourceVerdict, description: "One declared resource's state with the cluster's own reason and message." },
-  Failure: { schema: wire.Failure, description: "The resource that stopped the observation, the first stage it blocks, the cluster's reason and message." },
+  LogTail: {
+    schema: wire.LogTail,
+    description:
+      "The failing container's last log lines (oldest first, credentials scrubbed), read once when the verdict was decided for a request with `logs`; `previous` when it is the restarted container's previous instance, `truncated` when older lines or the end of a long line were cut.",
+  },
+  Failure: {
+    schema: wire.Failure,
+    description:
+      "The resource that stopped the observation, the first stage it blocks, the cluster's reason and message; with `logs` requested, the failing container's `logTail`, or a `logNote` saying why there is none.",
+  },
   ObservationVerdict: { schema: wire.ObservationVerdict, description: "The current or final state of one observation (`get`, `cancel`, the `verdict` event)." },
   ObservationRequest: {
     schema: wire.ObservationRequest,

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { KubeConfig, KubernetesObjectApi, PatchStrategy, CoreV1Api, type KubernetesObject } from "@kubernetes/client-node";
+import { KubeConfig, KubernetesObjectApi, PatchStrategy, CoreV1Api, CustomObjectsApi, type KubernetesObject } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { parseAllDocuments } from "yaml";
 import { connectObserver, type Observer } from "../bus/index.js";
@@ -13,13 +13,15 @@ import { startService } from "../service/service.js";
 import { describeResource, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
+import { failureLogText } from "./failureLogText.js";
 import { readDeclaredResources } from "./manifests.js";
 import { UsageError } from "./usage.js";
 
 export const demoUsage = `Usage: stagewatch demo [flags]
 
 Starts a local Kubernetes control plane (etcd, kube-apiserver, controllers, kwok) and NATS, runs the
-service, applies four sample deployments (examples/demo) and prints their progress and verdicts.
+service, applies four sample deployments (examples/demo) and prints their progress and verdicts,
+with the failing containers' last log lines (kwok serves the billing migration's log).
 
 Flags:
   --kubeconfig PATH  use this cluster instead of starting one (needs NATS_URL too)
@@ -65,6 +67,33 @@ async function startCluster(): Promise<LocalClusterHandle> {
     throw new UsageError(`the demo needs a source checkout (${harness} not loadable); or pass --kubeconfig`, { cause });
   })) as { startLocalCluster(options: { stateDir: string }): Promise<LocalClusterHandle> };
   return module.startLocalCluster({ stateDir: join(repoRoot, ".stagewatch", "demo", "cluster") });
+}
+
+const demoLogs = { group: "kwok.x-k8s.io", version: "v1alpha1", plural: "clusterlogs", name: "stagewatch-demo-billing" } as const;
+
+/**
+ * kwok plays the kubelet in the local cluster and serves container logs from files its ClusterLogs
+ * objects name (test/cluster/kwok-logs.ts): the billing migration's log, in the CRI format a
+ * container runtime writes, with the connection string a migration tool prints, which the verdict
+ * shows scrubbed. A cluster that does not serve ClusterLogs (not kwok's) answers 404 and is left
+ * alone: its kubelets have logs of their own.
+ */
+async function serveDemoLogs(kubeConfig: KubeConfig): Promise<boolean> {
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  await api.deleteClusterCustomObject(demoLogs).catch(() => undefined);
+  const body = {
+    apiVersion: `${demoLogs.group}/${demoLogs.version}`,
+    kind: "ClusterLogs",
+    metadata: { name: demoLogs.name },
+    spec: {
+      selector: { matchNamespaces: ["demo-billing"] },
+      logs: [{ containers: ["migrate"], logsFile: join(repoRoot, "examples", "demo", "billing", "migrate.log"), follow: false }],
+    },
+  };
+  return api.createClusterCustomObject({ ...demoLogs, body }).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function manifestObjects(dir: string): Promise<KubernetesObject[]> {
@@ -133,6 +162,7 @@ async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample:
     defaultNamespace: sample.namespace,
     resources: await readDeclaredResources([dir]),
     ...(sample.failOn && { failOn: [...sample.failOn] }),
+    logs: true,
   });
   for await (const event of run.progress) {
     const text = line(sample.deployment, event);
@@ -170,7 +200,9 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     subjectPrefix: "stagewatch",
     logger: pino({ level: "info" }, pino.destination({ dest: logFile, mkdir: true, sync: false })),
     replicaId: "demo",
+    containerLogs: true,
   });
+  const servingLogs = await serveDemoLogs(kubeConfig);
   process.stdout.write(`stagewatch is serving; metrics at ${service.metricsUrl}/metrics; logs in ${logFile}\n\n`);
 
   const observer = await connectObserver({ servers: cluster.natsUrl });
@@ -179,6 +211,8 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write("\nverdicts:\n");
     verdicts.forEach((verdict, index) => {
       process.stdout.write(`  ${verdict.outcome.padEnd(10)} ${verdict.message}  (expected: ${samples[index]!.expect})\n`);
+      const log = failureLogText(verdict.failure);
+      if (log) process.stdout.write(`${log.trimEnd().replace(/^/gm, "             ")}\n`);
     });
     process.stdout.write(`\nmetrics: ${service.metricsUrl}/metrics\n`);
     if (!values.exit) {
@@ -193,6 +227,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   } finally {
     await observer.close();
     await service.stop();
+    if (servingLogs) await kubeConfig.makeApiClient(CustomObjectsApi).deleteClusterCustomObject(demoLogs).catch(() => undefined);
     await cluster.stop();
   }
 }

@@ -12,6 +12,7 @@ import { ObservationRequest, type ObservationRequestInput, type ObservationVerdi
 import { describeIssues, parseWith } from "../verdicts/validation.js";
 import { parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
+import { failureLogText } from "./failureLogText.js";
 import { kubeconfigNamespace } from "./kubeconfigNamespace.js";
 import { readDeclaredResources } from "./manifests.js";
 import type { ProgressView } from "./progressViews.js";
@@ -36,6 +37,8 @@ Flags:
                           context's namespace, else "default": where kubectl apply put them)
   --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
                           Warning event reasons such as FailedCreate (default ImagePullBackOff,InvalidImageName)
+  --logs                  on a failure, print the failing container's last log lines (read once
+                          by the service, scrubbed; needs serve --container-logs)
   --json                  print the verdict as JSON
   --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
                           redraws one line per resource in place, plain prints one line per change
@@ -57,6 +60,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     namespace: { type: "string" },
     "fail-on": { type: "string" },
     json: { type: "boolean", default: false },
+    logs: { type: "boolean", default: false },
     progress: { type: "string", default: "auto" },
     ...subjectPrefixOption,
     help: { type: "boolean", short: "h" },
@@ -86,6 +90,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     defaultNamespace: values.namespace ?? (await kubeconfigNamespace(process.env)),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
+    ...(values.logs && { logs: true }),
   };
   // Checked before connecting, although the client checks again: a typo (`--require rendered`,
   // `--deployment Web_1`) is bad input (2) even while NATS is down, never "unreachable" (3), which
@@ -118,7 +123,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     for await (const event of run.progress) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
-    process.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : `${verdict.message}\n`);
+    process.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
     return exitCodeOf(verdict);
   } finally {
     await observer.close();

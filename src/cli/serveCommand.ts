@@ -33,6 +33,9 @@ ${subjectPrefixHelp}
   --warning-events=BOOL   show the newest Warning event of each pending resource, its ReplicaSets
                           and pods in progress events and verdicts (default true; needs events
                           list and watch)
+  --container-logs        read the failing container's last log lines into the verdict for
+                          requests that ask (logs: true); needs get on pods/log (default off:
+                          such requests get a note instead)
   -h, --help
 
 Environment:
@@ -58,6 +61,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     "shutdown-grace": { type: "string", default: "20s" },
     "health-checks": { type: "string" },
     "warning-events": { type: "string", default: "true" },
+    "container-logs": { type: "boolean", default: false },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -99,6 +103,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     jetstreamReplicas,
     leaseDurationMs: leaseDurationSeconds * 1000,
     shutdownGraceMs: shutdownGraceSeconds * 1000,
+    containerLogs: values["container-logs"],
   });
 
   const signal = await new Promise<string>((resolve) => {

@@ -3,6 +3,7 @@
 import { describeResource } from "../verdicts/kinds.js";
 import type { ObservationVerdict } from "../verdicts/schemas.js";
 import { formatDuration } from "../verdicts/text.js";
+import { failureLogText } from "./failureLogText.js";
 
 /** Columns as kubectl's printer lays them out; the last column is not padded. */
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -45,5 +46,5 @@ export function verdictTable(verdict: ObservationVerdict, nowMs: number): string
     ["RESOURCE", "STATE", "REASON", "MESSAGE"],
     verdict.resources.map((r) => [describeResource(r.identity), r.state, r.reason ?? "-", oneLine(r.message)]),
   );
-  return `${summary}\n${resources}\n${verdict.message}\n`;
+  return `${summary}\n${resources}\n${verdict.message}\n${failureLogText(verdict.failure)}`;
 }

@@ -24,7 +24,7 @@ import { combineLatest, filter, map, merge, take, asyncScheduler, type Scheduler
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
-import type { Informer, ResourceMapping, WarningSource, WatchEvent } from "../streams/index.js";
+import type { Informer, PodLogReader, ResourceMapping, WarningSource, WatchEvent } from "../streams/index.js";
 import type { ClusterWarning } from "../kube/warnings.js";
 import {
   advanceClock,
@@ -65,6 +65,7 @@ import { cancelThroughRecord, verdictEventOf } from "./recordedObservations.js";
 import { takeOver, TakeOverError } from "./takeover.js";
 import { acceptObservation } from "./acceptance.js";
 import { VerdictDelivery } from "./verdictDelivery.js";
+import { FailureLogs } from "./logTails.js";
 import { RecentVerdicts } from "./recentVerdicts.js";
 import { podOwningKinds, refusedResources } from "./refusals.js";
 import { RoutingTable } from "./routingTable.js";
@@ -107,6 +108,8 @@ export interface ObservationEngineOptions {
   healthChecks?: ReadonlyMap<string, Rule>;
   /** Warning events shown in pending readings; none when undefined (`--warning-events=false`). */
   warnings?: WarningSource;
+  /** Reads a failing container's log for requests with `logs: true`; absent: such requests get a note (serve --container-logs). */
+  podLogs?: PodLogReader;
 }
 
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
@@ -116,10 +119,14 @@ const ownedKinds = new Set(["core/Pod", "apps/ReplicaSet"]);
 interface LiveObservation {
   state: ObservationState;
   record: RecordWriter;
+  /** The request's `logs`: a failure reads the failing container's log tail. */
+  logs: boolean;
   /** The request's stallSeconds in ms; 0: no stall notices. */
   stallMs: number;
   /** Stall notices: armed once the observation is driven here (begin). */
   stall?: StallWatch;
+  /** The decided verdict with its failure's log tail, once read: what the terminal write stores. */
+  decided?: ObservationVerdict;
   /** Set when the terminal outcome is decided: resolves with the verdict that stands once stored. */
   delivery?: Promise<ObservationVerdict | undefined>;
   timer?: Subscription;
@@ -129,11 +136,12 @@ interface LiveObservation {
 }
 
 export class ObservationEngine implements ObservationService, AdoptingEngine {
-  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory" | "warnings">> &
-    Pick<ObservationEngineOptions, "warnings"> & { decidedMemory: number };
+  private readonly options: Required<Omit<ObservationEngineOptions, "decidedMemory" | "warnings" | "podLogs">> &
+    Pick<ObservationEngineOptions, "warnings" | "podLogs"> & { decidedMemory: number };
   private readonly live = new Map<string, LiveObservation>();
   private readonly decided: RecentVerdicts;
   private readonly delivery: VerdictDelivery;
+  private readonly failureLogs: FailureLogs;
   private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
@@ -159,6 +167,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       logger: this.options.logger,
       now: () => this.now(),
     });
+    this.failureLogs = new FailureLogs({ reader: options.podLogs, kinds: this.options.kinds, logger: this.options.logger });
     this.options.leases.onLost((observationId) => this.leave(observationId));
   }
 
@@ -295,14 +304,15 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   /** Builds what the engine keeps of an observation it drives, its record writer fenced by `stored`. */
   private liveOf(state: ObservationState, stored: StoredRecord): LiveObservation {
     const id = state.observationId;
-    const live: Omit<LiveObservation, "record"> = { state, stallMs: stored.record.request.stallSeconds * 1000 };
+    const { request } = stored.record;
+    const live: Omit<LiveObservation, "record"> = { state, logs: request.logs === true, stallMs: request.stallSeconds * 1000 };
     const record = new RecordWriter({
       records: this.options.records,
       logger: this.options.logger,
       owner: this.replicaId,
       initial: stored,
       // The state as it stands when the write goes out: a step supersedes the state, so read it through `live`.
-      content: () => ({ verdict: toVerdict(live.state), labelledBootstrap: labelledBootstrapKeys(live.state) }),
+      content: () => ({ verdict: live.decided ?? toVerdict(live.state), labelledBootstrap: labelledBootstrapKeys(live.state) }),
       onSuperseded: (current) => void this.superseded(id, current),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.options.scheduler.schedule(() => resolve(), ms)),
@@ -605,10 +615,16 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.stopDriving(live);
     for (const key of live.state.resources.keys()) this.routes.stopWaiting(key, id);
     this.live.delete(id);
+    // The failing container's log tail, when asked for, is read before the terminal write (logTails:
+    // bounded, never failing), so what is stored is what is published.
+    const wanted = this.failureLogs.wanted(live.logs, verdict);
+    if (wanted) live.record.hold();
+    const detailed = wanted ? this.failureLogs.attach(id, verdict) : Promise.resolve(verdict);
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
-    const delivery = live.record.decide().then((stored) =>
-      this.delivery.deliver({ state: live.state, verdict, events, receivedAt }, stored),
-    );
+    const delivery = detailed.then((decided) => {
+      live.decided = decided;
+      return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: decided, events, receivedAt }, stored));
+    });
     live.delivery = delivery;
     this.deliveries.add(delivery);
     void delivery.finally(() => this.deliveries.delete(delivery));

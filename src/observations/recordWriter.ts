@@ -49,6 +49,8 @@ export class RecordWriter {
   private inFlight: Promise<void> | undefined;
   private waiting: Waiting | undefined;
   private ended = false;
+  /** Writes wait for decide(): the observation is decided, its final content still being completed. */
+  private held = false;
   private supersededBy: StoredRecord | undefined;
 
   constructor(options: RecordWriterOptions) {
@@ -67,7 +69,7 @@ export class RecordWriter {
     const done = new Promise<boolean>((resolve) => {
       this.waiting = { done: [...(this.waiting?.done ?? []), resolve] };
     });
-    this.inFlight ??= this.drain();
+    if (!this.held) this.inFlight ??= this.drain();
     return done;
   }
 
@@ -84,15 +86,25 @@ export class RecordWriter {
     waiting?.done.forEach((resolve) => resolve(false));
   }
 
+  /**
+   * The observation is decided but its verdict is still being completed (the failing container's
+   * log tail): no write goes out until decide(), so no record holds the verdict without it. A
+   * write in flight finishes; what waits is written by decide(), coalesced with it.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
   /** The terminal write (the observation is decided, so its content no longer changes): stored, or superseded by another replica's write. */
   async decide(): Promise<DecideResult> {
+    this.held = false;
     const stored = await this.update();
     await this.idle();
     return stored ? { stored: true } : { stored: false, current: this.supersededBy };
   }
 
   private async drain(): Promise<void> {
-    for (let failures = 0; this.waiting !== undefined && !this.ended; ) {
+    for (let failures = 0; this.waiting !== undefined && !this.ended && !this.held; ) {
       const waiting = this.waiting;
       this.waiting = undefined;
       let result: WriteResult | undefined;

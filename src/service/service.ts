@@ -26,7 +26,7 @@ import {
   type EngineMetrics,
   type LeaseMetrics,
 } from "../observations/index.js";
-import { InformerHub, kubeHttpTransport, type StreamMetrics } from "../streams/index.js";
+import { InformerHub, kubeHttpTransport, kubePodLogReader, type StreamMetrics } from "../streams/index.js";
 import type { Rule } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
@@ -57,6 +57,8 @@ export interface ServiceConfig {
   leaseDurationMs?: number;
   /** How long a graceful stop waits for verdicts and events still going out. */
   shutdownGraceMs?: number;
+  /** Read the failing container's log tail for requests with `logs` (needs `get` on pods/log). */
+  containerLogs?: boolean;
 }
 
 export interface RunningService {
@@ -154,6 +156,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       leases,
       ...(config.healthChecks && { healthChecks: config.healthChecks }),
       ...(config.warningEvents !== false && { warnings: hub.warnings() }),
+      ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
     });
@@ -187,7 +190,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         },
       },
     });
-    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas }, "serving");
+    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs === true }, "serving");
     const ops = operations;
     return {
       metricsUrl: ops.url,

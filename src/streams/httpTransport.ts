@@ -24,6 +24,13 @@ export function kubeHttpTransport(kubeConfig: KubeConfig): KubeTransport {
   };
 }
 
+/** One text body (a container log), then completion; errors as getJson's. Unsubscribing aborts it. */
+export function kubeGetText(kubeConfig: KubeConfig, request: KubeRequest): Observable<string> {
+  return exchange(kubeConfig, request, async (response, subscriber) => {
+    subscriber.next(await response.text());
+  }) as Observable<string>;
+}
+
 type Dispatcher = ReturnType<RequestContext["getDispatcher"]>;
 
 function exchange(

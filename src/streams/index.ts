@@ -53,6 +53,8 @@ export {
 export type { ResourceMapping } from "./restMapper.js";
 export { keptAnnotations, keptLabelPrefix, stripObject } from "./strip.js";
 export type { StripTarget } from "./strip.js";
+export { kubePodLogReader, podLogPath } from "./podLogs.js";
+export type { PodLogReader, PodLogRequest } from "./podLogs.js";
 export { KubeRequestError, isGone } from "./transport.js";
 export { WarningFeed, warningFieldSelector } from "./warningFeed.js";
 export type { WarningFeedOptions, WarningSource } from "./warningFeed.js";

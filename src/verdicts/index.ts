@@ -9,6 +9,7 @@ export {
   ErrorReply,
   Failure,
   FieldIssue,
+  LogTail,
   GetReply,
   GetRequest,
   NamespaceName,
@@ -109,5 +110,9 @@ export {
 export type { AccessProblem, ObservedObject } from "./observation.js";
 export { labelledBootstrapKeys, resumeObservation } from "./resumption.js";
 export { stallNotice } from "./stall.js";
+export { failingContainer } from "./failingContainer.js";
+export type { LogChoice, LogTarget } from "./failingContainer.js";
+export { logNoteOf, logTailLimits, logTailOf } from "./logTail.js";
+export type { LogTailLimits } from "./logTail.js";
 export type { StallNotice } from "./stall.js";
 export type { ResumeObservationInput } from "./resumption.js";

@@ -103,6 +103,12 @@ export const ObservationRequest = z
       .array(ResourceIdentity)
       .min(1, "at least one resource")
       .max(maxResources, `at most ${maxResources} resources`),
+    /**
+     * Read the failing container's last log lines into the verdict's failure (`failure.logTail`),
+     * once, when the observation fails on a pod; only where the service allows it (serve
+     * --container-logs), else the failure carries a `logNote` saying so.
+     */
+    logs: z.boolean().optional(),
     /** Waiting reasons (pods), Ready=False reasons (custom resources) and Warning event reasons that fail at once. */
     failOn: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a CamelCase reason")).max(64).default([...defaultFailOn]),
   })
@@ -137,11 +143,32 @@ export const ResourceVerdict = z.object({
 });
 export type ResourceVerdict = z.infer<typeof ResourceVerdict>;
 
+/**
+ * The last lines of the failing container's log, read once when the verdict was decided (the
+ * request's `logs`): which pod and container, whether it is the previous instance (a restarted
+ * container whose current one has not run), the lines oldest first with credentials scrubbed and
+ * control characters removed, and whether older lines (or the end of a long line) were cut off.
+ */
+export const LogTail = z.object({
+  pod: z.string(),
+  container: z.string(),
+  /** An init container's log. */
+  init: z.boolean(),
+  /** The log of the container's previous instance (`kubectl logs --previous`). */
+  previous: z.boolean(),
+  lines: z.array(z.string()),
+  truncated: z.boolean(),
+});
+export type LogTail = z.infer<typeof LogTail>;
+
 export const Failure = z.object({
   stage: Stage,
   resource: ResourceIdentity,
   reason: z.string(),
   message: z.string(),
+  logTail: LogTail.optional(),
+  /** Why a requested log tail is absent: not allowed by the service, refused, gone, too slow, never written. */
+  logNote: z.string().optional(),
 });
 export type Failure = z.infer<typeof Failure>;
 

@@ -347,6 +347,11 @@ spec:
       - address: {{ . | Quote }}
         type: Hostname
       {{ end }}
+      {{ with NodePort }}
+      daemonEndpoints:
+        kubeletEndpoint:
+          Port: {{ . }}
+      {{ end }}
       allocatable:
       {{ with .status.allocatable }}
       {{ YAML . 1 }}

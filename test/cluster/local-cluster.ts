@@ -269,12 +269,20 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     ]);
     const stagesFile = join(stateDir, "kwok-stages.yaml");
     writeFileSync(stagesFile, kwokStagesYaml);
+    // Container logs: kwok serves the kubelet's /containerLogs from files its ClusterLogs objects
+    // name, and the API server's pods/log proxies there (the Node's InternalIP and
+    // daemonEndpoints port, HTTPS unverified as no --kubelet-certificate-authority is given).
+    // The CRD is created before kwok starts, so its watch of ClusterLogs lists at once.
+    await installKwokClusterLogs(apiServerUrl, ca, adminHeaders);
     const kwokProc = start("kwok", binaries.kwok, [
       `--kubeconfig=${kubeconfigOf("kwok", kwok)}`,
       `--config=${stagesFile}`,
       "--manage-all-nodes=false",
       `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=${KWOK_NODE_ANNOTATION_VALUE}`,
       `--server-address=127.0.0.1:${kwokPort}`,
+      "--node-ip=127.0.0.1",
+      `--node-port=${kwokPort}`,
+      "--enable-crds=ClusterLogs",
     ]);
     const healthy = (url: string, insecure: boolean) => async () =>
       (await http(url, { insecure })).status === 200;
@@ -345,6 +353,24 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   }
 }
 
+/** kwok v0.8.0's ClusterLogs CRD (kustomize/crd/bases/kwok.x-k8s.io_clusterlogs.yaml, as JSON). */
+const kwokClusterLogsCrd: unknown = JSON.parse(readFileSync(new URL("./kwok-clusterlogs-crd.json", import.meta.url), "utf8"));
+
+async function installKwokClusterLogs(apiServerUrl: string, ca: string, headers: Record<string, string>): Promise<void> {
+  const res = await http(`${apiServerUrl}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, {
+    method: "POST",
+    ca,
+    headers: { ...headers, "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(kwokClusterLogsCrd),
+  });
+  if (res.status !== 201) throw new Error(`creating kwok's ClusterLogs CRD: HTTP ${res.status}: ${res.body}`);
+  await waitFor("kwok's ClusterLogs CRD Established", async () => {
+    const crd = await http(`${apiServerUrl}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterlogs.kwok.x-k8s.io`, { ca, headers });
+    const conditions = (JSON.parse(crd.body) as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+    return conditions.some((c) => c.type === "Established" && c.status === "True");
+  }, { timeoutMs: READY_TIMEOUT_MS });
+}
+
 interface NodeLike {
   metadata?: { name?: string };
   status?: { conditions?: { type: string; status: string }[] };
@@ -390,6 +416,9 @@ function apiserverArgs(stateDir: string, pki: Pki, tokenFile: string, etcdPort: 
     // the node-lifecycle controller takes it off; kwok Nodes are Ready from the start and that
     // controller (eviction, zone health) is not run here, so the taint is never added.
     "--disable-admission-plugins=TaintNodesByCondition",
+    // pods/log, exec and port-forward go to the Node's InternalIP (kwok's server on loopback); the
+    // Hostname address kwok also writes is the Node's name, which resolves nowhere.
+    "--kubelet-preferred-address-types=InternalIP",
     "--allow-privileged=true",
     // On SIGTERM, close open watches (rate-limited) within this grace, as production control planes
     // are configured to; by default they hold the HTTP server's shutdown for its full 60 s.

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CoreV1Api } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import {
@@ -26,7 +26,8 @@ import {
   type RunningService,
 } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
-import { configMap, deployment, type Declared } from "./support/manifests.ts";
+import { configMap, deployment, job, type Declared } from "./support/manifests.ts";
+import { clusterLogs, writeCriLog } from "../cluster/kwok-logs.ts";
 import { apply } from "./support/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";
 
@@ -36,6 +37,7 @@ const PROMPT_MS = 30_000;
 const unreachableNats = "nats://127.0.0.1:1";
 
 const kc = kubeConfig();
+const clusterLogsApi = { group: "kwok.x-k8s.io", version: "v1alpha1", plural: "clusterlogs" } as const;
 let dir: string;
 let compiled: CompiledTree;
 
@@ -87,13 +89,16 @@ describe("stagewatch observe against stagewatch serve", () => {
 
   beforeAll(async () => {
     namespace = await createNamespace("cli");
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`] });
+    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`, "--container-logs"] });
   });
 
   afterAll(async () => {
     await service?.process.stop();
     await removeBus(natsUrl(), prefix);
-    if (namespace) await deleteNamespace(namespace);
+    if (namespace) {
+      await kc.makeApiClient(CustomObjectsApi).deleteClusterCustomObject({ ...clusterLogsApi, name: namespace }).catch(() => undefined);
+      await deleteNamespace(namespace);
+    }
   });
 
   const observe = (args: string[], options: { natsUrl?: string; timeoutMs?: number } = {}) =>
@@ -117,6 +122,21 @@ describe("stagewatch observe against stagewatch serve", () => {
     expect(result.stderr).toContain("stage applied reached\n");
     expect(result.stderr).toContain("stage healthy reached\n");
     expect(result.stderr).toContain(`Deployment ${namespace}/web: settled`);
+  });
+
+  it("--logs: a failing Job's last log lines (kwok's, through pods/log) under the verdict line, scrubbed", async () => {
+    const logFile = join(dir, "migrate.log");
+    writeCriLog(logFile, ["migrate: applying 0007_orders", "migrate: token=ghp_Xy12ab34cd56 rejected", "fatal: cannot migrate"]);
+    await kc.makeApiClient(CustomObjectsApi).createClusterCustomObject({ ...clusterLogsApi, body: clusterLogs(namespace, [{ containers: ["migrate"], logsFile: logFile }]) });
+    const migrate = job({ namespace, name: "migrate", bootstrapLabel: true, fault: Fault.Error });
+    await apply(kc, migrate.manifest);
+
+    const result = await observe(["-f", manifestDir("migrate", migrate), "--deployment", "orders", "--timeout", "2m", "--logs"]);
+
+    expect(result.status, output(result)).toBe(1);
+    const [verdictLine, ...rest] = result.stdout.split("\n");
+    expect(verdictLine).toMatch(/^deployment orders cannot reach bootstrapped: Job \S+\/migrate: failed: BackoffLimitExceeded/);
+    expect(rest.join("\n")).toMatch(/^log of pod migrate-\w+ container migrate, 3 lines:\n {4}migrate: applying 0007_orders\n {4}migrate: token=\[redacted\] rejected\n {4}fatal: cannot migrate\n$/);
   });
 
   it("--json: stdout is the ObservationVerdict and nothing else", async () => {
@@ -287,10 +307,13 @@ describe("stagewatch observe against stagewatch serve", () => {
 
 describe("commands, help and flags", () => {
   it.each([
-    { command: "serve", flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "NATS_URL", "KUBECONFIG"] },
+    {
+      command: "serve",
+      flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "--container-logs", "NATS_URL", "KUBECONFIG"],
+    },
     {
       command: "observe",
-      flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--json", "--subject-prefix"],
+      flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--logs", "--json", "--subject-prefix"],
     },
     { command: "demo", flags: ["--kubeconfig", "--exit", "--timeout"] },
   ])("$command --help: exit 0, the flags on stdout", async ({ command, flags }) => {
@@ -396,5 +419,13 @@ describe("stagewatch demo on the e2e cluster", () => {
     expect(verdicts).toMatch(
       /\n {2}failed {5}deployment catalog cannot reach healthy: Deployment demo-catalog\/api: failed: FailedCreate: .*; ReplicaSet api-[a-z0-9]+: FailedCreate( \(x\d+\))?: .*exceeded quota: compute.* {2}\(expected: fails: FailedCreate warning \(quota\)\)\n/,
     );
+    // The failing migration's log, served by kwok (ClusterLogs) and read through pods/log, under its
+    // verdict with the connection string's password scrubbed; the pod that never ran says so.
+    expect(verdicts).toMatch(
+      /\(expected: fails: bootstrap Job\)\n {13}log of pod schema-migrate-\w+ container migrate, 7 lines:\n {17}migrate 3\.2\.1: connecting to postgres:\/\/\[redacted\]@db\.demo-billing:5432\/billing\n/,
+    );
+    expect(verdicts).toMatch(/\n {17}ERROR: {2}relation "invoices" already exists\n/);
+    expect(verdicts).not.toContain("s3cr3t-pw");
+    expect(verdicts).toMatch(/\(expected: fails: ImagePullBackOff\)\n {13}no log: pod api-[\w-]+ container api has not run \(ImagePullBackOff\)\n/);
   }, 180_000);
 });

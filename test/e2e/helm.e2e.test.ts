@@ -174,6 +174,8 @@ describe("helm template with non-default values", () => {
     expect(granted.has("/namespaces")).toBe(false);
     // warningEvents: false drops the events watch and its RBAC together.
     expect(granted.has("/events")).toBe(false);
+    // containerLogs.enabled: the failing container's log tail, read with get on pods/log only.
+    expect(granted.get("/pods/log")).toEqual(["get"]);
     const bindings = byKind<KubernetesObject & { subjects: { namespace: string; name: string }[] }>(objects, "RoleBinding");
     expect(bindings.map((b) => [b.metadata?.namespace, b.subjects])).toEqual([
       ["team-a", [{ kind: "ServiceAccount", name: "sw-stagewatch", namespace: "platform" }]],
@@ -186,6 +188,7 @@ describe("helm template with non-default values", () => {
     expect(container.args).toContain("--namespaces=team-a,team-b");
     expect(container.args).toContain("--warning-events=false");
     expect(container.args).toContain("--subject-prefix=platform.stagewatch");
+    expect(container.args).toContain("--container-logs");
     expect(container.env).toContainEqual({
       name: "NATS_TOKEN",
       valueFrom: { secretKeyRef: { name: "stagewatch-nats", key: "token" } },

@@ -63,6 +63,12 @@ list and watch, all an informer needs (see values.yaml).
   resources: ["events"]
   verbs: ["list", "watch"]
 {{- end }}
+{{- if .Values.containerLogs.enabled }}
+# The failing container's last log lines, read once per failed observation that asks (logs: true).
+- apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
+{{- end }}
 {{- range .Values.customResources }}
 - apiGroups: [{{ .apiGroup | quote }}]
   resources: {{ toJson .resources }}

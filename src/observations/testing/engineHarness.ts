@@ -1,7 +1,7 @@
 // A real ObservationEngine over a real InformerHub, whose API server is a ScriptedCluster, on
 // virtual time: tests change objects in the cluster, move the clock, and read what was published.
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
-import { InformerHub, type ReflectorTiming } from "../../streams/index.js";
+import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { ObserveResult } from "../../bus/index.js";
 import { ObservationEngine } from "../engine.js";
@@ -28,6 +28,8 @@ export interface EngineHarnessOptions {
   readonly leaseTiming?: LeaseTiming;
   /** Warning events shown (the service's --warning-events); true when absent. */
   readonly warningEvents?: boolean;
+  /** The engine's container log reader (serve --container-logs); none when absent. */
+  readonly podLogs?: PodLogReader;
 }
 
 export interface LoggedLine {
@@ -99,6 +101,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       logger,
       ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
       ...(options.warningEvents !== false && { warnings: hub.warnings() }),
+      ...(options.podLogs && { podLogs: options.podLogs }),
     });
     const adopter = new Adopter({
       store: leaseStore,

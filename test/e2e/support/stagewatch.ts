@@ -50,6 +50,8 @@ export interface StagewatchOptions {
   natsUrl?: string;
   /** CEL health checks of custom kinds, as `serve --health-checks` reads them. */
   healthChecks?: readonly HealthCheck[];
+  /** `serve --container-logs`: read the failing container's log tail for requests with `logs`. */
+  containerLogs?: boolean;
 }
 
 export async function startStagewatch(options: StagewatchOptions): Promise<StagewatchUnderTest> {
@@ -65,6 +67,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
     metricsPort: 0,
     subjectPrefix: prefix,
     ...(options.healthChecks && { healthChecks: compileHealthChecks(options.healthChecks) }),
+    ...(options.containerLogs && { containerLogs: true }),
     logger: pino({ level: "debug" }, destination),
     replicaId: `e2e-${prefix}`,
   });

@@ -1,0 +1,82 @@
+// The record writer's hold: while a decided verdict is being completed (the failing container's
+// log tail), a write waiting behind one in flight does not go out with the incomplete verdict.
+import { describe, expect, it } from "vitest";
+import type { ObservationRecord, ObservationRecords, RecordUpdate } from "../bus/index.js";
+import type { ObservationVerdict } from "../verdicts/index.js";
+import { RecordWriter } from "./recordWriter.js";
+import { silentEngineLogger } from "./telemetry.js";
+
+const verdict = (message: string, outcome: ObservationVerdict["outcome"] = "in_progress"): ObservationVerdict => ({
+  observationId: "obs-1",
+  key: "k",
+  deployment: "payments",
+  required: "healthy",
+  reached: "applied",
+  outcome,
+  resources: [],
+  message,
+  startedAt: "2026-11-29T10:00:00Z",
+  deadline: "2026-11-29T10:05:00Z",
+});
+
+const initial: ObservationRecord = {
+  observationId: "obs-1",
+  contentHash: "h",
+  request: { key: "k", deployment: "payments", require: "healthy", timeoutSeconds: 300, absentGraceSeconds: 10, stallSeconds: 120, resources: [{ apiVersion: "v1", kind: "ConfigMap", namespace: "payments", name: "c" }], failOn: [] },
+  identities: [],
+  startedAt: "2026-11-29T10:00:00Z",
+  deadline: "2026-11-29T10:05:00Z",
+  outcome: "in_progress",
+};
+
+/** Records whose updates wait until released, one at a time; remembers each verdict message written. */
+function gatedRecords() {
+  const written: string[] = [];
+  const gates: (() => void)[] = [];
+  let revision = 1;
+  const records = {
+    async updateRecord(record: ObservationRecord): Promise<RecordUpdate> {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      written.push(record.verdict!.message);
+      return { updated: true, revision: ++revision };
+    },
+  } as unknown as ObservationRecords;
+  const release = async () => {
+    gates.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { records, written, release };
+}
+
+describe("RecordWriter.hold", () => {
+  it("keeps a waiting write back until decide(), which writes the completed verdict once", async () => {
+    const { records, written, release } = gatedRecords();
+    let content = verdict("reading 1");
+    const writer = new RecordWriter({
+      records,
+      logger: silentEngineLogger,
+      owner: "replica-a",
+      initial: { record: initial, revision: 1 },
+      content: () => ({ verdict: content, labelledBootstrap: [] }),
+      onSuperseded: () => {},
+    });
+    const first = writer.update();
+    content = verdict("reading 2");
+    const second = writer.update();
+    // Decided: the verdict is being completed, and what the state holds now is terminal but not final.
+    content = verdict("decided, no log tail yet", "failed");
+    writer.hold();
+    await release();
+    expect(written).toEqual(["reading 1"]);
+    await release();
+    expect(written).toEqual(["reading 1"]);
+
+    content = verdict("decided, with its log tail", "failed");
+    const decided = writer.decide();
+    await release();
+    expect(await decided).toEqual({ stored: true });
+    expect(written).toEqual(["reading 1", "decided, with its log tail"]);
+    expect([await first, await second]).toEqual([true, true]);
+    expect(writer.storedVerdict?.message).toBe("decided, with its log tail");
+  });
+});

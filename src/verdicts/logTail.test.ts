@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import type { LogTarget } from "./failingContainer.js";
+import { logNoteOf, logTailOf } from "./logTail.js";
+
+const target: LogTarget = { namespace: "payments", pod: "schema-migrate-8q2lw", container: "migrate", init: false, previous: false };
+const limits = { lines: 3, bytes: 200, lineChars: 60 };
+const shown = { pod: target.pod, container: target.container, init: false, previous: false };
+
+describe("logTailOf", () => {
+  it("keeps a short log whole, credentials scrubbed", () => {
+    const text = "applying 0042_add_invoices\nconnecting as postgres://migrator:hunter2@db:5432/payments\npassword=hunter2\n";
+    expect(logTailOf(target, text, limits)).toEqual({
+      ...shown,
+      lines: ["applying 0042_add_invoices", "connecting as postgres://[redacted]@db:5432/payments", "password=[redacted]"],
+      truncated: false,
+    });
+  });
+
+  it("keeps the newest lines when the read returned one more than kept", () => {
+    const tail = logTailOf(target, "one\ntwo\nthree\nfour\n", limits);
+    expect(tail.lines).toEqual(["two", "three", "four"]);
+    expect(tail.truncated).toBe(true);
+  });
+
+  it("marks a body cut by limitBytes inside a line", () => {
+    const text = `${"x".repeat(30)}\n`.repeat(6) + "y".repeat(14);
+    const tail = logTailOf(target, text, { ...limits, lines: 10 });
+    expect(tail.lines.at(-1)).toBe("y".repeat(14));
+    expect(tail.truncated).toBe(true);
+  });
+
+  it("cuts a long line after scrubbing it, and removes control characters", () => {
+    const tail = logTailOf(target, `\u001b[31mERROR\u001b[0m Authorization: Bearer abc.def.ghi ${"z".repeat(50)}\r\n`, limits);
+    expect(tail.lines).toEqual([`[31mERROR[0m Authorization: Bearer [redacted] ${"z".repeat(60 - 46)}…`]);
+    expect(tail.truncated).toBe(true);
+  });
+
+  it("an empty log has no lines", () => {
+    expect(logTailOf({ ...target, previous: true }, "", limits)).toEqual({ ...shown, previous: true, lines: [], truncated: false });
+  });
+});
+
+describe("logNoteOf", () => {
+  it("names the container and scrubs the server's words", () => {
+    expect(logNoteOf({ ...target, init: true, previous: true }, "Forbidden: token=abc123 cannot get pods/log")).toBe(
+      "log of pod schema-migrate-8q2lw init container migrate (previous) not read: Forbidden: token=[redacted] cannot get pods/log",
+    );
+  });
+});

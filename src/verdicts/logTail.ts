@@ -1,0 +1,48 @@
+// A container's log as the verdict carries it: the last few lines, each scrubbed like every other
+// cluster text (a failing job prints its connection string as readily as its error) and cleared of
+// control characters (a terminal that prints the verdict must not be driven by a container's
+// escape sequences), bounded so a verdict stays a few KB in the record, the stream and the CLI.
+import type { LogTarget } from "./failingContainer.js";
+import type { LogTail } from "./schemas.js";
+import { scrubCredentials } from "./scrub.js";
+
+export interface LogTailLimits {
+  /** Lines kept, the newest (the read asks for one more, to know whether older ones exist). */
+  readonly lines: number;
+  /** The read's `limitBytes`: the kubelet stops there, so a body that long may end inside a line. */
+  readonly bytes: number;
+  /** Characters kept of one line. */
+  readonly lineChars: number;
+}
+
+/** Enough for a stack trace's head or a migration tool's last statement and error. */
+export const logTailLimits: LogTailLimits = { lines: 20, bytes: 16 * 1024, lineChars: 500 };
+
+// C0 controls but tab, DEL, and C1 controls (ESC [ ... sequences lose their ESC and show as text).
+const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** The tail of `text`, a `tailLines: lines + 1`, `limitBytes: bytes` read of `target`'s log. */
+export function logTailOf(target: LogTarget, text: string, limits: LogTailLimits = logTailLimits): LogTail {
+  const reachedLimit = new TextEncoder().encode(text).length >= limits.bytes;
+  let lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  let truncated = reachedLimit && !text.endsWith("\n");
+  if (lines.length > limits.lines) {
+    lines = lines.slice(-limits.lines);
+    truncated = true;
+  }
+  const kept = lines.map((raw) => {
+    // Scrubbed before it is cut: a credential cut in half might no longer look like one.
+    const line = scrubCredentials(raw.replace(controlCharacters, ""));
+    if (line.length <= limits.lineChars) return line;
+    truncated = true;
+    return `${line.slice(0, limits.lineChars)}…`;
+  });
+  return { pod: target.pod, container: target.container, init: target.init, previous: target.previous, lines: kept, truncated };
+}
+
+/** `log of pod p container c not read: Forbidden: ...`, scrubbed: the server's words may quote a token. */
+export function logNoteOf(target: LogTarget, why: string): string {
+  const which = `${target.init ? "init container" : "container"} ${target.container}${target.previous ? " (previous)" : ""}`;
+  return scrubCredentials(`log of pod ${target.pod} ${which} not read: ${why}`);
+}
