@@ -47,6 +47,14 @@ async function failedJob(options: EngineHarnessOptions, logs: boolean | undefine
   return { h, id };
 }
 
+/** A Deployment whose one pod's container crashed once and waits to restart. */
+async function crashLooping(h: EngineHarness): Promise<void> {
+  const api = deployment({ revision: "1", replicas: 1, status: { observedGeneration: 7, replicas: 1, updatedReplicas: 1, conditions: [deploymentConditions.unavailable()] } });
+  const rs = replicaSet(api, { name: "api-7f9c6d8b5", revision: "1", replicas: 1 });
+  const crashed = { exitCode: 2, reason: "Error", finishedAt: "2026-11-29T10:00:40Z" };
+  await put(h, api, rs, pod({ name: "api-7f9c6d8b5-x2x2x", owner: rs, containers: [waiting("api", "CrashLoopBackOff", "back-off 10s", { restartCount: 1, lastTerminated: crashed })] }));
+}
+
 describe("the failing container's log tail", () => {
   it("reads the failed Job's container once, stores the scrubbed tail with the verdict and publishes what is stored", async () => {
     const logs = reader(async () => `${log}\n`);
@@ -96,10 +104,7 @@ describe("the failing container's log tail", () => {
   it("a budget that runs out on a crash-looping Deployment (CrashLoopBackOff not in failOn) reads its container's previous instance", async () => {
     const logs = reader(async () => "panic: missing DATABASE_URL\n");
     const h = engineHarness({ podLogs: logs });
-    const api = deployment({ revision: "1", replicas: 1, status: { observedGeneration: 7, replicas: 1, updatedReplicas: 1, conditions: [deploymentConditions.unavailable()] } });
-    const rs = replicaSet(api, { name: "api-7f9c6d8b5", revision: "1", replicas: 1 });
-    const crashed = { exitCode: 2, reason: "Error", finishedAt: "2026-11-29T10:00:40Z" };
-    await put(h, api, rs, pod({ name: "api-7f9c6d8b5-x2x2x", owner: rs, containers: [waiting("api", "CrashLoopBackOff", "back-off 10s", { restartCount: 1, lastTerminated: crashed })] }));
+    await crashLooping(h);
     const id = await h.start(observationRequest({ timeoutSeconds: 60, logs: true }));
     expect(logs.asked).toEqual([]);
     await h.advance(60_000);
@@ -111,10 +116,7 @@ describe("the failing container's log tail", () => {
   it("a Deployment failing on CrashLoopBackOff reads the previous instance of the crashing container", async () => {
     const logs = reader(async () => "panic: missing DATABASE_URL\n");
     const h = engineHarness({ podLogs: logs });
-    const api = deployment({ revision: "1", replicas: 1, status: { observedGeneration: 7, replicas: 1, updatedReplicas: 1, conditions: [deploymentConditions.unavailable()] } });
-    const rs = replicaSet(api, { name: "api-7f9c6d8b5", revision: "1", replicas: 1 });
-    const crashed = { exitCode: 2, reason: "Error", finishedAt: "2026-11-29T10:00:40Z" };
-    await put(h, api, rs, pod({ name: "api-7f9c6d8b5-x2x2x", owner: rs, containers: [waiting("api", "CrashLoopBackOff", "back-off 10s", { restartCount: 1, lastTerminated: crashed })] }));
+    await crashLooping(h);
     const id = await h.start(observationRequest({ failOn: ["CrashLoopBackOff"], logs: true }));
     await drainMicrotasks();
     expect(logs.asked.map((r) => [r.pod, r.container, r.previous])).toEqual([["api-7f9c6d8b5-x2x2x", "api", true]]);
