@@ -12,7 +12,8 @@
 //   pending: one pod not ready), as in `stagewatch serve` minus NATS (records and events go to
 //   stand-ins that keep nothing).
 // Each stage runs for the code as it is and for the code before this benchmark's fixes
-// (baselineCommit, extracted from git), interleaved, `rounds` times each; the median counts.
+// (baselineCommit, extracted from git), interleaved, `rounds` times each; the median counts, and
+// the best round is kept too (the machine is shared: the best is the rate when the core was ours).
 // CPU is the process's user + system time over the measured events (JIT and GC threads included).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -298,7 +299,8 @@ try {
     Object.fromEntries(
       Object.keys(stages).map((stage) => {
         const rate = median(samples[name]![stage]!);
-        return [stage, { ...rate, ofCeiling: round3(rate.eventsPerSecond / ceiling.eventsPerSecond) }];
+        const best = Math.max(...samples[name]![stage]!.map((sample) => sample.eventsPerSecond));
+        return [stage, { ...rate, bestEventsPerSecond: best, ofCeiling: round3(rate.eventsPerSecond / ceiling.eventsPerSecond) }];
       }),
     );
   const results = {
