@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
-import { LineSplitter, kubeHttpTransport } from "./httpTransport.js";
+import { kubeHttpTransport, splitLines } from "./httpTransport.js";
 import { KubeRequestError } from "./transport.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -103,12 +103,13 @@ describe("kubeHttpTransport", () => {
   });
 });
 
-describe("LineSplitter", () => {
-  function collect(chunks: Uint8Array[]): string[] {
-    const splitter = new LineSplitter();
+describe("splitLines", () => {
+  async function collect(chunks: Uint8Array[]): Promise<string[]> {
+    async function* source() {
+      yield* chunks;
+    }
     const lines: string[] = [];
-    for (const chunk of chunks) splitter.push(chunk, (line) => lines.push(line));
-    splitter.end((line) => lines.push(line));
+    for await (const line of splitLines(source())) lines.push(line);
     return lines;
   }
 
@@ -124,7 +125,7 @@ describe("LineSplitter", () => {
     { name: "a cut inside a multi-byte character", chunks: at(wire.indexOf("✓") + 1) },
     { name: "a cut right after a newline", chunks: at(wire.indexOf("\n") + 1) },
     { name: "one byte a chunk", chunks: [...wire].map((byte) => Uint8Array.of(byte)) },
-  ])("hands on whole lines, blank ones skipped, the last one without its newline: $name", ({ chunks }) => {
-    expect(collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', '{"type":"DELETED"}']);
+  ])("yields whole lines, blank ones skipped, the last one without its newline: $name", async ({ chunks }) => {
+    expect(await collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', '{"type":"DELETED"}']);
   });
 });

@@ -80,60 +80,35 @@ function requestUrl(kubeConfig: KubeConfig, request: KubeRequest): string {
 
 async function readLines(response: Response, subscriber: Subscriber<unknown>, path: string): Promise<void> {
   if (!response.body) return;
-  const lines = new LineSplitter();
-  const emit = (line: string) => {
-    if (!subscriber.closed) subscriber.next(parseJson(line, path));
-  };
-  for await (const chunk of response.body) {
-    lines.push(chunk, emit);
+  for await (const line of splitLines(response.body)) {
+    subscriber.next(parseJson(line, path));
     if (subscriber.closed) return;
   }
-  lines.end(emit);
 }
 
 /**
- * The non-blank lines of a newline-delimited body, as its chunks arrive. One watch event may span
- * many chunks (a pod with a large status is several KB) and a chunk may end inside a multi-byte
- * character, so chunks are cut at newline bytes (0x0A is never part of a multi-byte UTF-8
- * sequence) and each line is decoded whole, once complete. Synchronous on purpose: a 64 KB chunk
- * holds about ten pod events, and handing each line on through an async iterator cost a promise
- * round trip per event. Decoding a line in one piece also gives JSON.parse one flat string
- * instead of slices and joins of the chunks' text.
+ * The non-blank lines of a newline-delimited body. One watch event may span many chunks (a pod
+ * with a large status is several KB) and a chunk may end inside a multi-byte character, so
+ * decoding is streaming and partial lines wait for their newline.
  */
-export class LineSplitter {
-  /** The start of the line in progress, when it began in an earlier chunk. */
-  private pending: Buffer[] = [];
-
-  /** Hands `line` every line this chunk completes, in order. */
-  push(chunk: Uint8Array, line: (text: string) => void): void {
-    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    let start = 0;
-    let newline = bytes.indexOf(0x0a);
+export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending: string[] = [];
+  for await (const chunk of chunks) {
+    let text = decoder.decode(chunk, { stream: true });
+    let newline = text.indexOf("\n");
     while (newline >= 0) {
-      if (this.pending.length > 0) {
-        this.pending.push(bytes.subarray(start, newline));
-        emitLine(Buffer.concat(this.pending), 0, undefined, line);
-        this.pending = [];
-      } else {
-        emitLine(bytes, start, newline, line);
-      }
-      start = newline + 1;
-      newline = bytes.indexOf(0x0a, start);
+      pending.push(text.slice(0, newline));
+      const line = pending.join("");
+      pending = [];
+      if (line.trim() !== "") yield line;
+      text = text.slice(newline + 1);
+      newline = text.indexOf("\n");
     }
-    // Copied: the transport may reuse the chunk's memory once this returns.
-    if (start < bytes.length) this.pending.push(Buffer.from(bytes.subarray(start)));
+    if (text !== "") pending.push(text);
   }
-
-  /** The last line, when the body does not end with a newline. */
-  end(line: (text: string) => void): void {
-    if (this.pending.length > 0) emitLine(Buffer.concat(this.pending), 0, undefined, line);
-    this.pending = [];
-  }
-}
-
-function emitLine(bytes: Buffer, start: number, end: number | undefined, line: (text: string) => void): void {
-  const text = bytes.toString("utf8", start, end);
-  if (text.trim() !== "") line(text);
+  const last = pending.join("") + decoder.decode();
+  if (last.trim() !== "") yield last;
 }
 
 function parseJson(text: string, path: string): unknown {
