@@ -3,12 +3,13 @@
 # The Node.js version matches the one development and CI run (scripts/node-env.sh installs 24).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
-# Compiles TypeScript with the dev dependencies (typescript, @types/node).
+# Compiles TypeScript and bundles the command line with the dev dependencies (typescript, esbuild).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle-cli.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

@@ -1,40 +1,90 @@
 // Heap per cached pod: as parsed from the API server's JSON, stripped to what the rules read,
-// and stripped and held in the informer's cache (the real cost). Side by side in one process, each
-// over 10,000 distinct pods built from a realistic running pod (src/streams/fixtures), so names,
-// UIDs, IPs and container IDs are separate strings as in a real cluster, while JSON keys are
-// shared the way V8 shares them.
-import { readFileSync } from "node:fs";
-import { ObjectCache } from "../src/streams/cache.ts";
-import { stripObject } from "../src/streams/strip.ts";
+// stripped and held in the informer's cache, and the same also filed in the engine's owner index
+// (what the service really holds per pod). Side by side in one process, for the code as it is and
+// for the code before shared values (baselineCommit, extracted from git), over 20,000 distinct
+// pods of 1,000 ReplicaSets in 10 namespaces, built from a realistic running pod
+// (src/streams/fixtures) with their own names, UIDs, IPs, container IDs and timestamps spread over
+// six minutes, as pods created by a rollout of that size are.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Pod } from "../src/kube/objects.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
 
-const pods = 10_000;
+const baselineCommit = "0ebf907a17fdabc151f6551a8cea8764fbc89901";
+const pods = 20_000;
+const podsPerReplicaSet = 20;
+const namespaces = 10;
 const rounds = 3;
-const namespaces = 100;
+
+type Strip = typeof import("../src/streams/strip.ts");
+type Cache = typeof import("../src/streams/cache.ts");
+type Owned = typeof import("../src/observations/ownedObjects.ts");
+interface Implementation {
+  strip: Strip;
+  cache: Cache;
+  owned: Owned;
+}
+
+async function load(root: string): Promise<Implementation> {
+  const [strip, cache, owned] = await Promise.all([
+    import(join(root, "src/streams/strip.ts")) as Promise<Strip>,
+    import(join(root, "src/streams/cache.ts")) as Promise<Cache>,
+    import(join(root, "src/observations/ownedObjects.ts")) as Promise<Owned>,
+  ]);
+  return { strip, cache, owned };
+}
+
+function extractBaseline(repository: string): string {
+  const directory = mkdtempSync(join(tmpdir(), "stagewatch-memory-baseline-"));
+  const archive = execFileSync("git", ["-C", repository, "archive", baselineCommit, "src"], { maxBuffer: 64 * 1024 * 1024 });
+  execFileSync("tar", ["-x", "-C", directory], { input: archive });
+  symlinkSync(join(repository, "node_modules"), join(directory, "node_modules"), "dir");
+  return directory;
+}
 
 const template = JSON.stringify(JSON.parse(readFileSync(new URL("../src/streams/fixtures/pod-running.json", import.meta.url), "utf8")));
 const hex = (i: number, width: number) => i.toString(16).padStart(width, "0");
+const createdAt = Date.parse("2026-11-28T09:14:03Z");
+const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 
-/** The fixture pod's JSON text with this pod's own identity, IP, container ID and namespace. */
+/** The fixture pod's JSON text with this pod's own identity, owner, IP, container ID, namespace and times. */
 function podJson(i: number): string {
-  return template
-    .replaceAll("api-7f9c6d5b8-x2kqv", `api-7f9c6d5b8-${i.toString(36).padStart(5, "0")}`)
+  const replicaSet = Math.floor(i / podsPerReplicaSet);
+  // A rollout of 20,000 pods here takes about six minutes: creation times spread over it, and each
+  // pod's transitions follow its creation by a few seconds.
+  const created = createdAt + Math.floor((i / pods) * 360) * 1000;
+  const times: Record<string, string> = {
+    "2026-11-28T09:14:03Z": at(created),
+    "2026-11-28T09:14:05Z": at(created + 2000),
+    "2026-11-28T09:14:06Z": at(created + 3000),
+    "2026-11-28T09:14:09Z": at(created + 6000),
+  };
+  let text = template
+    .replaceAll("api-7f9c6d5b8-x2kqv", `api-${hex(replicaSet, 9)}-${i.toString(36).padStart(5, "0")}`)
+    .replaceAll("api-7f9c6d5b8", `api-${hex(replicaSet, 9)}`)
+    .replaceAll("4b0e5c1d-9f3a-4d8e-b2c7-6a1f0e9d8c7b", `4b0e5c1d-9f3a-4d8e-b2c7-${hex(replicaSet, 12)}`)
     .replaceAll("d2a7c6e1-3b5f-4a90-8e1d-7c6b5a4f3e2d", `d2a7c6e1-3b5f-4a90-8e1d-${hex(i, 12)}`)
     .replaceAll('"184467"', `"${184_467 + i}"`)
     .replaceAll("10.244.1.17", `10.244.${(i >> 8) & 255}.${i & 255}`)
     .replaceAll("9b1f0c7e5d3a2b8c4e6f7a1d0c9b8e7f6a5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b", `${hex(i, 8)}${"9b1f0c7e".repeat(7)}`)
-    .replaceAll('"namespace":"payments"', `"namespace":"team-${i % namespaces}"`);
+    .replaceAll('"namespace":"payments"', `"namespace":"team-${replicaSet % namespaces}"`);
+  for (const [from, to] of Object.entries(times)) text = text.replaceAll(from, to);
+  return text;
 }
 
 const target = { apiVersion: "v1", kind: "Pod", kindKey: "core/Pod", metadataOnly: false };
+const texts = Array.from({ length: pods }, (_, i) => podJson(i));
 
 /** Bytes of heap one kept object costs: heap growth over `pods` objects, after full collections. */
-function bytesPerPod(keep: (i: number) => void, release: () => void): number {
+function bytesPerPod(keep: (text: string) => void, release: () => void): number {
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
     collectGarbage();
     const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < pods; i++) keep(i);
+    for (const text of texts) keep(text);
     collectGarbage();
     samples.push((process.memoryUsage().heapUsed - before) / pods);
     release();
@@ -42,28 +92,59 @@ function bytesPerPod(keep: (i: number) => void, release: () => void): number {
   return Math.round(samples.sort((a, b) => a - b)[Math.floor(rounds / 2)]!);
 }
 
-let held: unknown[] = [];
-const parsed = bytesPerPod(
-  (i) => held.push(JSON.parse(podJson(i))),
-  () => (held = []),
-);
-const stripped = bytesPerPod(
-  (i) => held.push(stripObject(JSON.parse(podJson(i)), target)),
-  () => (held = []),
-);
-let cache = new ObjectCache();
-const cached = bytesPerPod(
-  (i) => cache.upsert(stripObject(JSON.parse(podJson(i)), target)!),
-  () => (cache = new ObjectCache()),
-);
+function measure({ strip, cache, owned }: Implementation) {
+  let held: unknown[] = [];
+  const stripped = bytesPerPod(
+    (text) => held.push(strip.stripObject(JSON.parse(text), target)),
+    () => (held = []),
+  );
+  let objects = new cache.ObjectCache();
+  const strippedInCache = bytesPerPod(
+    (text) => objects.upsert(strip.stripObject(JSON.parse(text), target)!),
+    () => (objects = new cache.ObjectCache()),
+  );
+  let index = new owned.OwnedObjectIndex();
+  const cachedAndIndexed = bytesPerPod(
+    (text) => {
+      const pod = strip.stripObject(JSON.parse(text), target)!;
+      objects.upsert(pod);
+      index.applyPod("added", pod as Pod);
+    },
+    () => {
+      objects = new cache.ObjectCache();
+      index = new owned.OwnedObjectIndex();
+    },
+  );
+  const strippedJsonBytes = Buffer.byteLength(JSON.stringify(strip.stripObject(JSON.parse(texts[0]!), target)));
+  return { strippedJsonBytes, heapBytesPerPod: { stripped, strippedInCache, cachedAndIndexedByOwner: cachedAndIndexed } };
+}
 
-const results = {
-  pods,
-  rounds,
-  podJsonBytes: Buffer.byteLength(podJson(0)),
-  strippedJsonBytes: Buffer.byteLength(JSON.stringify(stripObject(JSON.parse(podJson(0)), target))),
-  heapBytesPerPod: { parsed, stripped, strippedInCache: cached },
-  parsedToStrippedRatio: Math.round((parsed / stripped) * 10) / 10,
-};
-const file = writeResults("streams-memory", results);
-console.log(JSON.stringify(results.heapBytesPerPod), `(${results.parsedToStrippedRatio}x) -> ${file}`);
+const repository = fileURLToPath(new URL("..", import.meta.url));
+const baselineRoot = extractBaseline(repository);
+try {
+  const [baseline, current] = [await load(baselineRoot), await load(repository)];
+  let held: unknown[] = [];
+  const parsed = bytesPerPod(
+    (text) => held.push(JSON.parse(text)),
+    () => (held = []),
+  );
+  // Interleaved, current first: the baseline then runs on a heap the current one already grew.
+  const now = measure(current);
+  const before = measure(baseline);
+  const results = {
+    pods,
+    podsPerReplicaSet,
+    namespaces,
+    rounds,
+    baselineCommit,
+    podJsonBytes: Buffer.byteLength(texts[0]!),
+    heapBytesPerPodParsed: parsed,
+    current: now,
+    baseline: before,
+    parsedToCachedRatio: Math.round((parsed / now.heapBytesPerPod.strippedInCache) * 10) / 10,
+  };
+  const file = writeResults("streams-memory", results);
+  console.log(JSON.stringify({ parsed, current: now.heapBytesPerPod, baseline: before.heapBytesPerPod }), `-> ${file}`);
+} finally {
+  rmSync(baselineRoot, { recursive: true, force: true });
+}

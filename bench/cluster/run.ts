@@ -61,8 +61,10 @@ const log = (line: string) => process.stderr.write(`bench cluster: ${line}\n`);
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 log("compiling stagewatch (npm run build)");
-const build = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
-if (build.status !== 0) process.exit(1);
+for (const step of [[join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], [join(root, "scripts/bundle-cli.mjs")]]) {
+  const build = spawnSync(process.execPath, step, { cwd: root, stdio: "inherit" });
+  if (build.status !== 0) process.exit(1);
+}
 
 const binaries = buildOrReuseBinaries();
 const harness = {

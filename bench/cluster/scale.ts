@@ -67,6 +67,15 @@ export interface ClusterBenchResult {
     watchEventsPerSecondDelivered: number;
     /** Events per second of the service's CPU, everything it did included: a one-core extrapolation. */
     watchEventsPerCpuSecond: number;
+    /**
+     * Garbage collection over the phase (prom-client's gc histogram): seconds in all, and in
+     * major (mark-compact) collections, the pauses long enough to make a tail. The event loop's
+     * longest delay since the service started comes beside it.
+     */
+    gcSeconds: number;
+    majorGcSeconds: number;
+    majorGcs: number;
+    eventLoopLagMaxSeconds: number;
   };
   apiRequests: { stagewatch: Counts; stagewatchPerObservation: number; watchRestartsByCause: Record<string, number> };
   helm?: HelmSampleResult;
@@ -177,6 +186,10 @@ async function serviceSnapshot(service: RunningService): Promise<Sample[]> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return scrape(`${service.url}/metrics`);
 }
+
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
+const growth = (before: readonly Sample[], after: readonly Sample[], name: string, match: Record<string, string> = {}) =>
+  total(after, name, match) - total(before, name, match);
 
 export function deploymentManifest(namespace: string, name: string, run: string, replicas: number, labels: Record<string, string> = {}): V1Deployment {
   const podLabels = { app: name, "bench-run": run, ...labels };
@@ -317,6 +330,10 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         cpuSecondsPer1000WatchEvents: Math.round((cpuSeconds / Math.max(1, watchEvents)) * 1000 * 1000) / 1000,
         watchEventsPerSecondDelivered: Math.round(watchEvents / measuredSeconds),
         watchEventsPerCpuSecond: Math.round(watchEvents / Math.max(0.01, cpuSeconds)),
+        gcSeconds: round3(growth(before, after, "stagewatch_nodejs_gc_duration_seconds_sum")),
+        majorGcSeconds: round3(growth(before, after, "stagewatch_nodejs_gc_duration_seconds_sum", { kind: "major" })),
+        majorGcs: growth(before, after, "stagewatch_nodejs_gc_duration_seconds_count", { kind: "major" }),
+        eventLoopLagMaxSeconds: round3(total(after, "stagewatch_nodejs_eventloop_lag_max_seconds")),
       },
       apiRequests: {
         stagewatch: stagewatchRequests,

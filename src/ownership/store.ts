@@ -10,7 +10,7 @@ export type IndexFunc<T> = (obj: T) => readonly string[];
 
 export class IndexedStore<T, IndexName extends string> {
   readonly #items = new Map<string, T>();
-  readonly #indices = new Map<IndexName, Map<string, Set<string>>>();
+  readonly #indices = new Map<IndexName, Map<string, FiledKeys>>();
   readonly #keyOf: KeyFunc<T>;
   readonly #indexers: Readonly<Record<IndexName, IndexFunc<T>>>;
 
@@ -64,6 +64,7 @@ export class IndexedStore<T, IndexName extends string> {
   byIndex(name: IndexName, value: string): T[] {
     const keys = this.#indices.get(name)?.get(value);
     if (keys === undefined) return [];
+    if (typeof keys === "string") return [this.#items.get(keys) as T];
     return [...keys].map((key) => this.#items.get(key) as T);
   }
 
@@ -72,20 +73,31 @@ export class IndexedStore<T, IndexName extends string> {
   }
 }
 
-function file(index: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+/**
+ * The keys filed under one index value: the key itself while there is one, a Set from the second
+ * on. Most values name one object (a UID names one pod), and a Set per pod would cost more heap
+ * than the stripped pod itself.
+ */
+type FiledKeys = string | Set<string>;
+
+function file(index: Map<string, FiledKeys>, key: string, values: readonly string[]): void {
   for (const value of values) {
-    let keys = index.get(value);
-    if (keys === undefined) index.set(value, (keys = new Set()));
-    keys.add(key);
+    const keys = index.get(value);
+    if (keys === undefined) index.set(value, key);
+    else if (typeof keys !== "string") keys.add(key);
+    else if (keys !== key) index.set(value, new Set([keys, key]));
   }
 }
 
-function withdraw(index: Map<string, Set<string>>, key: string, values: readonly string[]): void {
+function withdraw(index: Map<string, FiledKeys>, key: string, values: readonly string[]): void {
   for (const value of values) {
     const keys = index.get(value);
-    keys?.delete(key);
-    // Empty sets are dropped so an index does not grow with every pod that ever existed.
-    if (keys?.size === 0) index.delete(value);
+    // Emptied values are dropped so an index does not grow with every pod that ever existed.
+    if (keys === key) index.delete(value);
+    else if (typeof keys === "object") {
+      keys.delete(key);
+      if (keys.size === 0) index.delete(value);
+    }
   }
 }
 

@@ -91,8 +91,11 @@ class SharedInformer implements Informer {
     const unlisted = new Set(scopes);
     const { apiVersion, kind, kindKey } = options.mapping;
     const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, wholeStatus: options.wholeStatus === true };
+    // The gauge is set when the count moves, not on every update (most are modifications): a
+    // labelled set hashes its labels each call, on the path of every watch event.
+    let reportedSize: number | undefined;
     const publish = (events: WatchEvent[]) => {
-      options.metrics.objects(kindKey, this.cache.size);
+      if (this.cache.size !== reportedSize) options.metrics.objects(kindKey, (reportedSize = this.cache.size));
       for (const event of events) this.changes.next(event);
     };
     this.reflectors = scopes.map(

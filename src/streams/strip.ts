@@ -21,13 +21,24 @@
 //   the field stays as `{}` or `[]`, because whether a controller has written a status at all is
 //   what separates AwaitingStatus from settled, and `status: {health: {...}}` is a written status.
 //   The spec is dropped.
+// - dropped although it sits among kept fields: a condition's lastTransitionTime, a running
+//   container's startedAt (`running: {}` stays) and a pod's nodeName. No rule reads them, and
+//   they are what tells apart the statuses of pods that run as they should: without them those
+//   statuses are equal, and equal parts are held once (sharedValues.ts: a pod's spec, status,
+//   owner references, kept labels and annotations, namespace and creation time).
 // The rules must decide the same on a stripped object as on the full one; strip.test.ts checks it
 // for every fixture of the corpus.
 // - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
 import type { Condition, ContainerState, ContainerStatus, KubeObject, ObjectMeta, OwnerReference } from "../kube/objects.js";
 import { revisionAnnotation } from "../kube/objects.js";
+import { SharedValues } from "./sharedValues.js";
 
 type Json = Record<string, unknown>;
+
+// One table for the process: equal parts of objects of any kind and any informer are held once
+// (see sharedValues.ts). 16,384 entries are a few MB at most, and ample for the distinct owner
+// references, statuses and namespaces of a cluster's pods between two fresh starts of the table.
+const shared = new SharedValues(16_384);
 
 export const keptLabelPrefix = "stagewatch.io/";
 export const keptAnnotations: readonly string[] = [revisionAnnotation];
@@ -53,9 +64,14 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
-  const body = target.wholeStatus ? wholeStatusBody(raw) : (bodies[target.kindKey] ?? genericBody)(raw);
-  if (body.spec) object.spec = body.spec;
-  if (body.status) object.status = body.status;
+  if (target.wholeStatus) {
+    const body = wholeStatusBody(raw);
+    if (body.status) object.status = body.status;
+    return object;
+  }
+  const body = (bodies[target.kindKey] ?? genericBody)(raw);
+  if (body.spec) object.spec = shared.share(body.spec);
+  if (body.status) object.status = shared.share(body.status);
   return object;
 }
 
@@ -67,7 +83,6 @@ interface Body {
 const bodies: Record<string, (raw: Json) => Body> = {
   "core/Pod": (raw) => ({
     spec: nonEmpty({
-      nodeName: str(field(raw.spec, "nodeName")),
       containers: names(field(raw.spec, "containers")),
       initContainers: names(field(raw.spec, "initContainers")),
     }),
@@ -201,16 +216,20 @@ function stripMeta(raw: unknown): ObjectMeta | undefined {
   if (!isRecord(raw) || typeof raw.name !== "string" || typeof raw.uid !== "string") return undefined;
   return defined({
     name: raw.name,
-    namespace: str(raw.namespace),
+    namespace: shared.string(str(raw.namespace)),
     uid: raw.uid,
     resourceVersion: str(raw.resourceVersion),
     generation: num(raw.generation),
-    creationTimestamp: str(raw.creationTimestamp),
+    creationTimestamp: shared.string(str(raw.creationTimestamp)),
     deletionTimestamp: str(raw.deletionTimestamp),
-    labels: entries(raw.labels, (key) => key.startsWith(keptLabelPrefix)),
-    annotations: entries(raw.annotations, (key) => keptAnnotations.includes(key)),
-    ownerReferences: ownerReferences(raw.ownerReferences),
+    labels: sharedIfAny(entries(raw.labels, (key) => key.startsWith(keptLabelPrefix))),
+    annotations: sharedIfAny(entries(raw.annotations, (key) => keptAnnotations.includes(key))),
+    ownerReferences: sharedIfAny(ownerReferences(raw.ownerReferences)),
   });
+}
+
+function sharedIfAny<T extends object>(value: T | undefined): T | undefined {
+  return value === undefined ? undefined : shared.share(value);
 }
 
 function ownerReferences(raw: unknown): OwnerReference[] | undefined {
@@ -252,7 +271,6 @@ function conditions(raw: unknown, types?: ReadonlySet<string>): Condition[] | un
         reason: str(condition.reason),
         message: str(condition.message),
         observedGeneration: num(condition.observedGeneration),
-        lastTransitionTime: str(condition.lastTransitionTime),
       }),
     );
   }
@@ -283,7 +301,7 @@ function containerState(raw: unknown): ContainerState | undefined {
   const { waiting, running, terminated } = raw;
   return nonEmpty({
     waiting: isRecord(waiting) ? defined({ reason: str(waiting.reason), message: str(waiting.message) }) : undefined,
-    running: isRecord(running) ? defined({ startedAt: str(running.startedAt) }) : undefined,
+    running: isRecord(running) ? emptyRecord : undefined,
     terminated: isRecord(terminated)
       ? defined({
           exitCode: num(terminated.exitCode) ?? 0,
@@ -333,7 +351,8 @@ function scalars(raw: unknown, fields: readonly string[]): Json {
 // and tests compare it with the API's own JSON, where absent fields are absent.
 function defined<T extends object>(object: T): T {
   const kept: Json = {};
-  for (const [key, value] of Object.entries(object)) {
+  for (const key in object) {
+    const value = object[key];
     if (value !== undefined) kept[key] = value;
   }
   return kept as T;

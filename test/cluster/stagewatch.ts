@@ -37,9 +37,9 @@ export interface CompiledTree {
 }
 
 /**
- * The Dockerfile's build stage: package files, tsconfig files and `src/` without unit tests (the
- * .dockerignore keeps those out), compiled with `npm run build`'s tsconfig. The repository's
- * node_modules stands in for the stage's `npm ci`, installed from the same lockfile.
+ * The Dockerfile's build stage: package files, tsconfig files, the CLI bundle script and `src/`
+ * without unit tests (the .dockerignore keeps those out), built as `npm run build` does (tsc,
+ * then the CLI bundle). The repository's node_modules stands in for the stage's `npm ci`, installed from the same lockfile.
  */
 export function compileStagewatch(dir: string): CompiledTree {
   for (const file of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"]) {
@@ -49,8 +49,11 @@ export function compileStagewatch(dir: string): CompiledTree {
     recursive: true,
     filter: (source) => !source.endsWith(".test.ts"),
   });
+  cpSync(join(REPO_ROOT, "scripts", "bundle-cli.mjs"), join(dir, "scripts", "bundle-cli.mjs"));
   symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+  // `npm run build`: compile, then bundle the command line, as the image's build stage does.
   run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
+  run(process.execPath, [join(dir, "scripts", "bundle-cli.mjs")], { cwd: dir });
   return { root: dir, cli: join(dir, "dist", "cli.js") };
 }
 

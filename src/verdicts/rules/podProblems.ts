@@ -70,8 +70,12 @@ export function describePodProblem(problem: PodProblem): string {
 
 /** The problems of the pods that still count: not being deleted, ordered by name for stable messages. */
 export function problemsOf(pods: readonly Pod[]): PodProblem[] {
+  // Only the pods with a problem are sorted: a workload's pods are judged on every event of any of
+  // them, and most pods of a rollout have none.
   return pods
     .filter((pod) => pod.metadata.deletionTimestamp === undefined)
-    .toSorted((a, b) => a.metadata.name.localeCompare(b.metadata.name))
-    .flatMap(podProblems);
+    .map((pod) => ({ name: pod.metadata.name, problems: podProblems(pod) }))
+    .filter(({ problems }) => problems.length > 0)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap(({ problems }) => problems);
 }

@@ -1,0 +1,324 @@
+// The highest sustained watch event rate through the real watch path, against a bare JSON.parse
+// of the same events in the same run as the ceiling. A stand-in API server in another process
+// (bench/watch/server.ts, plain HTTP on loopback) streams chunked watch bodies of realistic pod
+// updates as fast as the socket drains; this process, pinned to one core when taskset exists,
+// reads them through the project's own code, so the rate it reaches is the rate it keeps up with:
+// - transport: kubeHttpTransport's watch (undici fetch, line splitting, JSON.parse), lines counted;
+// - informer: the Pod informer of an InformerHub (reflector with its watchdog, strip, cache,
+//   events) with the service's Prometheus stream metrics;
+// - service: the same hub feeding an ObservationEngine with one observation per Deployment
+//   (Deployment, ReplicaSet and Pod informers): every pod update is routed through the owner
+//   index to its Deployment's observation, whose rule and reducer run on it (the rollout stays
+//   pending: one pod not ready), as in `stagewatch serve` minus NATS (records and events go to
+//   stand-ins that keep nothing).
+// Each stage runs for the code as it is and for the code before this benchmark's fixes
+// (baselineCommit, extracted from git), interleaved, `rounds` times each; the median counts, and
+// the best round is kept too (the machine is shared: the best is the rate when the core was ours).
+// CPU is the process's user + system time over the measured events (JIT and GC threads included).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { KubeConfig } from "@kubernetes/client-node";
+import { Registry } from "prom-client";
+import { asyncScheduler } from "rxjs";
+import type { ObservationRecords } from "../src/bus/index.ts";
+import { collectGarbage, writeResults } from "./support/results.ts";
+import { podWatchLines, watchCluster, type WatchClusterSize } from "./watch/cluster.ts";
+
+const baselineCommit = "0ebf907a17fdabc151f6551a8cea8764fbc89901";
+const size: WatchClusterSize = { deployments: 1_000, podsPerDeployment: 20 };
+const passes = 2;
+const rounds = 3;
+const goalEventsPerSecond = 30_000;
+
+type Streams = typeof import("../src/streams/index.ts");
+type Observations = typeof import("../src/observations/index.ts");
+type ObservationsTesting = typeof import("../src/observations/testing/index.ts");
+type Verdicts = typeof import("../src/verdicts/index.ts");
+type ServiceMetrics = typeof import("../src/service/metrics.ts");
+interface Implementation {
+  name: string;
+  streams: Streams;
+  observations: Observations;
+  testing: ObservationsTesting;
+  verdicts: Verdicts;
+  serviceMetrics: ServiceMetrics;
+}
+
+async function load(name: string, root: string): Promise<Implementation> {
+  const [streams, observations, testing, verdicts, serviceMetrics] = await Promise.all([
+    import(join(root, "src/streams/index.ts")) as Promise<Streams>,
+    import(join(root, "src/observations/index.ts")) as Promise<Observations>,
+    import(join(root, "src/observations/testing/index.ts")) as Promise<ObservationsTesting>,
+    import(join(root, "src/verdicts/index.ts")) as Promise<Verdicts>,
+    import(join(root, "src/service/metrics.ts")) as Promise<ServiceMetrics>,
+  ]);
+  return { name, streams, observations, testing, verdicts, serviceMetrics };
+}
+
+function extractBaseline(repository: string): string {
+  const directory = mkdtempSync(join(tmpdir(), "stagewatch-watch-baseline-"));
+  const archive = execFileSync("git", ["-C", repository, "archive", baselineCommit, "src"], { maxBuffer: 64 * 1024 * 1024 });
+  execFileSync("tar", ["-x", "-C", directory], { input: archive });
+  symlinkSync(join(repository, "node_modules"), join(directory, "node_modules"), "dir");
+  return directory;
+}
+
+// ---- one core for this process, another for the server ------------------------------------------
+
+const pinned = availableParallelism() >= 2 && hasTaskset();
+function hasTaskset(): boolean {
+  try {
+    execFileSync("taskset", ["-V"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+if (pinned) execFileSync("taskset", ["-a", "-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
+
+async function startServer(): Promise<{ port: number; stop: () => void }> {
+  const script = fileURLToPath(new URL("watch/server.ts", import.meta.url));
+  const node = [process.execPath, ...process.execArgv.filter((arg) => arg !== "--expose-gc"), script, JSON.stringify({ ...size, passes })];
+  const child = pinned ? spawn("taskset", ["-c", "1", ...node], { stdio: ["ignore", "pipe", "inherit"] }) : spawn(node[0]!, node.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the watch server exited (${code})`)));
+    lines.once("line", (line) => resolve(Number(line)));
+  });
+  return { port, stop: () => child.kill() };
+}
+
+// ---- measuring ------------------------------------------------------------------------------------
+
+interface Rate {
+  eventsPerSecond: number;
+  cpuSecondsPer1000Events: number;
+}
+
+/** Counts events from the first to the `expected`th: rate and CPU over those in between. */
+function meter(expected: number, done: () => void) {
+  let count = 0;
+  let startedAt = 0;
+  let cpuAtStart: NodeJS.CpuUsage | undefined;
+  let result: Rate | undefined;
+  return {
+    tick(): void {
+      count += 1;
+      if (count === 1) {
+        startedAt = performance.now();
+        cpuAtStart = process.cpuUsage();
+      } else if (count === expected) {
+        const seconds = (performance.now() - startedAt) / 1000;
+        const cpu = process.cpuUsage(cpuAtStart);
+        result = {
+          eventsPerSecond: Math.round((expected - 1) / seconds),
+          cpuSecondsPer1000Events: round3(((cpu.user + cpu.system) / 1e6 / (expected - 1)) * 1000),
+        };
+        done();
+      }
+    },
+    get result(): Rate {
+      if (!result) throw new Error(`only ${count} of ${expected} events arrived`);
+      return result;
+    },
+  };
+}
+
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
+const expectedEvents = size.deployments * size.podsPerDeployment * passes;
+
+function kubeConfigFor(port: number): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: "bench", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: "bench" }],
+    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
+    currentContext: "bench",
+  });
+  return kubeConfig;
+}
+
+async function go(port: number): Promise<void> {
+  await (await fetch(`http://127.0.0.1:${port}/go`)).text();
+}
+
+function streamMetrics(serviceMetrics: ServiceMetrics, onEvent: (kind: string) => void) {
+  const metrics = serviceMetrics.createMetrics(new Registry());
+  return {
+    watchEvent: (kind: string, type: string) => {
+      metrics.watchEventsTotal.inc({ kind, type });
+      onEvent(kind);
+    },
+    watchRestart: (kind: string, cause: string) => metrics.watchRestartsTotal.inc({ kind, cause }),
+    objects: (kind: string, count: number) => metrics.informerObjects.set({ kind }, count),
+  };
+}
+
+async function transportStage(impl: Implementation, port: number): Promise<Rate> {
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const counted = meter(expectedEvents, finish);
+  const subscription = impl.streams
+    .kubeHttpTransport(kubeConfigFor(port))
+    .watch({ path: "/api/v1/pods", query: { watch: true, resourceVersion: "1" } })
+    .subscribe({ next: () => counted.tick(), error: (error: unknown) => console.error(error) });
+  await go(port);
+  await finished;
+  subscription.unsubscribe();
+  return counted.result;
+}
+
+async function informerStage(impl: Implementation, port: number): Promise<Rate> {
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const counted = meter(expectedEvents, finish);
+  const hub = new impl.streams.InformerHub({
+    transport: impl.streams.kubeHttpTransport(kubeConfigFor(port)),
+    metrics: streamMetrics(impl.serviceMetrics, () => counted.tick()),
+  });
+  const informer = hub.informer("core/Pod");
+  let received = 0;
+  informer.events$.subscribe(() => void received++);
+  await go(port);
+  await finished;
+  hub.stop();
+  if (received < expectedEvents) throw new Error(`the informer delivered ${received} events`);
+  return counted.result;
+}
+
+async function serviceStage(impl: Implementation, port: number): Promise<Rate & { published: number }> {
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const counted = meter(expectedEvents, finish);
+  const hub = new impl.streams.InformerHub({
+    transport: impl.streams.kubeHttpTransport(kubeConfigFor(port)),
+    metrics: streamMetrics(impl.serviceMetrics, (kind) => kind === "core/Pod" && counted.tick()),
+  });
+  let revision = 0;
+  const records: ObservationRecords = {
+    claimKey: async () => ({ claimed: true }),
+    putRecord: async () => ++revision,
+    getRecord: async () => undefined,
+    getClaim: async () => undefined,
+    updateRecord: async () => ({ updated: true, revision: ++revision }),
+    deleteRecord: async () => undefined,
+  };
+  let published = 0;
+  const { observations, testing, verdicts } = impl;
+  const leases = new observations.LeaseKeeper({
+    store: new testing.InMemoryLeaseStore(),
+    scheduler: asyncScheduler,
+    replicaId: "bench",
+    timing: observations.defaultLeaseTiming,
+    metrics: observations.noopLeaseMetrics,
+    logger: observations.silentEngineLogger,
+  });
+  const engine = new observations.ObservationEngine({
+    kinds: hub,
+    records,
+    leases,
+    events: { publish: async () => void published++, hasVerdict: async () => false, discard: () => {} },
+  });
+  for (let d = 0; d < size.deployments; d++) {
+    const request = verdicts.parseWith(verdicts.ObservationRequest, {
+      key: `bench/app-${d}`,
+      deployment: `app-${d}`,
+      require: "healthy",
+      timeoutSeconds: 3600,
+      defaultNamespace: "payments",
+      resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: `app-${d}` }],
+    });
+    if (!request.ok) throw new Error(JSON.stringify(request.issues));
+    await engine.observe(request.value);
+  }
+  while (!hub.hasSynced()) await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const publishedBefore = published;
+  await go(port);
+  await finished;
+  const active = engine.activeCount;
+  engine.stop();
+  hub.stop();
+  leases.stopHeartbeat();
+  if (active !== size.deployments) throw new Error(`${active} observations in progress, expected ${size.deployments}`);
+  return { ...counted.result, published: published - publishedBefore };
+}
+
+/** The ceiling: JSON.parse alone over the same lines, held in memory. */
+function parseCeiling(lines: readonly string[]): Rate {
+  let kept: unknown;
+  const startedAt = performance.now();
+  const cpuAtStart = process.cpuUsage();
+  for (let pass = 0; pass < passes; pass++) {
+    for (const line of lines) kept = JSON.parse(line);
+  }
+  const seconds = (performance.now() - startedAt) / 1000;
+  const cpu = process.cpuUsage(cpuAtStart);
+  if (kept === undefined) throw new Error("nothing parsed");
+  const events = lines.length * passes;
+  return { eventsPerSecond: Math.round(events / seconds), cpuSecondsPer1000Events: round3(((cpu.user + cpu.system) / 1e6 / events) * 1000) };
+}
+
+function median<T extends Rate>(samples: readonly T[]): T {
+  return [...samples].sort((a, b) => a.eventsPerSecond - b.eventsPerSecond)[Math.floor(samples.length / 2)]!;
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+const repository = fileURLToPath(new URL("..", import.meta.url));
+const baselineRoot = extractBaseline(repository);
+const server = await startServer();
+try {
+  const implementations = [await load("baseline", baselineRoot), await load("current", repository)];
+  const lines = podWatchLines(watchCluster(size), "2");
+  const stages = {
+    transport: transportStage,
+    informer: informerStage,
+    service: serviceStage,
+  } as const;
+  const samples: Record<string, Record<string, Rate[]>> = { parse: { ceiling: [] } };
+  for (const impl of implementations) samples[impl.name] = { transport: [], informer: [], service: [] };
+  for (let round = 0; round < rounds; round++) {
+    collectGarbage();
+    samples.parse!.ceiling!.push(parseCeiling(lines));
+    for (const impl of implementations) {
+      for (const [stage, run] of Object.entries(stages)) {
+        collectGarbage();
+        const rate = await run(impl, server.port);
+        samples[impl.name]![stage]!.push(rate);
+        console.log(`round ${round + 1} ${impl.name} ${stage}: ${rate.eventsPerSecond} events/s, ${rate.cpuSecondsPer1000Events} CPU s per 1,000`);
+      }
+    }
+  }
+  const ceiling = median(samples.parse!.ceiling!);
+  const summary = (name: string) =>
+    Object.fromEntries(
+      Object.keys(stages).map((stage) => {
+        const rate = median(samples[name]![stage]!);
+        const best = Math.max(...samples[name]![stage]!.map((sample) => sample.eventsPerSecond));
+        return [stage, { ...rate, bestEventsPerSecond: best, ofCeiling: round3(rate.eventsPerSecond / ceiling.eventsPerSecond) }];
+      }),
+    );
+  const results = {
+    goalEventsPerSecond,
+    pinnedToOneCore: pinned,
+    sizes: { ...size, pods: size.deployments * size.podsPerDeployment, passes, eventsPerRun: expectedEvents, rounds },
+    watchLineBytes: Buffer.byteLength(lines[0]!),
+    transport: "plain HTTP/1.1 on loopback, chunked, 64 KiB writes (the API server speaks TLS: not measured here)",
+    baselineCommit,
+    ceiling: { jsonParse: ceiling },
+    current: summary("current"),
+    baseline: summary("baseline"),
+    samples,
+  };
+  const file = writeResults("watch-throughput", results);
+  console.log(JSON.stringify({ ceiling, current: results.current, baseline: results.baseline }, null, 2), `-> ${file}`);
+} finally {
+  server.stop();
+  rmSync(baselineRoot, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,76 @@
+// The objects the watch-throughput benchmark serves: `deployments` Deployments rolling out (one of
+// their pods not ready, so every observation stays pending), each with its ReplicaSet and
+// `podsPerDeployment` pods built from the realistic running pod of src/streams/fixtures (6.8 KB of
+// JSON with managedFields, the full spec and status), each with its own name, UID, IP and
+// container ID. Built the same way by the server process and by the benchmark, so both hold the
+// same bytes.
+import { readFileSync } from "node:fs";
+import type { KubeObject } from "../../src/kube/objects.ts";
+import { deployment, deploymentConditions, replicaSet } from "../../test/fixtures/kube/workloads.ts";
+
+export interface WatchClusterSize {
+  deployments: number;
+  podsPerDeployment: number;
+}
+
+export interface WatchCluster {
+  deployments: KubeObject[];
+  replicaSets: KubeObject[];
+  /** The pods as the API server's JSON, one text per pod. */
+  podJson: string[];
+}
+
+const podTemplate = JSON.parse(readFileSync(new URL("../../src/streams/fixtures/pod-running.json", import.meta.url), "utf8")) as {
+  metadata: Record<string, unknown>;
+  status: Record<string, unknown>;
+};
+const hex = (i: number, width: number) => i.toString(16).padStart(width, "0");
+
+export function watchCluster({ deployments, podsPerDeployment }: WatchClusterSize): WatchCluster {
+  const cluster: WatchCluster = { deployments: [], replicaSets: [], podJson: [] };
+  for (let d = 0; d < deployments; d++) {
+    const name = `app-${d}`;
+    const rolling = deployment({
+      name,
+      replicas: podsPerDeployment,
+      status: {
+        observedGeneration: 7,
+        replicas: podsPerDeployment,
+        updatedReplicas: podsPerDeployment,
+        readyReplicas: podsPerDeployment - 1,
+        availableReplicas: podsPerDeployment - 1,
+        unavailableReplicas: 1,
+        conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing(`${name}-7f9c6d8b5`)],
+      },
+    });
+    const rs = replicaSet(rolling, { name: `${name}-7f9c6d8b5`, revision: "4", replicas: podsPerDeployment, ready: podsPerDeployment - 1 });
+    cluster.deployments.push(rolling);
+    cluster.replicaSets.push(rs);
+    for (let p = 0; p < podsPerDeployment; p++) {
+      const i = d * podsPerDeployment + p;
+      const pod = structuredClone(podTemplate);
+      const podName = `${rs.metadata.name}-${p.toString(36).padStart(5, "0")}`;
+      Object.assign(pod.metadata, {
+        name: podName,
+        generateName: `${rs.metadata.name}-`,
+        namespace: rs.metadata.namespace,
+        uid: `d2a7c6e1-3b5f-4a90-8e1d-${hex(i, 12)}`,
+        resourceVersion: "1",
+        ownerReferences: [
+          { apiVersion: "apps/v1", kind: "ReplicaSet", name: rs.metadata.name, uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true },
+        ],
+      });
+      const ip = `10.244.${(i >> 8) & 255}.${i & 255}`;
+      Object.assign(pod.status, { podIP: ip, podIPs: [{ ip }] });
+      let text = JSON.stringify(pod);
+      text = text.replaceAll("9b1f0c7e5d3a2b8c4e6f7a1d0c9b8e7f6a5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b", `${hex(i, 8)}${"9b1f0c7e".repeat(7)}`);
+      cluster.podJson.push(text);
+    }
+  }
+  return cluster;
+}
+
+/** One watch line per pod update: the pod as it is, at resourceVersion `resourceVersion`. */
+export function podWatchLines(cluster: WatchCluster, resourceVersion: string): string[] {
+  return cluster.podJson.map((json) => `{"type":"MODIFIED","object":${json.replace('"resourceVersion":"1"', `"resourceVersion":"${resourceVersion}"`)}}`);
+}

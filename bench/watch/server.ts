@@ -1,0 +1,88 @@
+// A stand-in API server for the watch-throughput benchmark, run in its own process (pinned to
+// another core than the benchmark when taskset exists) so serving costs the measured process
+// nothing. It answers paged lists of Deployments, ReplicaSets and pods at resourceVersion 1, and
+// a pod watch from resourceVersion 1 with the chunked body of `passes` updates of every pod (at
+// resourceVersion 2), written as fast as the socket drains. Any other watch stays open and silent
+// until the client goes. The pod watch waits for `GET /go` (which answers once a watch waits), so
+// the benchmark starts the stream when everything it measures is set up. Prints the port on
+// stdout once listening.
+import { createServer, type ServerResponse } from "node:http";
+import { podWatchLines, watchCluster } from "./cluster.ts";
+
+const size = JSON.parse(process.argv[2] ?? "{}") as { deployments: number; podsPerDeployment: number; passes: number };
+const cluster = watchCluster(size);
+const pass = Buffer.from(`${podWatchLines(cluster, "2").join("\n")}\n`);
+const items: Record<string, string[]> = {
+  "/apis/apps/v1/deployments": cluster.deployments.map((object) => JSON.stringify(object)),
+  "/apis/apps/v1/replicasets": cluster.replicaSets.map((object) => JSON.stringify(object)),
+  "/api/v1/pods": cluster.podJson,
+};
+// Written in slices about the size of the API server's own flushes.
+const chunkBytes = 64 * 1024;
+
+function list(response: ServerResponse, objects: string[], url: URL): void {
+  const limit = Number(url.searchParams.get("limit") ?? objects.length);
+  const from = Number(url.searchParams.get("continue") ?? 0);
+  const next = from + limit < objects.length ? String(from + limit) : undefined;
+  const metadata = JSON.stringify({ resourceVersion: "1", ...(next && { continue: next }) });
+  response.writeHead(200, { "content-type": "application/json" });
+  response.end(`{"kind":"List","apiVersion":"v1","metadata":${metadata},"items":[${objects.slice(from, from + limit).join(",")}]}`);
+}
+
+async function stream(response: ServerResponse): Promise<void> {
+  let open = true;
+  let drained: (() => void) | undefined;
+  response.on("drain", () => drained?.());
+  response.on("close", () => {
+    open = false;
+    drained?.();
+  });
+  for (let round = 0; round < size.passes && open; round++) {
+    for (let offset = 0; offset < pass.length && open; offset += chunkBytes) {
+      if (!response.write(pass.subarray(offset, offset + chunkBytes))) {
+        await new Promise<void>((resolve) => (drained = resolve));
+        drained = undefined;
+      }
+    }
+  }
+  if (open) response.end();
+}
+
+let waitingWatch: ServerResponse | undefined;
+let waitingGo: ServerResponse | undefined;
+
+function release(): void {
+  if (!waitingWatch || !waitingGo) return;
+  const watch = waitingWatch;
+  waitingGo.end("{}");
+  waitingWatch = waitingGo = undefined;
+  void stream(watch);
+}
+
+const server = createServer((request, response) => {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  if (url.pathname === "/go") {
+    waitingGo = response;
+    return release();
+  }
+  const objects = items[url.pathname];
+  if (!objects) {
+    response.writeHead(404, { "content-type": "application/json" });
+    response.end(JSON.stringify({ kind: "Status", code: 404, reason: "NotFound", message: `${url.pathname} not served` }));
+    return;
+  }
+  if (url.searchParams.get("watch") !== "true") return list(response, objects, url);
+  response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+  response.flushHeaders();
+  if (url.pathname === "/api/v1/pods" && url.searchParams.get("resourceVersion") === "1") {
+    waitingWatch = response;
+    response.on("close", () => {
+      if (waitingWatch === response) waitingWatch = undefined;
+    });
+    return release();
+  }
+});
+server.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  console.log(typeof address === "object" && address ? address.port : "");
+});
