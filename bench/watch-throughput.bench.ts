@@ -10,7 +10,9 @@
 //   (Deployment, ReplicaSet and Pod informers): every pod update is routed through the owner
 //   index to its Deployment's observation, whose rule and reducer run on it (the rollout stays
 //   pending: one pod not ready), as in `stagewatch serve` minus NATS (records and events go to
-//   stand-ins that keep nothing).
+//   stand-ins that keep nothing). Every update changes the pod (its container's restartCount);
+// - serviceResent: the same with every pod re-sent as it is (a relist after a gap, a status write
+//   of fields the strip drops), which the engine recognizes without judging the workload again.
 // Each stage runs for the code as it is and for the code before this benchmark's fixes
 // (baselineCommit, extracted from git), interleaved, `rounds` times each; the median counts, and
 // the best round is kept too (the machine is shared: the best is the rate when the core was ours).
@@ -142,8 +144,9 @@ function kubeConfigFor(port: number): KubeConfig {
   return kubeConfig;
 }
 
-async function go(port: number): Promise<void> {
-  await (await fetch(`http://127.0.0.1:${port}/go`)).text();
+/** Starts the pod watch's stream: every update changing the pod (the default), or pods re-sent as they are. */
+async function go(port: number, stream: "changing" | "resent" = "changing"): Promise<void> {
+  await (await fetch(`http://127.0.0.1:${port}/go?stream=${stream}`)).text();
 }
 
 function streamMetrics(serviceMetrics: ServiceMetrics, onEvent: (kind: string) => void) {
@@ -190,7 +193,7 @@ async function informerStage(impl: Implementation, port: number): Promise<Rate> 
   return counted.result;
 }
 
-async function serviceStage(impl: Implementation, port: number): Promise<Rate & { published: number }> {
+async function serviceStage(impl: Implementation, port: number, stream: "changing" | "resent" = "changing"): Promise<Rate & { published: number }> {
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const counted = meter(expectedEvents, finish);
@@ -238,7 +241,7 @@ async function serviceStage(impl: Implementation, port: number): Promise<Rate & 
   while (!hub.hasSynced()) await new Promise((resolve) => setTimeout(resolve, 20));
   await new Promise((resolve) => setTimeout(resolve, 100));
   const publishedBefore = published;
-  await go(port);
+  await go(port, stream);
   await finished;
   const active = engine.activeCount;
   engine.stop();
@@ -274,14 +277,15 @@ const baselineRoot = extractBaseline(repository);
 const server = await startServer();
 try {
   const implementations = [await load("baseline", baselineRoot), await load("current", repository)];
-  const lines = podWatchLines(watchCluster(size), "2");
+  const lines = podWatchLines(watchCluster(size), "2", 1);
   const stages = {
     transport: transportStage,
     informer: informerStage,
     service: serviceStage,
+    serviceResent: (impl: Implementation, port: number) => serviceStage(impl, port, "resent"),
   } as const;
   const samples: Record<string, Record<string, Rate[]>> = { parse: { ceiling: [] } };
-  for (const impl of implementations) samples[impl.name] = { transport: [], informer: [], service: [] };
+  for (const impl of implementations) samples[impl.name] = { transport: [], informer: [], service: [], serviceResent: [] };
   for (let round = 0; round < rounds; round++) {
     collectGarbage();
     samples.parse!.ceiling!.push(parseCeiling(lines));

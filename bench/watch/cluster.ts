@@ -70,7 +70,14 @@ export function watchCluster({ deployments, podsPerDeployment }: WatchClusterSiz
   return cluster;
 }
 
-/** One watch line per pod update: the pod as it is, at resourceVersion `resourceVersion`. */
-export function podWatchLines(cluster: WatchCluster, resourceVersion: string): string[] {
-  return cluster.podJson.map((json) => `{"type":"MODIFIED","object":${json.replace('"resourceVersion":"1"', `"resourceVersion":"${resourceVersion}"`)}}`);
+/**
+ * One watch line per pod update, at resourceVersion `resourceVersion`: the pod as it is (a
+ * re-send: what a relist or a status write of fields the strip drops looks like to the rules), or
+ * with its container restarted `restarts` times (a kubelet's status write the rules read).
+ */
+export function podWatchLines(cluster: WatchCluster, resourceVersion: string, restarts?: number): string[] {
+  return cluster.podJson.map((json) => {
+    const updated = json.replace('"resourceVersion":"1"', `"resourceVersion":"${resourceVersion}"`);
+    return `{"type":"MODIFIED","object":${restarts === undefined ? updated : updated.replace('"restartCount":0', `"restartCount":${restarts}`)}}`;
+  });
 }

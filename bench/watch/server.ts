@@ -1,17 +1,22 @@
 // A stand-in API server for the watch-throughput benchmark, run in its own process (pinned to
 // another core than the benchmark when taskset exists) so serving costs the measured process
 // nothing. It answers paged lists of Deployments, ReplicaSets and pods at resourceVersion 1, and
-// a pod watch from resourceVersion 1 with the chunked body of `passes` updates of every pod (at
-// resourceVersion 2), written as fast as the socket drains. Any other watch stays open and silent
-// until the client goes. The pod watch waits for `GET /go` (which answers once a watch waits), so
-// the benchmark starts the stream when everything it measures is set up. Prints the port on
+// a pod watch from resourceVersion 1 with the chunked body of `passes` updates of every pod,
+// written as fast as the socket drains. Any other watch stays open and silent until the client
+// goes. The pod watch waits for `GET /go?stream=changing|resent` (which answers once a watch
+// waits), so the benchmark starts the stream, and picks it, when everything it measures is set up. Prints the port on
 // stdout once listening.
 import { createServer, type ServerResponse } from "node:http";
 import { podWatchLines, watchCluster } from "./cluster.ts";
 
 const size = JSON.parse(process.argv[2] ?? "{}") as { deployments: number; podsPerDeployment: number; passes: number };
 const cluster = watchCluster(size);
-const pass = Buffer.from(`${podWatchLines(cluster, "2").join("\n")}\n`);
+// Two streams of `passes` passes over every pod: each update changing the pod (its container's
+// restartCount goes up, at a new resourceVersion), or the same pod re-sent at resourceVersion 2.
+const streams: Record<string, Buffer[]> = {
+  changing: Array.from({ length: size.passes }, (_, pass) => Buffer.from(`${podWatchLines(cluster, String(2 + pass), pass + 1).join("\n")}\n`)),
+  resent: Array.from({ length: size.passes }, () => Buffer.from(`${podWatchLines(cluster, "2").join("\n")}\n`)),
+};
 const items: Record<string, string[]> = {
   "/apis/apps/v1/deployments": cluster.deployments.map((object) => JSON.stringify(object)),
   "/apis/apps/v1/replicasets": cluster.replicaSets.map((object) => JSON.stringify(object)),
@@ -29,7 +34,7 @@ function list(response: ServerResponse, objects: string[], url: URL): void {
   response.end(`{"kind":"List","apiVersion":"v1","metadata":${metadata},"items":[${objects.slice(from, from + limit).join(",")}]}`);
 }
 
-async function stream(response: ServerResponse): Promise<void> {
+async function stream(response: ServerResponse, passes: readonly Buffer[]): Promise<void> {
   let open = true;
   let drained: (() => void) | undefined;
   response.on("drain", () => drained?.());
@@ -37,7 +42,8 @@ async function stream(response: ServerResponse): Promise<void> {
     open = false;
     drained?.();
   });
-  for (let round = 0; round < size.passes && open; round++) {
+  for (const pass of passes) {
+    if (!open) break;
     for (let offset = 0; offset < pass.length && open; offset += chunkBytes) {
       if (!response.write(pass.subarray(offset, offset + chunkBytes))) {
         await new Promise<void>((resolve) => (drained = resolve));
@@ -50,19 +56,26 @@ async function stream(response: ServerResponse): Promise<void> {
 
 let waitingWatch: ServerResponse | undefined;
 let waitingGo: ServerResponse | undefined;
+let waitingStream: readonly Buffer[] = streams.changing!;
 
 function release(): void {
   if (!waitingWatch || !waitingGo) return;
   const watch = waitingWatch;
   waitingGo.end("{}");
   waitingWatch = waitingGo = undefined;
-  void stream(watch);
+  void stream(watch, waitingStream);
 }
 
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? "/", "http://localhost");
   if (url.pathname === "/go") {
+    const chosen = streams[url.searchParams.get("stream") ?? "changing"];
+    if (!chosen) {
+      response.writeHead(400).end();
+      return;
+    }
     waitingGo = response;
+    waitingStream = chosen;
     return release();
   }
   const objects = items[url.pathname];

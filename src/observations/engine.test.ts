@@ -85,6 +85,20 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     expect((await h.records.getRecord(id))?.record).toMatchObject({ outcome: "succeeded", verdict: { outcome: "succeeded" } });
   });
 
+  it("a pod re-sent as it was (a relist) changes nothing; its next real change is read", async () => {
+    const h = engineHarness();
+    const rs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
+    const pending = (name: string) => pod({ name, owner: rs, phase: "Pending", containers: [creating()] });
+    await put(h, rollingOut(0), rs, pending("api-7f9c6d8b5-x2k8p"), pending("api-7f9c6d8b5-q9v4m"));
+    const id = await h.start(observationRequest());
+    const before = h.events.lines(id);
+    await put(h, pending("api-7f9c6d8b5-x2k8p"), pending("api-7f9c6d8b5-q9v4m"));
+    expect(h.events.lines(id)).toEqual(before);
+
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: rs, containers: [imagePullBackOff()] }));
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "ImagePullBackOff" } });
+  });
+
   it("a sibling Deployment's pod with the same labels in ImagePullBackOff does not fail ours", async () => {
     const h = engineHarness();
     const ours = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });

@@ -24,7 +24,7 @@ import { combineLatest, filter, map, merge, take, asyncScheduler, type Scheduler
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, newObservationId } from "../bus/index.js";
-import type { Informer, PodLogReader, ResourceMapping, WarningSource, WatchEvent } from "../streams/index.js";
+import { readsTheSame, type Informer, type PodLogReader, type ResourceMapping, type WarningSource, type WatchEvent } from "../streams/index.js";
 import type { ClusterWarning } from "../kube/warnings.js";
 import {
   advanceClock,
@@ -525,8 +525,12 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private routeToOwner({ type, object }: WatchEvent, receivedAt: number): void {
     // The owner is looked up before a deleted ReplicaSet leaves the index.
     const workloadUid = this.owned.workloadUidOf(object);
+    const previous = type === "modified" ? this.owned.byUid(object.kind, object.metadata.uid) : undefined;
     if (object.kind === "Pod") this.owned.applyPod(type, object as Pod);
     else this.owned.applyReplicaSet(type, object as ReplicaSet);
+    // Re-sent as it was to the rules (a relist after a gap, a status write of fields the strip
+    // drops): no reading can change, so the workload is not judged again.
+    if (previous !== undefined && readsTheSame(previous, object)) return;
     this.readWorkload(workloadUid, receivedAt);
   }
 

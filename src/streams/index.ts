@@ -51,7 +51,7 @@ export {
   splitApiVersion,
 } from "./restMapper.js";
 export type { ResourceMapping } from "./restMapper.js";
-export { keptAnnotations, keptLabelPrefix, stripObject } from "./strip.js";
+export { keptAnnotations, keptLabelPrefix, readsTheSame, stripObject } from "./strip.js";
 export type { StripTarget } from "./strip.js";
 export { kubePodLogReader, podLogPath } from "./podLogs.js";
 export type { PodLogReader, PodLogRequest } from "./podLogs.js";

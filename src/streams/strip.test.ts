@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { stripObject, type StripTarget } from "./strip.js";
+import { readsTheSame, stripObject, type StripTarget } from "./strip.js";
 
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
@@ -330,5 +330,26 @@ describe("stripObject", () => {
     expect(Object.isFrozen(a.status)).toBe(true);
     expect(Object.isFrozen(a.metadata.ownerReferences?.[0])).toBe(true);
     expect(Object.isFrozen(a.metadata)).toBe(false);
+  });
+});
+
+describe("readsTheSame", () => {
+  const pod: StripTarget = { apiVersion: "v1", kind: "Pod", kindKey: "core/Pod", metadataOnly: false };
+  const running = fixture("pod-running.json") as { metadata: Record<string, unknown>; status: { containerStatuses: Record<string, unknown>[] } };
+  const strip = (raw: unknown) => stripObject(structuredClone(raw), pod)!;
+  const first = strip(running);
+
+  it("holds for the same pod parsed again at another resourceVersion: its parts are shared", () => {
+    const resent = strip({ ...running, metadata: { ...running.metadata, resourceVersion: "999999", managedFields: [] } });
+    expect(resent).not.toBe(first);
+    expect(readsTheSame(first, resent)).toBe(true);
+  });
+
+  it("fails for a change a rule reads: a restart, a deletion under way", () => {
+    const restarted = structuredClone(running);
+    restarted.status.containerStatuses[0]!.restartCount = 1;
+    expect(readsTheSame(first, strip(restarted))).toBe(false);
+    const terminating = { ...running, metadata: { ...running.metadata, deletionTimestamp: "2026-11-29T10:05:00Z" } };
+    expect(readsTheSame(first, strip(terminating))).toBe(false);
   });
 });

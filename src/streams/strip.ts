@@ -75,6 +75,27 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   return object;
 }
 
+/**
+ * Whether two stripped objects read the same to every rule. The strip shares equal parts (spec,
+ * status, owner references, kept labels and annotations), so equal parts are the same objects and
+ * this costs a few reference comparisons. It errs one way only: parts equal in content but not
+ * shared (whole-status kinds, the table started afresh between the two) read as a change.
+ */
+export function readsTheSame(previous: KubeObject, next: KubeObject): boolean {
+  const a = previous.metadata;
+  const b = next.metadata;
+  return (
+    previous.spec === next.spec &&
+    previous.status === next.status &&
+    a.uid === b.uid &&
+    a.generation === b.generation &&
+    a.deletionTimestamp === b.deletionTimestamp &&
+    a.labels === b.labels &&
+    a.annotations === b.annotations &&
+    a.ownerReferences === b.ownerReferences
+  );
+}
+
 interface Body {
   spec?: Json;
   status?: KubeObject["status"];
