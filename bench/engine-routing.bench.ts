@@ -14,7 +14,6 @@
 // numbers are routing and deciding, not JSON parsing and stripping (streams-memory measures those).
 import { BehaviorSubject, Observable, Subject, VirtualTimeScheduler, filter, type Subscription } from "rxjs";
 import type { KubeObject } from "../src/kube/objects.ts";
-import type { ObservationRecords } from "../src/bus/index.ts";
 import {
   LeaseKeeper,
   ObservationEngine,
@@ -41,7 +40,8 @@ import { decodeWarningEvent, type ClusterWarning } from "../src/kube/warnings.ts
 import { legacyWarning } from "../test/fixtures/kube/events.ts";
 import { ObservationRequest, objectIdentityKey, parseWith, type ObservationEvent } from "../src/verdicts/index.ts";
 import { pod, running } from "../test/fixtures/kube/pods.ts";
-import { deployment, deploymentConditions, replicaSet } from "../test/fixtures/kube/workloads.ts";
+import { rollingOut } from "./support/rollingOut.ts";
+import { discardingRecords } from "./support/discardingRecords.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
 
 const observations = 1_000;
@@ -71,20 +71,7 @@ interface App {
 }
 
 function app(name: string): App {
-  const rolling = deployment({
-    name,
-    replicas: podsPerDeployment,
-    status: {
-      observedGeneration: 7,
-      replicas: podsPerDeployment,
-      updatedReplicas: podsPerDeployment,
-      readyReplicas: 1,
-      availableReplicas: 1,
-      unavailableReplicas: podsPerDeployment - 1,
-      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing(`${name}-7f9c6d8b5`)],
-    },
-  });
-  const rs = replicaSet(rolling, { name: `${name}-7f9c6d8b5`, revision: "4", replicas: podsPerDeployment, ready: 1 });
+  const { deployment: rolling, replicaSet: rs } = rollingOut(name, podsPerDeployment, 1);
   const pods = Array.from({ length: podsPerDeployment }, (_, i) =>
     pod({ name: `${name}-7f9c6d8b5-${i.toString(36).padStart(5, "0")}`, owner: rs, containers: [running(name, { ready: i === 0 })] }),
   );
@@ -94,9 +81,14 @@ function app(name: string): App {
 const observed = Array.from({ length: observations }, (_, i) => app(`app-${i}`));
 const unobserved = Array.from({ length: observations }, (_, i) => app(`other-${i}`));
 
-/** Pod updates as the informer delivers them: a new object each time (the kubelet's status writes). */
+/**
+ * Pod updates as the informer delivers them: a new object each time (the kubelet's status writes).
+ * Two passes of distinct copies, so that going round the stream a pod never comes as the very object
+ * it came as last: the engine skips a pod whose stripped parts are those it holds (a re-send), and
+ * this measures updates it must judge.
+ */
 const updatesOf = (apps: readonly App[]): WatchEvent[] =>
-  apps.flatMap((a) => a.pods.map((p) => ({ type: "modified" as const, object: structuredClone(p) })));
+  [0, 1].flatMap(() => apps.flatMap((a) => a.pods.map((p) => ({ type: "modified" as const, object: structuredClone(p) }))));
 const observedUpdates = updatesOf(observed);
 const unobservedUpdates = updatesOf(unobserved);
 
@@ -144,16 +136,7 @@ const kinds: KindSource = {
   informer: (target) => informers.get(target.kindKey)!,
 };
 
-// The service keeps records in a JetStream KV bucket, not in its heap: accept every write, keep nothing.
-let revision = 0;
-const records: ObservationRecords = {
-  claimKey: async () => ({ claimed: true }),
-  putRecord: async () => ++revision,
-  getRecord: async () => undefined,
-  getClaim: async () => undefined,
-  updateRecord: async () => ({ updated: true, revision: ++revision }),
-  deleteRecord: async () => undefined,
-};
+const records = discardingRecords();
 
 let published = 0;
 const events: EventSink = { publish: async (_event: ObservationEvent) => void published++, hasVerdict: async () => false, discard: () => {} };

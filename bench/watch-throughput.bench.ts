@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "prom-client";
 import { asyncScheduler } from "rxjs";
-import type { ObservationRecords } from "../src/bus/index.ts";
+import { discardingRecords } from "./support/discardingRecords.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
 import { podWatchLines, watchCluster, type WatchClusterSize } from "./watch/cluster.ts";
 
@@ -201,15 +201,7 @@ async function serviceStage(impl: Implementation, port: number, stream: "changin
     transport: impl.streams.kubeHttpTransport(kubeConfigFor(port)),
     metrics: streamMetrics(impl.serviceMetrics, (kind) => kind === "core/Pod" && counted.tick()),
   });
-  let revision = 0;
-  const records: ObservationRecords = {
-    claimKey: async () => ({ claimed: true }),
-    putRecord: async () => ++revision,
-    getRecord: async () => undefined,
-    getClaim: async () => undefined,
-    updateRecord: async () => ({ updated: true, revision: ++revision }),
-    deleteRecord: async () => undefined,
-  };
+  const records = discardingRecords();
   let published = 0;
   const { observations, testing, verdicts } = impl;
   const leases = new observations.LeaseKeeper({

@@ -6,7 +6,7 @@
 // same bytes.
 import { readFileSync } from "node:fs";
 import type { KubeObject } from "../../src/kube/objects.ts";
-import { deployment, deploymentConditions, replicaSet } from "../../test/fixtures/kube/workloads.ts";
+import { rollingOut } from "../support/rollingOut.ts";
 
 export interface WatchClusterSize {
   deployments: number;
@@ -30,20 +30,7 @@ export function watchCluster({ deployments, podsPerDeployment }: WatchClusterSiz
   const cluster: WatchCluster = { deployments: [], replicaSets: [], podJson: [] };
   for (let d = 0; d < deployments; d++) {
     const name = `app-${d}`;
-    const rolling = deployment({
-      name,
-      replicas: podsPerDeployment,
-      status: {
-        observedGeneration: 7,
-        replicas: podsPerDeployment,
-        updatedReplicas: podsPerDeployment,
-        readyReplicas: podsPerDeployment - 1,
-        availableReplicas: podsPerDeployment - 1,
-        unavailableReplicas: 1,
-        conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing(`${name}-7f9c6d8b5`)],
-      },
-    });
-    const rs = replicaSet(rolling, { name: `${name}-7f9c6d8b5`, revision: "4", replicas: podsPerDeployment, ready: podsPerDeployment - 1 });
+    const { deployment: rolling, replicaSet: rs } = rollingOut(name, podsPerDeployment, podsPerDeployment - 1);
     cluster.deployments.push(rolling);
     cluster.replicaSets.push(rs);
     for (let p = 0; p < podsPerDeployment; p++) {
