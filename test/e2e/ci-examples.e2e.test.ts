@@ -5,57 +5,35 @@
  * against `stagewatch serve` on the e2e cluster and NATS server. Each exit code a job acts on is
  * produced by what causes it in a real release.
  */
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
-import { compileStagewatch, REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, Fault, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { REPO_ROOT, writeManifest } from "../cluster/stagewatch.ts";
+import { Fault } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
-import { pipelines, type Pipelines } from "./support/pipeline.ts";
-import { removeBus } from "./support/bus.ts";
+import { output, usePipelineEnvironment } from "./support/pipeline.ts";
 
 const script = join(REPO_ROOT, "examples/ci/observe-release.sh");
-// Compiling stagewatch, and on a machine that never built them, kubectl and helm.
-const SETUP_TIMEOUT_MS = 20 * 60_000;
-const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
 
 describe("examples/ci/observe-release.sh", () => {
-  const prefix = `e2e-ci-${randomBytes(3).toString("hex")}`;
-  let dir: string;
-  let namespace: string;
-  let service: RunningService | undefined;
-  let sh: Pipelines;
-
-  beforeAll(async () => {
-    dir = scratchDir("ci-examples");
-    const compiled = compileStagewatch(join(dir, "build"));
-    sh = await pipelines({ dir, cli: compiled.cli, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl() });
-    namespace = await createNamespace("ci");
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`] });
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await service?.process.stop();
-    await removeBus(natsUrl(), prefix);
-    if (namespace) await deleteNamespace(namespace);
-  });
+  const pipeline = usePipelineEnvironment("ci");
+  const { prefix } = pipeline;
 
   /** A repository checkout: k8s/ holding `objects`, the job's working directory. */
   function checkout(name: string, ...objects: object[]): string {
-    const root = join(dir, name);
+    const root = join(pipeline.dir, name);
     mkdirSync(join(root, "k8s"), { recursive: true });
     writeManifest(join(root, "k8s", "app.yaml"), objects);
     return root;
   }
   const job = (root: string, args: string, env: NodeJS.ProcessEnv) =>
-    sh.run(`cd ${root} && bash ${script} ${args}`, { env: { STAGEWATCH_SUBJECT_PREFIX: prefix, ...env } });
+    pipeline.sh.run(`cd ${root} && bash ${script} ${args}`, { env: { STAGEWATCH_SUBJECT_PREFIX: prefix, ...env } });
   const verdictIn = (root: string) => ObservationVerdict.parse(JSON.parse(readFileSync(join(root, "stagewatch-verdict.json"), "utf8")));
 
   it("GitLab, a healthy release: exit 0, the verdict kept, the key from the job id, each object at the generation applied", async () => {
-    const config = configMap(namespace, "web-config");
-    const web = deployment({ namespace, name: "web", replicas: 2 });
+    const config = configMap(pipeline.namespace, "web-config");
+    const web = deployment({ namespace: pipeline.namespace, name: "web", replicas: 2 });
     const root = checkout("healthy", config.manifest, web.manifest);
     const result = await job(root, "web k8s/ 2m", { CI_JOB_ID: "4812" });
     expect(result.status, output(result)).toBe(0);
@@ -66,7 +44,7 @@ describe("examples/ci/observe-release.sh", () => {
   });
 
   it("GitHub Actions, ImagePullBackOff: exit 1 with an error annotation naming the cause, the failed verdict kept", async () => {
-    const broken = deployment({ namespace, name: "broken", replicas: 1, fault: Fault.ImagePullBackOff });
+    const broken = deployment({ namespace: pipeline.namespace, name: "broken", replicas: 1, fault: Fault.ImagePullBackOff });
     const root = checkout("broken", broken.manifest);
     const result = await job(root, "broken k8s/ 2m", { GITHUB_ACTIONS: "true", GITHUB_RUN_ID: "987", GITHUB_RUN_ATTEMPT: "2" });
     expect(result.status, output(result)).toBe(1);
@@ -76,7 +54,7 @@ describe("examples/ci/observe-release.sh", () => {
   });
 
   it("no stagewatch on the cluster's prefix: asks again with the same key, then exit 3, outcome unknown, no verdict file", async () => {
-    const web = deployment({ namespace, name: "web", replicas: 2 });
+    const web = deployment({ namespace: pipeline.namespace, name: "web", replicas: 2 });
     const root = checkout("nobody", web.manifest);
     const result = await job(root, "web k8s/ 2m", { STAGEWATCH_SUBJECT_PREFIX: `nobody-${prefix}`, STAGEWATCH_ATTEMPTS: "2", STAGEWATCH_RETRY_DELAY: "1" });
     expect(result.status, output(result)).toBe(3);
@@ -87,7 +65,7 @@ describe("examples/ci/observe-release.sh", () => {
   });
 
   it("bad input (a deployment name stagewatch refuses): exit 2 at once, no retry", async () => {
-    const web = deployment({ namespace, name: "web", replicas: 2 });
+    const web = deployment({ namespace: pipeline.namespace, name: "web", replicas: 2 });
     const root = checkout("bad-input", web.manifest);
     const result = await job(root, "Web_1 k8s/ 2m", {});
     expect(result.status, output(result)).toBe(2);

@@ -5,11 +5,15 @@
  * environment but what a CI job would set (KUBECONFIG, NATS_URL).
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildOrReuseBinaries } from "../../cluster/binaries.ts";
 import { ensureHelm } from "../../cluster/helm.ts";
-import type { CommandResult } from "../../cluster/stagewatch.ts";
+import { afterAll, beforeAll } from "vitest";
+import { compileStagewatch, scratchDir, startServe, type CommandResult, type RunningService } from "../../cluster/stagewatch.ts";
+import { removeBus } from "./bus.ts";
+import { createNamespace, deleteNamespace, kubeconfigPath, natsUrl } from "./cluster.ts";
 
 export interface Pipelines {
   /** The directory holding `kubectl`, `helm` and `stagewatch`, first on the scripts' PATH. */
@@ -65,3 +69,42 @@ export async function pipelines(options: { dir: string; cli: string; kubeconfigP
       }),
   };
 }
+
+/** What a pipeline test file runs in; filled in by the file's beforeAll. */
+export interface PipelineEnvironment {
+  /** The subject prefix the compiled `stagewatch serve` answers on. */
+  readonly prefix: string;
+  /** The scratch directory: the build, `bin/`, the jobs' checkouts. */
+  dir: string;
+  /** A namespace of the e2e cluster for the file's objects. */
+  namespace: string;
+  sh: Pipelines;
+}
+
+/** Compiling stagewatch, and on a machine that never built them, kubectl and helm. */
+const setupTimeoutMs = 20 * 60_000;
+
+/**
+ * Registers the file's beforeAll and afterAll: stagewatch compiled, the shell with kubectl, helm and
+ * the CLI, a namespace, and the compiled `serve` under a prefix of its own; all removed after.
+ */
+export function usePipelineEnvironment(name: string): PipelineEnvironment {
+  const env = { prefix: `e2e-${name}-${randomBytes(3).toString("hex")}` } as PipelineEnvironment;
+  let service: RunningService | undefined;
+  beforeAll(async () => {
+    env.dir = scratchDir(name);
+    const compiled = compileStagewatch(join(env.dir, "build"));
+    env.sh = await pipelines({ dir: env.dir, cli: compiled.cli, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl() });
+    env.namespace = await createNamespace(name);
+    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: env.dir, args: [`--subject-prefix=${env.prefix}`] });
+  }, setupTimeoutMs);
+  afterAll(async () => {
+    await service?.process.stop();
+    await removeBus(natsUrl(), env.prefix);
+    if (env.namespace) await deleteNamespace(env.namespace);
+  });
+  return env;
+}
+
+/** A command's output, for an assertion's message. */
+export const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
