@@ -35,7 +35,19 @@ export function withWarning(reading: ResourceReading, warning: ClusterWarning | 
   return { ...reading, warning: shown };
 }
 
-function resourceWarning({ involved, reason, message, count, lastSeenMs }: ClusterWarning): ResourceWarning {
+/**
+ * Warnings as shown, by the index's warning: a workload is judged again on every event of its pods,
+ * and its warning would be scrubbed again each time. Weak: a warning the index forgot is let go.
+ */
+const shownWarnings = new WeakMap<ClusterWarning, ResourceWarning>();
+
+function resourceWarning(warning: ClusterWarning): ResourceWarning {
+  let shown = shownWarnings.get(warning);
+  if (shown === undefined) shownWarnings.set(warning, (shown = showWarning(warning)));
+  return shown;
+}
+
+function showWarning({ involved, reason, message, count, lastSeenMs }: ClusterWarning): ResourceWarning {
   const text = clean(message);
   return {
     kind: involved.kind,
