@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Deployment, KubeObject } from "../kube/objects.js";
 import { apiObject, condition, controllerRef, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
-import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
+import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
@@ -13,22 +13,7 @@ const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", b
 
 /** A Deployment mid-rollout: the controller has created every new replica, `ready` of them ready. */
 function rollingOut(ready: number, options: { name?: string; uid?: string; replicas?: number; revision?: string; old?: number } = {}): Deployment {
-  const replicas = options.replicas ?? 2;
-  const old = options.old ?? 0;
-  const rs = `${options.name ?? "api"}-7f9c6d8b5`;
-  return deployment({
-    ...options,
-    replicas,
-    status: {
-      observedGeneration: 7,
-      replicas: replicas + old,
-      updatedReplicas: replicas,
-      readyReplicas: ready + old,
-      availableReplicas: ready + old,
-      unavailableReplicas: replicas - ready,
-      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing(rs)],
-    },
-  });
+  return rollingOutDeployment({ replicas: 2, ...options, ready });
 }
 
 const creating = () => waiting("api", "ContainerCreating");

@@ -4,7 +4,7 @@
 // stream, on virtual time.
 import { describe, expect, it } from "vitest";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
-import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
+import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { defaultLeaseTiming } from "./leasePolicy.js";
 import { engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
@@ -12,19 +12,7 @@ const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation
 const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
 const { durationMs } = defaultLeaseTiming;
 
-const rollingOut = (ready: number) =>
-  deployment({
-    replicas: 2,
-    status: {
-      observedGeneration: 7,
-      replicas: 2,
-      updatedReplicas: 2,
-      readyReplicas: ready,
-      availableReplicas: ready,
-      unavailableReplicas: 2 - ready,
-      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing("api-7f9c6d8b5")],
-    },
-  });
+const rollingOut = (ready: number) => rollingOutDeployment({ replicas: 2, ready });
 const currentRs = replicaSet(rollingOut(0), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 0 });
 const completedJob = () =>
   job({ status: { succeeded: 1, startTime: "2026-11-29T10:00:05Z", completionTime: "2026-11-29T10:00:41Z", conditions: jobConditions.complete() } });

@@ -5,7 +5,7 @@ import type { ObservationRequestInput } from "../verdicts/index.js";
 import type { KubeObject } from "../kube/objects.js";
 import { apiObject, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, waiting } from "../../test/fixtures/kube/pods.js";
-import { deployment, deploymentConditions, job, replicaSet } from "../../test/fixtures/kube/workloads.js";
+import { deployment, job, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { KubeRequestError } from "../streams/index.js";
 import { listBody } from "../streams/testing/index.js";
 import { engineHarness, observationRequest } from "./testing/index.js";
@@ -24,19 +24,7 @@ const apiConfig = apiObject<KubeObject>({
 });
 
 function rollingOut(ready: number, incarnation: { uid: string; revision: string } | undefined = undefined) {
-  return deployment({
-    replicas: 2,
-    ...incarnation,
-    status: {
-      observedGeneration: 7,
-      replicas: 2,
-      updatedReplicas: 2,
-      readyReplicas: ready,
-      availableReplicas: ready,
-      unavailableReplicas: 2 - ready,
-      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing("api-7f9c6d8b5")],
-    },
-  });
+  return rollingOutDeployment({ replicas: 2, ...incarnation, ready });
 }
 
 describe("absence", () => {

@@ -2,31 +2,16 @@
 // server, on virtual time), routed by UID to the observations reading the object, its ReplicaSets
 // or its pods; shown, never terminal unless failOn names the reason, never progress.
 import { describe, expect, it } from "vitest";
-import type { Deployment, KubeObject } from "../kube/objects.js";
+import type { KubeObject } from "../kube/objects.js";
 import { legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
-import { deployment, deploymentConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
+import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
 
 /** A rollout the quota stops: the new ReplicaSet exists, none of its pods could be created. */
-function blocked(): Deployment {
-  return deployment({
-    replicas: 3,
-    status: {
-      observedGeneration: 7,
-      replicas: 0,
-      updatedReplicas: 0,
-      readyReplicas: 0,
-      availableReplicas: 0,
-      unavailableReplicas: 3,
-      conditions: [deploymentConditions.unavailable(), deploymentConditions.progressing("api-7f9c6d8b5")],
-    },
-  });
-}
-
-const api = blocked();
+const api = rollingOutDeployment({ replicas: 3, updated: 0, ready: 0 });
 const current = replicaSet(api, { name: "api-7f9c6d8b5", revision: "4", replicas: 3, ready: 0 });
 const at = (seconds: number) => new Date(Date.parse("2026-11-29T10:00:00Z") + seconds * 1000).toISOString().replace(".000Z", "Z");
 const failedCreate = (count: number, seconds: number) => legacyWarning(current, { reason: "FailedCreate", message: quota, count, lastTimestamp: at(seconds) });
