@@ -20,6 +20,7 @@
 //   taken elsewhere, or decided through its record by another replica, is dropped at once;
 // - the record is the journal: a step's events go out once a record holding them is stored, and
 //   the verdict only from the replica whose terminal compare-and-swap won (verdictDelivery).
+import { silentLogger, type Logger } from "../logging/index.js";
 import { combineLatest, filter, map, merge, take, asyncScheduler, type SchedulerLike, type Subscription } from "rxjs";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import type { ObservationRecords, ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
@@ -72,7 +73,7 @@ import { RoutingTable } from "./routingTable.js";
 import { StallWatch } from "./stallWatch.js";
 import { timerDelay } from "./timerDelay.js";
 import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
-import { noopEngineMetrics, silentEngineLogger, type EngineLogger, type EngineMetrics } from "./telemetry.js";
+import { noopEngineMetrics, type EngineMetrics } from "./telemetry.js";
 
 /** Where kinds and their informers come from: the InformerHub in the service, a fake in unit tests. */
 export interface KindSource {
@@ -101,7 +102,7 @@ export interface ObservationEngineOptions {
   scheduler?: SchedulerLike;
   newObservationId?: () => string;
   metrics?: EngineMetrics;
-  logger?: EngineLogger;
+  logger?: Logger;
   /** How many decided observations `get` answers from memory before falling back to the records. */
   decidedMemory?: number;
   /** CEL health checks of custom kinds by kind key (compileHealthChecks). */
@@ -114,7 +115,6 @@ export interface ObservationEngineOptions {
 
 /** Owned objects routed up to their workload; by group too: a custom kind may be called `Pod`. */
 const ownedKinds = new Set(["core/Pod", "apps/ReplicaSet"]);
-
 
 interface LiveObservation {
   state: ObservationState;
@@ -153,7 +153,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       scheduler: asyncScheduler,
       newObservationId,
       metrics: noopEngineMetrics,
-      logger: silentEngineLogger,
+      logger: silentLogger,
       decidedMemory: 10_000,
       healthChecks: new Map(),
       ...options,

@@ -3,8 +3,8 @@
 export { ObservationEngine } from "./engine.js";
 export type { EventSink, KindSource, ObservationEngineOptions } from "./engine.js";
 export { OwnedObjectIndex } from "./ownedObjects.js";
-export { noopEngineMetrics, noopLeaseMetrics, silentEngineLogger } from "./telemetry.js";
-export type { EngineLogger, EngineMetrics, LeaseMetrics } from "./telemetry.js";
+export { noopEngineMetrics, noopLeaseMetrics } from "./telemetry.js";
+export type { EngineMetrics, LeaseMetrics } from "./telemetry.js";
 export { LeaseKeeper, LeaseExistsError } from "./leaseKeeper.js";
 export type { LeaseKeeperOptions } from "./leaseKeeper.js";
 export { Adopter } from "./adoption.js";

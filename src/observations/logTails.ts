@@ -12,6 +12,7 @@
 // - allowed by the service, not only the request: without a reader (serve without
 //   --container-logs) a request's `logs` gets a note saying so; a service whose RBAC lacks
 //   pods/log gets the API server's Forbidden in the note.
+import type { Logger } from "../logging/index.js";
 import { filter, take } from "rxjs";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import { KubeRequestError, type Informer, type PodLogReader } from "../streams/index.js";
@@ -29,13 +30,12 @@ import {
 } from "../verdicts/index.js";
 import type { KindSource } from "./engine.js";
 import { podOwningKinds } from "./refusals.js";
-import type { EngineLogger } from "./telemetry.js";
 
 export interface FailureLogsOptions {
   /** Undefined: this service does not read container logs. */
   readonly reader: PodLogReader | undefined;
   readonly kinds: KindSource;
-  readonly logger: EngineLogger;
+  readonly logger: Logger;
   /** How long finding the container and reading its log may take before it is abandoned for a note (default 2 s). */
   readonly timeoutMs?: number;
   readonly limits?: LogTailLimits;

@@ -1,9 +1,10 @@
 // One shared informer per kind for the whole service, started the first time something needs
 // that kind: a thousand observations of Deployments share one Deployment watch (one per
 // namespace when the service watches a namespace list), never one watch each.
+import { silentLogger, type Logger } from "../logging/index.js";
 import { asyncScheduler, type SchedulerLike } from "rxjs";
 import { startInformer, type Informer } from "./informer.js";
-import { noopStreamMetrics, silentLogger, type StreamLogger, type StreamMetrics } from "./instrumentation.js";
+import { noopStreamMetrics, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
 import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
@@ -37,7 +38,7 @@ export interface InformerHubOptions {
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
   metrics?: StreamMetrics;
-  logger?: StreamLogger;
+  logger?: Logger;
   /** Jitter source, [0, 1). */
   random?: () => number;
 }
