@@ -19,7 +19,7 @@ import {
   ObservationEngine,
   defaultLeaseTiming,
   noopLeaseMetrics,
-  type EventSink,
+  type EventStore,
   type KindSource,
 } from "../src/observations/index.ts";
 import { InMemoryLeaseStore } from "../src/observations/testing/index.ts";
@@ -139,7 +139,7 @@ const kinds: KindSource = {
 const records = discardingRecords();
 
 let published = 0;
-const events: EventSink = { publish: async (_event: ObservationEvent) => void published++, hasVerdict: async () => false, discard: () => {} };
+const events: EventStore = { publish: async (_event: ObservationEvent) => void published++, hasVerdict: async () => false, discard: () => {} };
 
 function requestFor(name: string): ObservationRequest {
   const parsed = parseWith(ObservationRequest, {

@@ -6,7 +6,7 @@ import type { Job, KubeObject, Pod } from "../kube/objects.js";
 import { captured } from "../../test/fixtures/kube/captured.js";
 import type { Informer, PodLogRequest, ResourceMapping } from "../streams/index.js";
 import type { ObservationVerdict } from "../verdicts/index.js";
-import type { KindSource } from "./engine.js";
+import type { KindSource } from "./ports.js";
 import { FailureLogs } from "./logTails.js";
 
 const failedJob = captured<Job>("job-failed");

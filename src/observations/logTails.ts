@@ -14,6 +14,7 @@
 //   pods/log gets the API server's Forbidden in the note.
 import type { Logger } from "../logging/index.js";
 import { filter, take } from "rxjs";
+import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import { KubeRequestError, type Informer, type PodLogReader } from "../streams/index.js";
 import {
@@ -28,8 +29,7 @@ import {
   type ObservationVerdict,
   type ResourceIdentity,
 } from "../verdicts/index.js";
-import type { KindSource } from "./engine.js";
-import { podOwningKinds } from "./refusals.js";
+import type { KindSource } from "./ports.js";
 
 export interface FailureLogsOptions {
   /** Undefined: this service does not read container logs. */
@@ -114,7 +114,7 @@ export class FailureLogs {
     const object = (await this.cached(identity.apiVersion, identity.kind, signal)).get(identity.namespace, identity.name);
     const listed = async (apiVersion: string, kindName: string) => (await this.cached(apiVersion, kindName, signal)).list(identity.namespace);
     const pods = object && podOwningKinds.has(kind) ? ((await listed("v1", "Pod")) as Pod[]) : [];
-    const replicaSets = object && kind === "apps/Deployment" ? ((await listed("apps/v1", "ReplicaSet")) as ReplicaSet[]) : [];
+    const replicaSets = object && replicaSetOwningKinds.has(kind) ? ((await listed("apps/v1", "ReplicaSet")) as ReplicaSet[]) : [];
     return [object, { replicaSets, pods }] as const;
   }
 

@@ -7,7 +7,7 @@
 import type { Logger } from "../logging/index.js";
 import type { ObservationRecord, StoredRecord } from "../bus/index.js";
 import { isTerminal, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
-import type { EventSink } from "./engine.js";
+import type { EventStore } from "./ports.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import type { RecentVerdicts } from "./recentVerdicts.js";
 import { verdictEventOf } from "./recordedObservations.js";
@@ -16,7 +16,7 @@ import type { EngineMetrics } from "./telemetry.js";
 import { recordVerdict } from "./verdictTelemetry.js";
 
 export interface VerdictDeliveryOptions {
-  readonly events: EventSink;
+  readonly events: EventStore;
   readonly leases: LeaseKeeper;
   readonly decided: RecentVerdicts;
   readonly metrics: EngineMetrics;

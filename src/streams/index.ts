@@ -36,7 +36,7 @@ export type { WatchEvent, WatchEventType } from "./cache.js";
 export { kubeHttpTransport } from "./httpTransport.js";
 export { startInformer } from "./informer.js";
 export type { Informer, InformerOptions } from "./informer.js";
-export { InformerHub, defaultMetadataOnlyKinds } from "./informerHub.js";
+export { InformerHub } from "./informerHub.js";
 export type { InformerHubOptions } from "./informerHub.js";
 export { noopStreamMetrics, restartCauses } from "./instrumentation.js";
 export type { RestartCause, StreamMetrics } from "./instrumentation.js";

@@ -3,6 +3,7 @@
 // namespace when the service watches a namespace list), never one watch each.
 import { silentLogger, type Logger } from "../logging/index.js";
 import { asyncScheduler, type SchedulerLike } from "rxjs";
+import { metadataOnlyKinds } from "../kube/kindFacts.js";
 import { startInformer, type Informer } from "./informer.js";
 import { noopStreamMetrics, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
@@ -10,28 +11,12 @@ import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper
 import type { KubeTransport } from "./transport.js";
 import { WarningFeed } from "./warningFeed.js";
 
-/**
- * Kinds listed and watched as metadata only: no status, and a body the rules never read (data,
- * tokens, RBAC rules). ConfigMaps and Secrets above all: their data never enters the process.
- */
-export const defaultMetadataOnlyKinds: readonly string[] = [
-  "core/ConfigMap",
-  "core/Secret",
-  "core/ServiceAccount",
-  "rbac.authorization.k8s.io/Role",
-  "rbac.authorization.k8s.io/ClusterRole",
-  "rbac.authorization.k8s.io/RoleBinding",
-  "rbac.authorization.k8s.io/ClusterRoleBinding",
-];
-
 export interface InformerHubOptions {
   transport: KubeTransport;
   /** Defaults to a RestMapper over the same transport. */
   restMapper?: RestMapper;
   /** Watch only these namespaces; the whole cluster when undefined. */
   namespaces?: readonly string[];
-  /** Kind keys read as metadata only; defaults to defaultMetadataOnlyKinds. */
-  metadataOnlyKinds?: readonly string[];
   /** Kind keys whose status the cache keeps whole: those judged by CEL health checks. */
   wholeStatusKinds?: readonly string[];
   /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
@@ -47,7 +32,6 @@ export class InformerHub {
   readonly restMapper: RestMapper;
   readonly namespaces: readonly string[] | undefined;
   private readonly options: InformerHubOptions;
-  private readonly metadataOnly: ReadonlySet<string>;
   private readonly wholeStatus: ReadonlySet<string>;
   private readonly running = new Map<string, Informer>();
   private warningFeed: WarningFeed | undefined;
@@ -56,7 +40,6 @@ export class InformerHub {
     this.options = options;
     this.restMapper = options.restMapper ?? new RestMapper(options.transport);
     this.namespaces = options.namespaces;
-    this.metadataOnly = new Set(options.metadataOnlyKinds ?? defaultMetadataOnlyKinds);
     this.wholeStatus = new Set(options.wholeStatusKinds ?? []);
   }
 
@@ -79,7 +62,7 @@ export class InformerHub {
     const informer = startInformer({
       mapping,
       namespaces: this.namespaces,
-      metadataOnly: this.metadataOnly.has(mapping.kindKey),
+      metadataOnly: metadataOnlyKinds.has(mapping.kindKey),
       wholeStatus: this.wholeStatus.has(mapping.kindKey),
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,

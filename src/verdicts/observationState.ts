@@ -8,7 +8,8 @@
 // never written. A caller keeps only the state a step returns and never reads or steps one it has
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
 // The tally and the grace ends are kept in step with `resources` here, so no event has to count.
-import { clusterScopedKinds, groupKind, identityKey } from "./kinds.js";
+import { clusterScopedKinds } from "../kube/kindFacts.js";
+import { groupKind, identityKey } from "./kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { pending, shownMessage, type ResourceReading } from "./reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "./stages.js";

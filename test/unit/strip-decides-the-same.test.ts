@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { groupKind } from "../../src/kube/kinds.js";
 import type { KubeObject, Pod, ReplicaSet } from "../../src/kube/objects.js";
-import { defaultMetadataOnlyKinds, stripObject } from "../../src/streams/index.js";
+import { metadataOnlyKinds } from "../../src/kube/kindFacts.js";
+import { stripObject } from "../../src/streams/index.js";
 import { builtInKinds, compileHealthChecks, defaultFailOn, evaluateResource, existenceOnlyKinds, type OwnedObjects } from "../../src/verdicts/index.js";
 import { captured, capturedNames } from "../fixtures/kube/captured.js";
 import { pod, running, terminated, waiting } from "../fixtures/kube/pods.js";
@@ -26,7 +27,7 @@ function strip(object: KubeObject): KubeObject {
     apiVersion: object.apiVersion,
     kind: object.kind,
     kindKey,
-    metadataOnly: defaultMetadataOnlyKinds.includes(kindKey),
+    metadataOnly: metadataOnlyKinds.has(kindKey),
     wholeStatus: healthChecks.has(kindKey),
   });
   if (!stripped) throw new Error(`${kindKey} ${object.metadata.name} did not survive stripping`);

@@ -12,7 +12,7 @@ import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
 import { InMemoryLeaseStore } from "./inMemoryLeases.js";
 
-import { CapturingEventSink } from "./capturingEventSink.js";
+import { CapturingEventStore } from "./capturingEventStore.js";
 import { InMemoryObservationRecords } from "./inMemoryRecords.js";
 import { ScriptedCluster } from "./scriptedCluster.js";
 
@@ -74,7 +74,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     ...(options.timing && { timing: options.timing }),
   });
   const records = new InMemoryObservationRecords();
-  const events = new CapturingEventSink();
+  const events = new CapturingEventStore();
   const logged: LoggedLine[] = [];
   const logger: Logger = {
     debug: () => {},
