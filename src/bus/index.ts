@@ -63,5 +63,5 @@ export {
 export type { ObserverError } from "./clientErrors.js";
 export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
 export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
-export { budgetEnd, connectObserver, createObserver } from "./client.js";
+export { connectObserver, createObserver } from "./client.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";

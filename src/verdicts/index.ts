@@ -87,7 +87,8 @@ export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProble
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";
-export { budgetDeadline, notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
+export { budgetDeadline } from "./budget.js";
+export { notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
 export type {
   ClusterScope,
   Decision,

@@ -130,19 +130,6 @@ export interface ObservationStep {
   readonly progressed: boolean;
 }
 
-/**
- * When the budget runs out: `timeoutSeconds` after `nowMs` (the moment the request was accepted)
- * or the absolute `deadline`, whichever comes first. The engine stores the result with the
- * observation so that a restart never restarts the clock.
- */
-export function budgetDeadline(request: Pick<ObservationRequest, "timeoutSeconds" | "deadline">, nowMs: number): number {
-  const candidates: number[] = [];
-  if (request.timeoutSeconds !== undefined) candidates.push(nowMs + request.timeoutSeconds * 1000);
-  if (request.deadline !== undefined) candidates.push(Date.parse(request.deadline));
-  // The request schema requires one of them; a request without either has no time at all.
-  return candidates.length === 0 ? nowMs : Math.min(...candidates);
-}
-
 export type ClusterScope = (groupKind: string) => boolean;
 
 const builtInScope: ClusterScope = (kind) => clusterScopedKinds.has(kind);
