@@ -10,7 +10,8 @@
 import { silentLogger, type Logger } from "../logging/index.js";
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { ObservationEvent } from "../verdicts/schemas.js";
-import { canonicalJson, sha256Hex } from "./contentHash.js";
+import { canonicalJson } from "../signing/canonicalForm.js";
+import { sha256Hex } from "./contentHash.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
 import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 

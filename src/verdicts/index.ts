@@ -23,6 +23,7 @@ export {
   ResourceIdentity,
   ResourceState,
   ResourceVerdict,
+  Signature,
   Stage,
   StageEvent,
   StalledEvent,
