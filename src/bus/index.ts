@@ -60,6 +60,7 @@ export {
   ObservationRejectedError,
   ObserverInternalError,
   ObserverUnavailableError,
+  VerdictVerificationError,
 } from "./clientErrors.js";
 export type { ObserverError } from "./clientErrors.js";
 export { leaseState, listInProgress, readInProgress } from "./inProgress.js";

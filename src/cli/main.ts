@@ -17,6 +17,8 @@ const commands: Record<string, () => Promise<Command>> = {
   list: async () => (await import("./listCommand.js")).listCommand,
   get: async () => (await import("./operatorCommands.js")).getCommand,
   cancel: async () => (await import("./operatorCommands.js")).cancelCommand,
+  verify: async () => (await import("./verifyCommand.js")).verifyCommand,
+  keys: async () => (await import("./keysCommand.js")).keysCommand,
 };
 
 export async function main(argv: readonly string[]): Promise<number> {
