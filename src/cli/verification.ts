@@ -22,9 +22,9 @@ export function resolveVerifyKeys(flag: readonly string[] | undefined, env: Node
   }
 }
 
-/** The line printed once, after the verdict, when nothing was verified. */
+/** The line printed once, after the verdict, when nothing was verified; short enough for one line of a terminal. */
 export function unverifiedNotice(prefix: string): string {
-  return `stagewatch: this verdict was not verified (no --verify-key or $${verifyKeyVariable}): anyone allowed to publish on ${prefix}.events.> could have written it\n`;
+  return `stagewatch: unverified verdict (no ${verifyKeyVariable}): anyone who may publish on ${prefix}.events.> could forge it\n`;
 }
 
 /**
