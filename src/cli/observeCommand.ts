@@ -136,7 +136,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
     // `verified` is observe's own note beside the service's verdict, not part of what it signed.
     process.stdout.write(values.json ? `${JSON.stringify({ ...verdict, verified: observer.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
-    if (!observer.verifies) process.stderr.write(unverifiedNotice(prefix));
+    if (!observer.verifies) process.stderr.write(unverifiedNotice);
     return exitCodeOf(verdict);
   } finally {
     const rejected = rejections.line(observer.rejected);

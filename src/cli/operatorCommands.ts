@@ -91,9 +91,9 @@ async function withObserver<T>({ prefix, verifyKey }: OperatorArgs, use: (observ
   }
 }
 
-function print(verdict: ObservationVerdict, { output, verifyKey, prefix }: OperatorArgs): void {
+function print(verdict: ObservationVerdict, { output, verifyKey }: OperatorArgs): void {
   process.stdout.write(output === "json" ? `${JSON.stringify(verdict, null, 2)}\n` : verdictTable(verdict, Date.now()));
-  if (verifyKey.length === 0) process.stderr.write(unverifiedNotice(prefix));
+  if (verifyKey.length === 0) process.stderr.write(unverifiedNotice);
 }
 
 function notFound(observationId: string): number {

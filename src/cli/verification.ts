@@ -22,10 +22,8 @@ export function resolveVerifyKeys(flag: readonly string[] | undefined, env: Node
   }
 }
 
-/** The line printed once, after the verdict, when nothing was verified; short enough for one line of a terminal. */
-export function unverifiedNotice(prefix: string): string {
-  return `stagewatch: unverified verdict (no ${verifyKeyVariable}): anyone who may publish on ${prefix}.events.> could forge it\n`;
-}
+/** The line printed once, after the verdict, when nothing was verified; one line of a terminal. */
+export const unverifiedNotice = `stagewatch: verdict not verified (no ${verifyKeyVariable}): anyone who may publish events could forge it\n`;
 
 /**
  * The client's logger for `observe`: it reports the first event that failed verification, and the
