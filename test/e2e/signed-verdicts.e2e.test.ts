@@ -7,11 +7,13 @@
  * observation that fails, which before signatures made the stream drop the service's verdict as a
  * duplicate; it replays the service's genuine verdict of another observation; it answers `get`
  * where no service runs. The client and `stagewatch observe` given the service's public key report
- * the real outcome and count what they ignored; without the key the forgery still wins, as the
- * README says. Then the key is rotated, and the chart is rendered with a signing key.
+ * the real outcome and count what they ignored, and so does examples/go-client, which checks the
+ * signatures in Go; without the key the forgery still wins, as the README says. Then the key is
+ * rotated, and the chart is rendered with a signing key.
  */
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { jetstream, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -23,6 +25,7 @@ import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/sc
 import { applyObjects, ensureHelm, lintChart, renderChart, templateChart } from "../cluster/helm.ts";
 import {
   compileStagewatch,
+  REPO_ROOT,
   runStagewatch,
   scratchDir,
   startServe,
@@ -308,6 +311,60 @@ describe("copies of the service's own signed words", () => {
     } finally {
       answering.unsubscribe();
       await verifying.close();
+    }
+  });
+});
+
+describe("examples/go-client given the service's key", () => {
+  let client: string;
+
+  beforeAll(() => {
+    const goBinary = spawnSync("sh", ["-c", "command -v go"], { encoding: "utf8" }).stdout.trim() || (existsSync("/usr/local/go/bin/go") ? "/usr/local/go/bin/go" : "go");
+    const source = join(REPO_ROOT, "examples/go-client");
+    const env = { ...process.env, CGO_ENABLED: "0" };
+    // Its unit test: the README's known answer verifies with the canonical form written in Go.
+    const tested = spawnSync(goBinary, ["test", "-mod=readonly", "."], { cwd: source, encoding: "utf8", env });
+    if (tested.status !== 0) throw new Error(`go test failed:\n${tested.stdout}${tested.stderr}`);
+    client = join(dir, "go-client");
+    const built = spawnSync(goBinary, ["build", "-mod=readonly", "-o", client, "."], { cwd: source, encoding: "utf8", env });
+    if (built.status !== 0) throw new Error(`go build failed:\n${built.stdout}${built.stderr}`);
+  }, 600_000);
+
+  const runClient = (args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(client, args, { env: { NATS_URL: natsUrl(), STAGEWATCH_SUBJECT_PREFIX: prefix, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+      child.once("error", reject);
+      child.once("close", (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout, stderr });
+      });
+    });
+
+  it.each([
+    ["with STAGEWATCH_VERIFY_KEY: skips the forgery and exits 1 on the service's verdict", true],
+    ["without: ends on the forgery, exit 0", false],
+  ])("%s", async (_, verifying) => {
+    const name = verifying ? "go-verified" : "go-unverified";
+    const forging = forgeEveryObservation(name);
+    let result: CommandResult;
+    try {
+      result = await runClient(["-deployment", name, "-namespace", namespace, "-timeout", "2m", `apps/v1/Deployment/${name}`], verifying ? { STAGEWATCH_VERIFY_KEY: publicKey } : {});
+    } finally {
+      forging.stop();
+    }
+    expect(forging.forged).toHaveLength(1);
+    if (verifying) {
+      expect(result.status, output(result)).toBe(1);
+      expect(result.stdout).toMatch(new RegExp(`^deployment ${name} cannot reach \\w+: Deployment ${namespace}/${name}: .*NotFound`));
+      expect(result.stderr).toContain("ignored an event that failed verification (no signature)\n");
+    } else {
+      expect(result.status, output(result)).toBe(0);
+      expect(result.stdout).toBe(`deployment ${name} reached healthy: 1 resource settled\n`);
     }
   });
 });
