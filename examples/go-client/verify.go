@@ -95,25 +95,13 @@ func canonical(out *strings.Builder, value any) {
 			names = append(names, name)
 		}
 		sort.Slice(names, func(i, j int) bool { return lessUTF16(names[i], names[j]) })
-		out.WriteByte('{')
-		for i, name := range names {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			canonicalString(out, name)
+		list(out, '{', '}', len(names), func(i int) {
+			canonicalString(out, names[i])
 			out.WriteByte(':')
-			canonical(out, v[name])
-		}
-		out.WriteByte('}')
+			canonical(out, v[names[i]])
+		})
 	case []any:
-		out.WriteByte('[')
-		for i, item := range v {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			canonical(out, item)
-		}
-		out.WriteByte(']')
+		list(out, '[', ']', len(v), func(i int) { canonical(out, v[i]) })
 	case string:
 		canonicalString(out, v)
 	case json.Number:
@@ -123,6 +111,18 @@ func canonical(out *strings.Builder, value any) {
 	case nil:
 		out.WriteString("null")
 	}
+}
+
+// list writes n items between open and close, separated by commas.
+func list(out *strings.Builder, open, close byte, n int, item func(int)) {
+	out.WriteByte(open)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		item(i)
+	}
+	out.WriteByte(close)
 }
 
 func canonicalString(out *strings.Builder, s string) {

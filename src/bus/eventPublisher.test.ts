@@ -1,26 +1,12 @@
 import type { JetStreamManager, PubAck } from "@nats-io/jetstream";
 import { describe, expect, it } from "vitest";
-import type { ObservationEvent, ObservationVerdict } from "../verdicts/schemas.js";
+import type { ObservationEvent } from "../verdicts/schemas.js";
+import { api, failedVerdict, observationId } from "../../test/fixtures/verdicts.js";
 import { checkEvent, newSigningSeed, serviceSigner, signBody, signingKeyFromSeed } from "../signing/index.js";
 import { newKey, oldKey } from "../signing/testing/keys.js";
 import { createEventPublisher, eventMessageId, retryDelayMs, type EventPublisherOptions } from "./eventPublisher.js";
 
-const observationId = "5f0c6a8e-3b1e-4f5a-9c7d-2e8b1a4d6f00";
-const api = { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" };
-const verdict: ObservationVerdict = {
-  observationId,
-  key: "ci-4812/payments",
-  deployment: "payments",
-  required: "healthy",
-  reached: "bootstrapped",
-  outcome: "failed",
-  failure: { stage: "healthy", resource: api, reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:7"' },
-  resources: [{ identity: api, state: "failed", reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:7"' }],
-  message: "deployment payments cannot reach healthy: Deployment payments/api: pod api-7f9c-x2 container api: ImagePullBackOff",
-  startedAt: "2026-11-29T10:00:00Z",
-  deadline: "2026-11-29T10:05:00Z",
-  decidedAt: "2026-11-29T10:00:41Z",
-};
+const verdict = failedVerdict;
 const base = { observationId, deployment: "payments" };
 const progress = (at: string, reason: string): ObservationEvent => ({
   ...base,

@@ -4,23 +4,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signBody } from "../signing/index.js";
 import { newKey, oldKey } from "../signing/testing/keys.js";
-import type { ObservationVerdict } from "../verdicts/schemas.js";
+import { failedVerdict } from "../../test/fixtures/verdicts.js";
 import { runCommand } from "./testing/commandRun.js";
 
 const dir = mkdtempSync(join(tmpdir(), "stagewatch-verify-"));
-const verdict: ObservationVerdict = {
-  observationId: "5f0c6a8e-3b1e-4f5a-9c7d-2e8b1a4d6f00",
-  key: "ci-4812/payments",
-  deployment: "payments",
-  required: "healthy",
-  reached: "bootstrapped",
-  outcome: "failed",
-  resources: [{ identity: { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" }, state: "failed", reason: "ImagePullBackOff" }],
-  message: "deployment payments cannot reach healthy: Deployment payments/api: ImagePullBackOff",
-  startedAt: "2026-11-29T10:00:00Z",
-  deadline: "2026-11-29T10:05:00Z",
-  decidedAt: "2026-11-29T10:00:41Z",
-};
+const verdict = failedVerdict;
 const signed = signBody(verdict, newKey);
 let files = 0;
 /** A file holding `content` (JSON unless a string), pretty-printed as observe writes it. */

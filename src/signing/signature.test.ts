@@ -1,25 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { failedVerdict } from "../../test/fixtures/verdicts.js";
 import type { ObservationVerdict } from "../verdicts/schemas.js";
 import { signedContent } from "./canonicalForm.js";
 import { verifyKeyOf } from "./keys.js";
 import { signBody, verifyBody } from "./signature.js";
 import { newKey, oldKey } from "./testing/keys.js";
 
-const api = { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" };
-const verdict: ObservationVerdict = {
-  observationId: "5f0c6a8e-3b1e-4f5a-9c7d-2e8b1a4d6f00",
-  key: "ci-4812/payments",
-  deployment: "payments",
-  required: "healthy",
-  reached: "bootstrapped",
-  outcome: "failed",
-  failure: { stage: "healthy", resource: api, reason: "ImagePullBackOff", message: "Back-off pulling image" },
-  resources: [{ identity: api, state: "failed", reason: "ImagePullBackOff", message: "Back-off pulling image" }],
-  message: "deployment payments cannot reach healthy: Deployment payments/api: ImagePullBackOff",
-  startedAt: "2026-11-29T10:00:00Z",
-  deadline: "2026-11-29T10:05:00Z",
-  decidedAt: "2026-11-29T10:00:41Z",
-};
+const verdict = failedVerdict;
 const trusted = [oldKey.verifyKey];
 /** What a reader gets: the body as it travelled, written and parsed again. */
 const travelled = <T>(body: T): T => JSON.parse(JSON.stringify(body, null, 2)) as T;

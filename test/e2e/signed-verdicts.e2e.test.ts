@@ -11,10 +11,11 @@
  * signatures in Go; without the key the forgery still wins, as the README says. Then the key is
  * rotated, and the chart is rendered with a signing key.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { jetstream, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { KubernetesObject, V1Deployment } from "@kubernetes/client-node";
@@ -40,6 +41,7 @@ import { configMap, deployment, type Declared } from "./support/manifests.ts";
 import { apply, collect, observeRequest } from "./support/stagewatch.ts";
 
 const COMPILE_TIMEOUT_MS = 300_000;
+const execFileAsync = promisify(execFile);
 // A cold build of Helm from the Go module proxy takes minutes on two cores; later runs reuse it.
 const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
 
@@ -330,20 +332,16 @@ describe("examples/go-client given the service's key", () => {
     if (built.status !== 0) throw new Error(`go build failed:\n${built.stdout}${built.stderr}`);
   }, 600_000);
 
-  const runClient = (args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(client, args, { env: { NATS_URL: natsUrl(), STAGEWATCH_SUBJECT_PREFIX: prefix, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-      child.once("error", reject);
-      child.once("close", (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
-    });
+  /** The client to completion; a status other than 0 comes back as execFile's error, with the output. */
+  async function runClient(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
+    try {
+      const { stdout, stderr } = await execFileAsync(client, args, { env: { NATS_URL: natsUrl(), STAGEWATCH_SUBJECT_PREFIX: prefix, ...env }, timeout: 120_000 });
+      return { status: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code?: number | string; stdout?: string; stderr?: string };
+      return { status: typeof failed.code === "number" ? failed.code : null, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+    }
+  }
 
   it.each([
     ["with STAGEWATCH_VERIFY_KEY: skips the forgery and exits 1 on the service's verdict", true],
