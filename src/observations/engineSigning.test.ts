@@ -71,34 +71,43 @@ describe("every verdict the engine makes is signed", () => {
 });
 
 describe("republishing a decided record after adopting it", () => {
-  /** A replica that died right after its terminal compare-and-swap: a decided record holding `verdictFor(record's verdict)`, its lease. */
-  async function decidedAndCrashed(options: { adopterSigner?: typeof signer; verdictFor: (current: ObservationVerdict) => ObservationVerdict }) {
-    const h = engineHarness({ signer });
+  /**
+   * A replica that died right after its terminal compare-and-swap: a decided record holding
+   * `verdictFor(the record's verdict)`, and its lease. Every replica signs with `replicaSigner`.
+   */
+  async function decidedAndCrashed(verdictFor: (current: ObservationVerdict) => ObservationVerdict, replicaSigner = signer) {
+    const h = engineHarness({ signer: replicaSigner });
     h.cluster.put(rollingOut(0));
     const id = await h.start(observationRequest({ resources: [api] }));
     const stored = (await h.records.getRecord(id))!;
     const cancelled = { ...stored.record.verdict!, outcome: "cancelled" as const, decidedAt: "2026-11-29T10:00:01.000Z", message: "cancelled" };
-    const verdict = options.verdictFor(cancelled);
+    const verdict = verdictFor(cancelled);
     await h.records.updateRecord({ ...stored.record, outcome: verdict.outcome, verdict }, stored.revision);
     h.first.crash();
-    return { h, id, adopt: async () => {
-      const b = h.replica("replica-b");
-      await b.startAdopting();
+    const adopt = async () => {
+      await h.replica("replica-b").startAdopting();
       await h.advance(durationMs + scanEveryMs);
       expect(h.leaseStore.all()).toEqual([]);
-    } };
+    };
+    return { h, id, adopt };
   }
   const verdicts = (h: EngineHarness, id: string) => h.events.of(id).flatMap((event) => (event.type === "verdict" ? [event] : []));
 
   it("publishes the stored verdict when it carries the service's signature", async () => {
-    const { h, id, adopt } = await decidedAndCrashed({ verdictFor: (verdict) => signer.sign(verdict) });
+    const { h, id, adopt } = await decidedAndCrashed((verdict) => signer.sign(verdict));
     await adopt();
     expect(verdicts(h, id).map((event) => event.verdict.outcome)).toEqual(["cancelled"]);
     expectSigned(h.events.verdict(id), id);
   });
 
+  it("during a rotation, publishes a stored verdict signed by the previous key it was told to keep trusting", async () => {
+    const { h, id, adopt } = await decidedAndCrashed((verdict) => signBody(verdict, oldKey), serviceSigner(newKey, [oldKey.verifyKey]));
+    await adopt();
+    expect(verdicts(h, id).map((event) => [event.verdict.outcome, event.verdict.signature?.key, event.signature?.key])).toEqual([["cancelled", oldKey.publicKey, newKey.publicKey]]);
+  });
+
   it("publishes it even when a forged verdict reached the subject first: a verdict is out only when the service signed it", async () => {
-    const { h, id, adopt } = await decidedAndCrashed({ verdictFor: (verdict) => signer.sign(verdict) });
+    const { h, id, adopt } = await decidedAndCrashed((verdict) => signer.sign(verdict));
     const forged: ObservationEvent = {
       type: "verdict",
       observationId: id,
@@ -119,7 +128,7 @@ describe("republishing a decided record after adopting it", () => {
     ["signed by a key the service does not trust", (verdict: ObservationVerdict) => signBody({ ...verdict, outcome: "succeeded" as const }, oldKey)],
     ["signed, then changed", (verdict: ObservationVerdict) => ({ ...signer.sign(verdict), outcome: "succeeded" as const })],
   ])("never publishes a stored verdict %s under the service's name", async (_, verdictFor) => {
-    const { h, id, adopt } = await decidedAndCrashed({ verdictFor });
+    const { h, id, adopt } = await decidedAndCrashed(verdictFor);
     await adopt();
     expect(verdicts(h, id)).toEqual([]);
     expect(h.logged.filter((line) => line.level === "error").map((line) => line.message)).toEqual([
