@@ -66,7 +66,7 @@ export {
   ruleFor,
   rules,
   settleAPIService,
-  settleByConditions,
+  settleByCommonSignals,
   settleCertificateSigningRequest,
   settleCronJob,
   settleCustomResourceDefinition,

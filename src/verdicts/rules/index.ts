@@ -4,7 +4,7 @@ export { settleAPIService } from "./apiservice.js";
 export { builtInKinds, judgementOf, kindClasses } from "./builtInKinds.js";
 export type { KindClass, KindJudgement } from "./builtInKinds.js";
 export { HealthCheck, HealthCheckCompileError, HealthCheckConfig, compileHealthChecks, healthCheckReasons } from "./celHealthChecks.js";
-export { settleByConditions } from "./conditions.js";
+export { settleByCommonSignals } from "./commonSignals.js";
 export { settleCronJob } from "./cronjob.js";
 export { settleCustomResourceDefinition } from "./crd.js";
 export { settleCertificateSigningRequest } from "./csr.js";
