@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { LibraryFile } from "../../src/verdicts/library/entry.ts";
+import type { KubeObject } from "../../src/kube/objects.ts";
+import { LibraryFile, type LibraryTest } from "../../src/verdicts/library/entry.ts";
 import { describeIssues, parseWith } from "../../src/verdicts/validation.ts";
 
 export const libraryRoot = fileURLToPath(new URL("../../health/", import.meta.url));
@@ -48,4 +49,17 @@ export function generatedIndex(sources: readonly LibrarySource[] = librarySource
     "];",
     "",
   ].join("\n");
+}
+
+/** A test object as the entry's tests mean it: the entry's apiVersion and kind unless it names its own, metadata defaulted. */
+export function libraryTestObject(file: LibraryFile, test: LibraryTest): KubeObject {
+  const apiVersion = test.object.apiVersion ?? file.apiVersion;
+  const kind = test.object.kind ?? file.kind;
+  if (apiVersion.includes("*") || kind === "*") throw new Error(`${file.kind}: test "${test.name}" of a wildcard entry names its own apiVersion and kind`);
+  return {
+    ...test.object,
+    apiVersion,
+    kind,
+    metadata: { name: "sample", namespace: "payments", uid: "0b7c6c36-5f1e-4c55-a9c4-5f0cbd9b3a11", generation: 1, ...test.object.metadata },
+  } as KubeObject;
 }

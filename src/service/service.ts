@@ -27,7 +27,7 @@ import {
   type LeaseMetrics,
 } from "../observations/index.js";
 import { InformerHub, kubeHttpTransport, kubePodLogReader, type StreamMetrics } from "../streams/index.js";
-import type { Rule } from "../verdicts/index.js";
+import { cachedFieldsOf, type Rule } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
@@ -44,7 +44,7 @@ export interface ServiceConfig {
   metricsHost: string;
   metricsPort: number;
   subjectPrefix: string;
-  /** CEL health checks of custom kinds, compiled (compileHealthChecks): their status is cached whole. */
+  /** CEL health checks of custom kinds, compiled (compileHealthChecks); they override the health library's. */
   healthChecks?: ReadonlyMap<string, Rule>;
   /** Warning events shown in readings (default true); off, events are never listed or watched. */
   warningEvents?: boolean;
@@ -115,7 +115,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
-    ...(config.healthChecks && { wholeStatusKinds: [...config.healthChecks.keys()] }),
+    keptFieldsOf: (kindKey) => cachedFieldsOf(kindKey, config.healthChecks),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),
   });

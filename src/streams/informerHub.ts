@@ -2,6 +2,7 @@
 // that kind: a thousand observations of Deployments share one Deployment watch (one per
 // namespace when the service watches a namespace list), never one watch each.
 import { asyncScheduler, type SchedulerLike } from "rxjs";
+import type { KeptFields } from "./fieldSelection.js";
 import { startInformer, type Informer } from "./informer.js";
 import { noopStreamMetrics, silentLogger, type StreamLogger, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
@@ -31,8 +32,11 @@ export interface InformerHubOptions {
   namespaces?: readonly string[];
   /** Kind keys read as metadata only; defaults to defaultMetadataOnlyKinds. */
   metadataOnlyKinds?: readonly string[];
-  /** Kind keys whose status the cache keeps whole: those judged by CEL health checks. */
-  wholeStatusKinds?: readonly string[];
+  /**
+   * The fields of spec and status the cache keeps of a kind judged by a CEL health check (the
+   * health library's or the configuration's): what its expressions read. Undefined for other kinds.
+   */
+  keptFieldsOf?: (kindKey: string) => KeptFields | undefined;
   /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
@@ -47,7 +51,6 @@ export class InformerHub {
   readonly namespaces: readonly string[] | undefined;
   private readonly options: InformerHubOptions;
   private readonly metadataOnly: ReadonlySet<string>;
-  private readonly wholeStatus: ReadonlySet<string>;
   private readonly running = new Map<string, Informer>();
   private warningFeed: WarningFeed | undefined;
 
@@ -56,7 +59,6 @@ export class InformerHub {
     this.restMapper = options.restMapper ?? new RestMapper(options.transport);
     this.namespaces = options.namespaces;
     this.metadataOnly = new Set(options.metadataOnlyKinds ?? defaultMetadataOnlyKinds);
-    this.wholeStatus = new Set(options.wholeStatusKinds ?? []);
   }
 
   /** apiVersion + kind to its resource, through discovery (see RestMapper). */
@@ -79,7 +81,7 @@ export class InformerHub {
       mapping,
       namespaces: this.namespaces,
       metadataOnly: this.metadataOnly.has(mapping.kindKey),
-      wholeStatus: this.wholeStatus.has(mapping.kindKey),
+      keptFields: this.options.keptFieldsOf?.(mapping.kindKey),
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },

@@ -20,7 +20,10 @@
 //   status (inventories, per-resource lists, `health: {status: Healthy}`) is emptied, not dropped:
 //   the field stays as `{}` or `[]`, because whether a controller has written a status at all is
 //   what separates AwaitingStatus from settled, and `status: {health: {...}}` is a written status.
-//   The spec is dropped.
+//   The spec is dropped, but for `spec.paused`, which the fallback reads.
+// - kinds judged by a CEL health check (the health library's or the service's configuration): the
+//   fields of spec and status its expressions read, and those its rule reads around them
+//   (conditions, message, phase), nested or not (fieldSelection.ts).
 // - dropped although it sits among kept fields: a condition's lastTransitionTime, a running
 //   container's startedAt (`running: {}` stays) and a pod's nodeName. No rule reads them, and
 //   they are what tells apart the statuses of pods that run as they should: without them those
@@ -31,6 +34,7 @@
 // - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
 import type { Condition, ContainerState, ContainerStatus, KubeObject, ObjectMeta, OwnerReference } from "../kube/objects.js";
 import { revisionAnnotation } from "../kube/objects.js";
+import { selectFields, type KeptFields } from "./fieldSelection.js";
 import { SharedValues } from "./sharedValues.js";
 
 type Json = Record<string, unknown>;
@@ -51,10 +55,10 @@ export interface StripTarget {
   kindKey: string;
   metadataOnly: boolean;
   /**
-   * Keep status as the server wrote it: the kind is judged by CEL health checks, whose expressions
-   * may read any of it (the spec is still dropped, metadata stripped as for every kind).
+   * Keep these fields of spec and status (`{spec: {...}, status: {...}}`): what the CEL health
+   * check judging the kind reads (fieldSelection.ts); metadata is stripped as for every kind.
    */
-  wholeStatus?: boolean;
+  keptFields?: KeptFields;
 }
 
 /** The object as the rules see it, or undefined when it has no name or uid (not an object of the collection). */
@@ -64,9 +68,10 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
-  if (target.wholeStatus) {
-    const body = wholeStatusBody(raw);
-    if (body.status) object.status = body.status;
+  if (target.keptFields) {
+    const body = selectedBody(raw, target.keptFields);
+    if (body.spec) object.spec = shared.share(body.spec);
+    if (body.status) object.status = shared.share(body.status);
     return object;
   }
   const body = (bodies[target.kindKey] ?? genericBody)(raw);
@@ -79,7 +84,7 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
  * Whether two stripped objects read the same to every rule. The strip shares equal parts (spec,
  * status, owner references, kept labels and annotations), so equal parts are the same objects and
  * this costs a few reference comparisons. It errs one way only: parts equal in content but not
- * shared (whole-status kinds, the table started afresh between the two) read as a change.
+ * shared (the table started afresh between the two) read as a change.
  */
 export function readsTheSame(previous: KubeObject, next: KubeObject): boolean {
   const a = previous.metadata;
@@ -197,13 +202,15 @@ function replicaSetBody(raw: Json): Body {
   return workload(raw, ["replicas"], ["replicas", "readyReplicas", "availableReplicas", "terminatingReplicas"]);
 }
 
-function wholeStatusBody(raw: Json): Body {
-  return isRecord(raw.status) ? { status: raw.status } : {};
+function selectedBody(raw: Json, kept: KeptFields): Body {
+  const body = selectFields({ spec: raw.spec, status: raw.status }, kept) as Body;
+  return { ...(isRecord(body.spec) && { spec: body.spec }), ...(isRecord(body.status) && { status: body.status }) };
 }
 
 function genericBody(raw: Json): Body {
   const status = genericStatus(raw.status);
-  return status ? { status } : {};
+  const spec = nonEmpty(scalars(raw.spec, ["paused"]));
+  return { ...(spec && { spec }), ...(status && { status }) };
 }
 
 function genericStatus(raw: unknown): Body["status"] {

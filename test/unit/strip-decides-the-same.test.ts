@@ -1,7 +1,8 @@
-// The cache never changes a decision: for every object of the fixture corpus, and for variants of
-// it whose status is null, empty, or nested-only (with a CEL health check configured for one
-// custom kind, whose status the cache then keeps whole), the rules decide the same on the object as the
-// informer cache keeps it (stripObject) as on the object the API server sent. Owned objects are
+// The cache never changes a decision: for every object of the fixture corpus and every test object
+// of the health library, and for variants of them whose status is null, empty, or nested-only
+// (with a CEL health check configured for one custom kind; kinds judged by a check keep the fields
+// its expressions read), the rules decide the same on the object as the informer cache keeps it
+// (stripObject) as on the object the API server sent. Owned objects are
 // stripped too, and every pod and ReplicaSet of the corpus is offered to every rule (the rules
 // join by controller UID, so the superset exercises the joins on both sides).
 import { readdirSync, readFileSync } from "node:fs";
@@ -9,25 +10,27 @@ import { describe, expect, it } from "vitest";
 import { groupKind } from "../../src/kube/kinds.js";
 import type { KubeObject, Pod, ReplicaSet } from "../../src/kube/objects.js";
 import { defaultMetadataOnlyKinds, stripObject } from "../../src/streams/index.js";
-import { builtInKinds, compileHealthChecks, defaultFailOn, evaluateResource, existenceOnlyKinds, type OwnedObjects } from "../../src/verdicts/index.js";
+import { builtInKinds, cachedFieldsOf, compileHealthChecks, defaultFailOn, evaluateResource, existenceOnlyKinds, type OwnedObjects } from "../../src/verdicts/index.js";
+import { librarySources, libraryTestObject } from "../../scripts/healthLibrary/files.ts";
 import { captured, capturedNames } from "../fixtures/kube/captured.js";
 import { pod, running, terminated, waiting } from "../fixtures/kube/pods.js";
 import { migrationConditions, storageVersionMigration } from "../fixtures/kube/migrations.js";
 import { daemonSet, deployment, deploymentConditions, job, jobConditions, replicaSet, statefulSet } from "../fixtures/kube/workloads.js";
 
-// Kinds judged by a CEL health check have their status cached whole, as the service configures it.
+// Kinds judged by a CEL health check keep what it reads, as the service configures the cache.
 const healthChecks = compileHealthChecks([
   { apiVersion: "capture.stagewatch.io/v1", kind: "Gadget", current: "status.health.status == 'Healthy'", failed: "has(status.nodes) && size(status.nodes) == 0" },
 ]);
 
 function strip(object: KubeObject): KubeObject {
   const kindKey = groupKind(object.apiVersion, object.kind);
+  const keptFields = cachedFieldsOf(kindKey, healthChecks);
   const stripped = stripObject(structuredClone(object), {
     apiVersion: object.apiVersion,
     kind: object.kind,
     kindKey,
     metadataOnly: defaultMetadataOnlyKinds.includes(kindKey),
-    wholeStatus: healthChecks.has(kindKey),
+    ...(keptFields && { keptFields }),
   });
   if (!stripped) throw new Error(`${kindKey} ${object.metadata.name} did not survive stripping`);
   return stripped;
@@ -77,7 +80,10 @@ builtObjects.push(pod({ name: "agent-x", owner: builtObjects.find((o) => o.metad
 const replicationController = { ...captured("replicaset-ready"), apiVersion: "v1", kind: "ReplicationController" };
 builtObjects.push(replicationController, { ...replicationController, metadata: { ...replicationController.metadata, name: "queue-new" }, status: { replicas: 0 } });
 
+const libraryObjects = librarySources().flatMap(({ path, file }) => file.tests.map((test) => ({ name: `health/${path}/${test.name}`, object: libraryTestObject(file, test) })));
+
 const corpus: { name: string; object: KubeObject }[] = [
+  ...libraryObjects,
   ...capturedNames().map((name) => ({ name: `captured/${name}`, object: captured(name) })),
   ...readdirSync(streamFixtures).flatMap((file) => streamFixture(file).map((object) => ({ name: `streams/${file}/${object.metadata.name}`, object }))),
   ...builtObjects.map((object) => ({ name: `built/${object.kind}/${object.metadata.name}`, object })),

@@ -4,28 +4,14 @@
 // pending (Terminating), and a generation its controller has not observed is pending, for kinds
 // whose status carries observedGeneration.
 import { describe, expect, it } from "vitest";
-import { librarySources } from "../../../scripts/healthLibrary/files.ts";
+import { librarySources, libraryTestObject } from "../../../scripts/healthLibrary/files.ts";
 import type { KubeObject } from "../../kube/objects.js";
 import { builtInKinds } from "../rules/builtInKinds.js";
 import { evaluateResource } from "../rules/registry.js";
 import { defaultFailOn } from "../schemas.js";
 import { entryKey, libraryEntries, libraryEntryFor } from "./index.js";
-import type { LibraryFile, LibraryTest } from "./entry.js";
 
 const sources = librarySources();
-
-/** The kind key a test object of an entry has: wildcard entries name a group and kind of their own. */
-function testObject(file: LibraryFile, test: LibraryTest): KubeObject {
-  const apiVersion = test.object.apiVersion ?? file.apiVersion;
-  const kind = test.object.kind ?? file.kind;
-  if (apiVersion.includes("*") || kind === "*") throw new Error(`${file.kind}: test "${test.name}" of a wildcard entry names its own apiVersion and kind`);
-  return {
-    ...test.object,
-    apiVersion,
-    kind,
-    metadata: { name: "sample", namespace: "payments", uid: "0b7c6c36-5f1e-4c55-a9c4-5f0cbd9b3a11", generation: 1, ...test.object.metadata },
-  } as KubeObject;
-}
 
 function read(object: KubeObject) {
   return evaluateResource({ object, failOn: new Set(defaultFailOn) });
@@ -35,7 +21,7 @@ const cases = sources.flatMap(({ path, file }) => file.tests.map((test) => ({ na
 
 describe("the health library on its own test objects", () => {
   it.each(cases)("$name", ({ file, test }) => {
-    const reading = read(testObject(file, test));
+    const reading = read(libraryTestObject(file, test));
     expect({ state: reading.state, ...(test.expect.reason !== undefined && { reason: reading.reason }), ...(test.expect.message !== undefined && { message: reading.message }) }).toEqual(test.expect);
   });
 });
@@ -43,7 +29,7 @@ describe("the health library on its own test objects", () => {
 describe("readings every entry shares", () => {
   const settledObjects = sources.flatMap(({ path, file }) => {
     const test = file.tests.find((t) => t.expect.state === "settled");
-    return test ? [{ name: path, object: testObject(file, test) }] : [];
+    return test ? [{ name: path, object: libraryTestObject(file, test) }] : [];
   });
 
   it("every entry has a settled test object", () => {

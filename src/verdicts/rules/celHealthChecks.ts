@@ -29,6 +29,9 @@ import { z } from "zod";
 import type { KubeObject } from "../../kube/objects.js";
 import { groupKind } from "../kinds.js";
 import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { fieldsReadByCheck, type FieldTree } from "./fieldsRead.js";
+
+export type { FieldTree } from "./fieldsRead.js";
 import { reasonWord, wordsAgainst, wordsFor } from "./signals.js";
 import { builtInKinds } from "./builtInKinds.js";
 import type { Rule, RuleInput } from "./input.js";
@@ -128,10 +131,10 @@ export function compileHealthCheck(check: HealthCheck, kindKey: string): Rule {
     return { reason: reasonWord(reason, fallbackReason), message: words?.message ?? fallbackMessage };
   };
 
-  return ({ object }: RuleInput): ResourceReading => {
+  const rule = ({ object }: RuleInput): ResourceReading => {
     // Before its controller writes a status, an object can only be settled by an entry that settles
     // on existence (`current: "true"`); an expression failing on the missing fields says no more.
-    const unwritten = object.status === undefined || object.status === null || Object.keys(object.status).length === 0;
+    const unwritten = object.status === undefined || object.status === null;
     const awaitingStatus = pending(readingReasons.awaitingStatus, "no status written yet");
     for (const { which, source, program } of steps) {
       const outcome = program(object);
@@ -150,6 +153,15 @@ export function compileHealthCheck(check: HealthCheck, kindKey: string): Rule {
     const waiting = notDone(object, healthCheckReasons.inProgress, `waiting for current: ${check.current}`);
     return pending(waiting.reason, waiting.message);
   };
+  fieldsByRule.set(rule, fieldsReadByCheck(check));
+  return rule;
+}
+
+const fieldsByRule = new WeakMap<Rule, FieldTree>();
+
+/** The fields of spec and status a rule compiled from a health check reads (what the cache must keep); undefined for other rules. */
+export function fieldsReadByRule(rule: Rule): FieldTree | undefined {
+  return fieldsByRule.get(rule);
 }
 
 /**
