@@ -8,6 +8,7 @@
 // never written. A caller keeps only the state a step returns and never reads or steps one it has
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
 // The tally and the grace ends are kept in step with `resources` here, so no event has to count.
+import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { clusterScopedKinds, groupKind, identityKey } from "./kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { pending, shownMessage, type ResourceReading } from "./reading.js";
@@ -85,6 +86,8 @@ export interface ObservationState {
   readonly deployment: string;
   readonly required: Stage;
   readonly failOn: ReadonlySet<string>;
+  /** Whether a LoadBalancer Service waits for its address (loadBalancerChoice.ts). */
+  readonly loadBalancerAddress: LoadBalancerAddress;
   readonly absentGraceMs: number;
   readonly startedAtMs: number;
   readonly deadlineMs: number;
@@ -208,6 +211,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       deployment: request.deployment,
       required: request.require,
       failOn: new Set(request.failOn),
+      loadBalancerAddress: request.loadBalancerAddress ?? "wait",
       absentGraceMs: request.absentGraceSeconds * 1000,
       startedAtMs: input.startedAtMs,
       deadlineMs: input.deadlineMs,

@@ -147,7 +147,7 @@ describe("CustomResourceDefinition", () => {
       input: { object: captured("crd-created") },
       expected: { state: "pending", reason: "AwaitingStatus", message: "the API server has not checked its names yet" },
     },
-    { name: "Established=True", input: { object: established }, expected: { state: "settled", message: "the initial names have been accepted" } },
+    { name: "Established=True, naming the condition that decided", input: { object: established }, expected: { state: "settled", message: "Established=True: the initial names have been accepted" } },
     {
       name: "derived: names accepted, Established=False Installing (what the naming controller writes first)",
       input: {
