@@ -3,6 +3,24 @@ import type { LibraryEntry } from "./entry.js";
 
 export const libraryEntries: readonly LibraryEntry[] = [
   {
+    "apiVersion": "*.crossplane.io/v1",
+    "kind": "*",
+    "current": "(kind in ['Composition', 'CompositionRevision', 'DeploymentRuntimeConfig', 'ControllerConfig', 'ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'EnvironmentConfig']\n  && !has(status.conditions))\n|| (has(status.conditions)\n  && status.conditions.exists(c, c.type in ['Ready', 'Healthy', 'Established', 'RevisionHealthy'] && c.status == 'True')\n  && !status.conditions.exists(c, c.type in ['Ready', 'Synced', 'Healthy', 'Installed', 'Established', 'Offered', 'LastAsyncOperation', 'RevisionHealthy', 'ValidPipeline'] && c.status != 'True'))",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'False' && has(c.reason) && c.reason == 'ReconcilePaused')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'False' && has(c.reason) && c.reason == 'ReconcilePaused') ? 'Paused' : has(status.conditions) && status.conditions.exists(c, c.type == 'LastAsyncOperation' && c.status == 'False')\n  ? status.conditions.filter(c, c.type == 'LastAsyncOperation' && c.status == 'False')[0].reason : ''",
+    "message": "kind in ['Composition', 'CompositionRevision', 'DeploymentRuntimeConfig', 'ControllerConfig', 'ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'EnvironmentConfig'] && !has(status.conditions) ? 'a kind with no status by design: settled once it exists' : ''",
+    "source": "crossplane-runtime v1.20 apis/common/v1 condition.go (Synced, Ready, their reasons); Crossplane v1.20 pkg (Installed, Healthy) and apiextensions (Established, Offered) conditions"
+  },
+  {
+    "apiVersion": "*.upbound.io/v1",
+    "kind": "*",
+    "current": "(kind in ['Composition', 'CompositionRevision', 'DeploymentRuntimeConfig', 'ControllerConfig', 'ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'EnvironmentConfig']\n  && !has(status.conditions))\n|| (has(status.conditions)\n  && status.conditions.exists(c, c.type in ['Ready', 'Healthy', 'Established', 'RevisionHealthy'] && c.status == 'True')\n  && !status.conditions.exists(c, c.type in ['Ready', 'Synced', 'Healthy', 'Installed', 'Established', 'Offered', 'LastAsyncOperation', 'RevisionHealthy', 'ValidPipeline'] && c.status != 'True'))",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'False' && has(c.reason) && c.reason == 'ReconcilePaused')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'False' && has(c.reason) && c.reason == 'ReconcilePaused') ? 'Paused' : has(status.conditions) && status.conditions.exists(c, c.type == 'LastAsyncOperation' && c.status == 'False')\n  ? status.conditions.filter(c, c.type == 'LastAsyncOperation' && c.status == 'False')[0].reason : ''",
+    "message": "kind in ['Composition', 'CompositionRevision', 'DeploymentRuntimeConfig', 'ControllerConfig', 'ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'EnvironmentConfig'] && !has(status.conditions) ? 'a kind with no status by design: settled once it exists' : ''",
+    "source": "crossplane-runtime v1.20 apis/common/v1 condition.go (Synced, Ready, LastAsyncOperation and their reasons), as upjet-based Upbound providers write them"
+  },
+  {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "Rollout",
     "current": "has(status.phase) ? status.phase == 'Healthy' : has(status.currentPodHash) && has(status.stableRS) && status.stableRS == status.currentPodHash && (has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(status.updatedReplicas) ? status.updatedReplicas : 0) && (has(status.replicas) ? status.replicas : 0) <= (has(status.updatedReplicas) ? status.updatedReplicas : 0)",
@@ -11,5 +29,75 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ? 'InvalidSpec' : has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted') ? 'RolloutAborted' : (has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) ? 'Paused' : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ?\n  status.conditions.filter(c, c.type == 'InvalidSpec')[0].message :\nhas(status.message) ? status.message : ''",
     "source": "Argo Rollouts v1.8: pkg/apis/rollouts/v1alpha1 RolloutStatus (phase, message, pauseConditions, stableRS, currentPodHash, conditions InvalidSpec and Progressing)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1alpha3",
+    "kind": "BackendTLSPolicy",
+    "current": "has(status.ancestors) && size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "failed": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
+    "reason": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'ancestor ' + status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].ancestorRef.name + ': '\n  + status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.ancestors) && size(status.ancestors) == 0 ? 'no ancestor has reported on the policy yet' : ''",
+    "source": "Gateway API v1.3: apis/v1alpha3 PolicyStatus ancestors[] (PolicyAncestorStatus conditions Accepted, ResolvedRefs and their reasons)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "GRPCRoute",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
+    "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
+    "source": "Gateway API v1.3: apis/v1 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "Gateway",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)) && status.conditions.exists(c, c.type == 'Programmed' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)) && !status.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False') && (!has(status.listeners) || status.listeners.all(l, has(l.conditions)\n  && l.conditions.exists(c, c.type == 'Programmed' && c.status == 'True')\n  && !l.conditions.exists(c, (c.type == 'ResolvedRefs' && c.status == 'False') || (c.type == 'Conflicted' && c.status == 'True') || (c.type == 'Accepted' && c.status == 'False'))))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False' && has(c.reason)\n  && c.reason in ['Invalid', 'UnsupportedAddress'] && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "reason": "has(status.listeners) && status.listeners.exists(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')) && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False')) ? status.listeners.filter(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True'))[0]\n    .conditions.filter(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')[0].reason\n: ''",
+    "message": "has(status.listeners) && status.listeners.exists(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')) && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False')) ? 'listener ' + status.listeners.filter(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True'))[0].name + ': '\n    + status.listeners.filter(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True'))[0]\n      .conditions.filter(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')[0].message\n: ''",
+    "source": "Gateway API v1.3: apis/v1 GatewayStatus (conditions Accepted, Programmed; listeners[].conditions Accepted, Programmed, ResolvedRefs, Conflicted)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "GatewayClass",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'True'\n  && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False' && has(c.reason) && c.reason == 'UnsupportedVersion'\n  && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "Gateway API v1.3: apis/v1 GatewayClassStatus, GatewayClassConditionType Accepted and its reasons"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "HTTPRoute",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
+    "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
+    "source": "Gateway API v1.3: apis/v1 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1alpha2",
+    "kind": "TCPRoute",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
+    "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
+    "source": "Gateway API v1.3: apis/v1alpha2 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1alpha2",
+    "kind": "TLSRoute",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
+    "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
+    "source": "Gateway API v1.3: apis/v1alpha2 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
+  },
+  {
+    "apiVersion": "gateway.networking.k8s.io/v1alpha2",
+    "kind": "UDPRoute",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
+    "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
+    "source": "Gateway API v1.3: apis/v1alpha2 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
   },
 ];
