@@ -100,4 +100,114 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
     "source": "Gateway API v1.3: apis/v1alpha2 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
   },
+  {
+    "apiVersion": "helm.toolkit.fluxcd.io/v2",
+    "kind": "HelmRelease",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: helm.toolkit.fluxcd.io/v2 HelmReleaseStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of helm-controller)"
+  },
+  {
+    "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
+    "kind": "ImagePolicy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImagePolicyStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+  },
+  {
+    "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
+    "kind": "ImageRepository",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+  },
+  {
+    "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
+    "kind": "ImageUpdateAutomation",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+  },
+  {
+    "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+    "kind": "Kustomization",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True') || (c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['BuildFailed'])))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: kustomize.toolkit.fluxcd.io/v1 KustomizationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of kustomize-controller)"
+  },
+  {
+    "apiVersion": "notification.toolkit.fluxcd.io/v1",
+    "kind": "Receiver",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: notification.toolkit.fluxcd.io/v1 ReceiverStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of notification-controller)"
+  },
+  {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "Bucket",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 BucketStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
+  {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "GitRepository",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 GitRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
+  {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "HelmChart",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmChartStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
+  {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "HelmRepository",
+    "current": "(has(spec.type) && spec.type == 'oci') || (has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
+  {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "OCIRepository",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
+    "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
 ];
