@@ -10,8 +10,9 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResourceIdentity } from "../../src/verdicts/schemas.js";
 import { kubeJson } from "../cluster/kubeJson.ts";
-import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.js";
-import { installKind, removeKind, type TestKind } from "./support/crds.js";
+import { ApiException, ApiextensionsV1Api } from "@kubernetes/client-node";
+import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.js";
+import { customResourceDefinition, installKind, removeKind, type TestKind } from "./support/crds.js";
 import type { Manifest } from "./support/manifests.js";
 import { apply, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
   // The library keys on group and kind: the real groups, but a provider group of this run's own
   // for the Crossplane-like kind (every group ending in .crossplane.io takes the Crossplane entry).
   rollouts = await installKind("argoproj.io", "Rollout", "rollouts");
-  gateways = await installKind("gateway.networking.k8s.io", "Gateway", "gateways");
+  gateways = await installApprovedKind("gateway.networking.k8s.io", "Gateway", "gateways");
   buckets = await installKind(`s3${suffix}.aws.crossplane.io`, "Bucket", "buckets");
   kinds.push(rollouts, gateways, buckets);
 });
@@ -39,6 +40,24 @@ afterAll(async () => {
   for (const kind of kinds) await removeKind(kind);
   if (namespace) await deleteNamespace(namespace);
 });
+
+/**
+ * A kind of a `*.k8s.io` group: the API server takes its CRD only with the approval annotation
+ * the project's own CRDs carry (Gateway API's name its review), otherwise as installKind does.
+ */
+async function installApprovedKind(group: string, kind: string, plural: string): Promise<TestKind> {
+  const crds = kc.makeApiClient(ApiextensionsV1Api);
+  const body = customResourceDefinition(group, kind, plural);
+  body.metadata!.annotations = { "api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/gateway-api/pull/2466" };
+  await crds.createCustomResourceDefinition({ body }).catch((error: unknown) => {
+    if (!(error instanceof ApiException && error.code === 409)) throw error;
+  });
+  await eventually(`${body.metadata!.name} established`, async () => {
+    const crd = await crds.readCustomResourceDefinition({ name: body.metadata!.name! });
+    return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? crd : undefined;
+  });
+  return { group, kind, plural, crdName: body.metadata!.name!, apiVersion: `${group}/v1` };
+}
 
 const identityOf = (manifest: Manifest): ResourceIdentity => ({
   apiVersion: manifest.apiVersion,

@@ -22,6 +22,48 @@ export const libraryEntries: readonly LibraryEntry[] = [
   },
   {
     "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "AnalysisRun",
+    "current": "has(status.phase) && status.phase in ['Successful']",
+    "failed": "has(status.phase) && status.phase in ['Failed', 'Error']",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Argo Rollouts v1.8: pkg/apis/rollouts/v1alpha1 AnalysisRunStatus (phase, message), AnalysisPhase values"
+  },
+  {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "ApplicationSet",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesUpToDate' && c.status == 'True') && !status.conditions.exists(c, c.type == 'ErrorOccurred' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'RolloutProgressing' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ErrorOccurred', 'RolloutProgressing'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['ErrorOccurred', 'RolloutProgressing'] && c.status == 'True')[0].reason : has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesUpToDate' && c.status == 'False') ? status.conditions.filter(c, c.type == 'ResourcesUpToDate')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ErrorOccurred', 'RolloutProgressing'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['ErrorOccurred', 'RolloutProgressing'] && c.status == 'True')[0].message : has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesUpToDate' && c.status == 'False') ? status.conditions.filter(c, c.type == 'ResourcesUpToDate')[0].message : ''",
+    "source": "Argo CD v3.1: pkg/apis/application/v1alpha1 ApplicationSetStatus conditions (ErrorOccurred, ParametersGenerated, ResourcesUpToDate, RolloutProgressing)"
+  },
+  {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "CronWorkflow",
+    "current": "true",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type in ['SpecError', 'SubmissionError'] && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['SpecError', 'SubmissionError'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['SpecError', 'SubmissionError'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['SpecError', 'SubmissionError'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['SpecError', 'SubmissionError'] && c.status == 'True')[0].message : 'runs on its schedule'",
+    "source": "Argo Workflows v3.6: pkg/apis/workflow/v1alpha1 CronWorkflowStatus conditions (SpecError, SubmissionError, Completed)"
+  },
+  {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "EventBus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Deployed' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Configured' && c.status != 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'Configured'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Deployed', 'Configured'] && c.status != 'True')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'Configured'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Deployed', 'Configured'] && c.status != 'True')[0].message : ''",
+    "source": "Argo Events v1.9: pkg/apis/events/v1alpha1 EventBusStatus conditions (Configured, Deployed)"
+  },
+  {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "Experiment",
+    "current": "has(status.phase) && status.phase in ['Successful']",
+    "failed": "has(status.phase) && status.phase in ['Failed', 'Error']",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Argo Rollouts v1.8: pkg/apis/rollouts/v1alpha1 ExperimentStatus (phase, message)"
+  },
+  {
+    "apiVersion": "argoproj.io/v1alpha1",
     "kind": "Rollout",
     "current": "has(status.phase) ? status.phase == 'Healthy' : has(status.currentPodHash) && has(status.stableRS) && status.stableRS == status.currentPodHash && (has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(status.updatedReplicas) ? status.updatedReplicas : 0) && (has(status.replicas) ? status.replicas : 0) <= (has(status.updatedReplicas) ? status.updatedReplicas : 0)",
     "inProgress": "(has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) || (has(status.phase) && status.phase in ['Progressing', 'Paused'])",
@@ -29,6 +71,86 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ? 'InvalidSpec' : has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted') ? 'RolloutAborted' : (has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) ? 'Paused' : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ?\n  status.conditions.filter(c, c.type == 'InvalidSpec')[0].message :\nhas(status.message) ? status.message : ''",
     "source": "Argo Rollouts v1.8: pkg/apis/rollouts/v1alpha1 RolloutStatus (phase, message, pauseConditions, stableRS, currentPodHash, conditions InvalidSpec and Progressing)"
+  },
+  {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "Workflow",
+    "current": "has(status.phase) && status.phase in ['Succeeded']",
+    "inProgress": "has(spec.suspend) && spec.suspend",
+    "failed": "has(status.phase) && status.phase in ['Failed', 'Error']",
+    "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : has(status.phase) ? status.phase : ''",
+    "source": "Argo Workflows v3.6: pkg/apis/workflow/v1alpha1 WorkflowStatus (phase, message), WorkflowPhase values"
+  },
+  {
+    "apiVersion": "cert-manager.io/v1",
+    "kind": "Certificate",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed') ? 'IssuanceFailed' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed') ? status.conditions.filter(c, c.type == 'Issuing')[0].message : ''",
+    "source": "cert-manager v1.18: pkg/apis/certmanager/v1 CertificateStatus (conditions Ready, Issuing) and the certificates controllers' reasons"
+  },
+  {
+    "apiVersion": "cert-manager.io/v1",
+    "kind": "ClusterIssuer",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "cert-manager v1.18: pkg/apis/certmanager/v1 IssuerStatus (condition Ready) and the issuers controller's reasons"
+  },
+  {
+    "apiVersion": "cert-manager.io/v1",
+    "kind": "Issuer",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "cert-manager v1.18: pkg/apis/certmanager/v1 IssuerStatus (condition Ready) and the issuers controller's reasons"
+  },
+  {
+    "apiVersion": "certmanager.k8s.io/v1alpha1",
+    "kind": "Certificate",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "cert-manager v0.10: pkg/apis/certmanager/v1alpha1 (condition Ready)"
+  },
+  {
+    "apiVersion": "certmanager.k8s.io/v1alpha1",
+    "kind": "ClusterIssuer",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "cert-manager v0.10: pkg/apis/certmanager/v1alpha1 (condition Ready)"
+  },
+  {
+    "apiVersion": "certmanager.k8s.io/v1alpha1",
+    "kind": "Issuer",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "cert-manager v0.10: pkg/apis/certmanager/v1alpha1 (condition Ready)"
+  },
+  {
+    "apiVersion": "external-secrets.io/v1",
+    "kind": "ClusterExternalSecret",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "message": "has(status.failedNamespaces) && size(status.failedNamespaces) > 0 ? 'failed in namespace ' + status.failedNamespaces[0].namespace + (size(status.failedNamespaces) > 1 ? ' and ' + string(size(status.failedNamespaces) - 1) + ' more' : '') : ''",
+    "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 ClusterExternalSecretStatus (conditions Ready, PartiallyReady, NotReady; failedNamespaces)"
+  },
+  {
+    "apiVersion": "external-secrets.io/v1",
+    "kind": "ClusterSecretStore",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 ClusterSecretStoreStatus (condition Ready and its reasons)"
+  },
+  {
+    "apiVersion": "external-secrets.io/v1",
+    "kind": "ExternalSecret",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 ExternalSecretStatus (condition Ready and its reasons)"
+  },
+  {
+    "apiVersion": "external-secrets.io/v1alpha1",
+    "kind": "PushSecret",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 PushSecretStatus (condition Ready and its reasons)"
+  },
+  {
+    "apiVersion": "external-secrets.io/v1",
+    "kind": "SecretStore",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 SecretStoreStatus (condition Ready and its reasons)"
   },
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha3",
@@ -139,6 +261,24 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+  },
+  {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledJob",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type in ['Paused', 'Fallback'] && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Paused', 'Fallback'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Paused', 'Fallback'] && c.status == 'True')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Paused', 'Fallback'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Paused', 'Fallback'] && c.status == 'True')[0].message : ''",
+    "source": "KEDA v2.17: apis/keda/v1alpha1 ScaledJobStatus conditions (Ready, Active, Fallback, Paused)"
+  },
+  {
+    "apiVersion": "keda.sh/v1alpha1",
+    "kind": "ScaledObject",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type in ['Paused', 'Fallback'] && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Paused', 'Fallback'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Paused', 'Fallback'] && c.status == 'True')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Paused', 'Fallback'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Paused', 'Fallback'] && c.status == 'True')[0].message : ''",
+    "source": "KEDA v2.17: apis/keda/v1alpha1 ScaledObjectStatus conditions (Ready, Active, Fallback, Paused)"
   },
   {
     "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
