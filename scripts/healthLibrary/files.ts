@@ -8,6 +8,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { KubeObject } from "../../src/kube/objects.ts";
+import type { ResourceReading } from "../../src/verdicts/reading.ts";
 import { LibraryFile, type LibraryTest } from "../../src/verdicts/library/entry.ts";
 import { describeIssues, parseWith } from "../../src/verdicts/validation.ts";
 
@@ -62,4 +63,13 @@ export function libraryTestObject(file: LibraryFile, test: LibraryTest): KubeObj
     kind,
     metadata: { name: "sample", namespace: "payments", uid: "0b7c6c36-5f1e-4c55-a9c4-5f0cbd9b3a11", generation: 1, ...test.object.metadata },
   } as KubeObject;
+}
+
+/** The parts of a reading a test names (state always; reason and message when it gives them), to compare with its `expect`. */
+export function comparedReading(reading: ResourceReading, expect: LibraryTest["expect"]): LibraryTest["expect"] {
+  return {
+    state: reading.state,
+    ...(expect.reason !== undefined && { reason: reading.reason }),
+    ...(expect.message !== undefined && { message: reading.message }),
+  };
 }
