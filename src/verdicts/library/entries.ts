@@ -263,6 +263,90 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
   },
   {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "Kafka",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaBridge",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaBridgeStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaConnect",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaConnectStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaConnector",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaConnectorStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaMirrorMaker2",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaMirrorMaker2Status (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaNodePool",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaNodePoolStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaTopic",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaTopicStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "kafka.strimzi.io/v1beta2",
+    "kind": "KafkaUser",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True') ? status.conditions.filter(c, c.type == 'NotReady')[0].message : ''",
+    "source": "Strimzi v0.47: api/v1beta2 KafkaUserStatus (observedGeneration; conditions Ready, NotReady, Warning)"
+  },
+  {
+    "apiVersion": "karpenter.k8s.aws/v1",
+    "kind": "EC2NodeClass",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "Karpenter provider AWS v1.6: pkg/apis/v1 EC2NodeClassStatus (conditions Ready, SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded)"
+  },
+  {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodeClaim",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type in ['Disrupting', 'Drifted'] && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Disrupting', 'Drifted'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Disrupting', 'Drifted'] && c.status == 'True')[0].type : has(status.conditions) && status.conditions.exists(c, c.type in ['Launched', 'Registered', 'Initialized'] && c.status != 'True') ? 'Not' + status.conditions.filter(c, c.type in ['Launched', 'Registered', 'Initialized'] && c.status != 'True')[0].type : ''",
+    "source": "Karpenter v1.6: pkg/apis/v1 NodeClaimStatus (conditions Launched, Registered, Initialized, Ready, Drifted, Disrupting, ConsistentStateFound)"
+  },
+  {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "Karpenter v1.6: pkg/apis/v1 NodePoolStatus (conditions Ready, NodeClassReady, ValidationSucceeded; operatorpkg status)"
+  },
+  {
     "apiVersion": "keda.sh/v1alpha1",
     "kind": "ScaledJob",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
@@ -299,6 +383,43 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: notification.toolkit.fluxcd.io/v1 ReceiverStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of notification-controller)"
+  },
+  {
+    "apiVersion": "operator.knative.dev/v1beta1",
+    "kind": "KnativeEventing",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "Knative Operator v1.18: pkg/apis/operator/v1beta1 KnativeEventingStatus (knative.dev/pkg duck Status, condition Ready)"
+  },
+  {
+    "apiVersion": "operator.knative.dev/v1beta1",
+    "kind": "KnativeServing",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "Knative Operator v1.18: pkg/apis/operator/v1beta1 KnativeServingStatus (knative.dev/pkg duck Status, condition Ready)"
+  },
+  {
+    "apiVersion": "postgresql.cnpg.io/v1",
+    "kind": "Cluster",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True') ? 'Hibernated' : ''",
+    "message": "has(status.phase) ? status.phase + (has(status.phaseReason) ? ': ' + status.phaseReason : '') : ''",
+    "source": "CloudNativePG v1.26: api/v1 ClusterStatus (phase, phaseReason, readyInstances, conditions Ready and cnpg.io/hibernation)"
+  },
+  {
+    "apiVersion": "serving.knative.dev/v1",
+    "kind": "Service",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, ((c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['RevisionFailed', 'ContainerMissing'])) && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "source": "Knative Serving v1.18: pkg/apis/serving/v1 ServiceStatus (knative.dev/pkg duck Status: observedGeneration, conditions Ready, ConfigurationsReady, RoutesReady)"
+  },
+  {
+    "apiVersion": "serving.kserve.io/v1beta1",
+    "kind": "InferenceService",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Stopped' && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type in ['Ready', 'PredictorReady', 'PredictorConfigurationReady'] && c.status == 'False' && has(c.reason) && c.reason == 'RevisionFailed')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Stopped' && c.status == 'True') ? 'Stopped' : has(status.conditions) && status.conditions.exists(c, c.type == 'PredictorReady' && c.status == 'False' && has(c.reason) && c.reason == 'RevisionFailed') ? 'RevisionFailed' : ''",
+    "source": "KServe v0.15: pkg/apis/serving/v1beta1 InferenceServiceStatus (conditions Ready, PredictorReady, IngressReady, Stopped; modelStatus)"
   },
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",

@@ -125,10 +125,9 @@ export function compileHealthCheck(check: HealthCheck, kindKey: string): Rule {
   const messageProgram = check.message === undefined ? undefined : compile(kindKey, "message", check.message);
 
   const notDone = (object: KubeObject, fallbackReason: string, fallbackMessage: string) => {
-    const message = said(messageProgram, object);
-    const words = message === undefined ? wordsAgainst(object) : { message };
-    const reason = said(reasonProgram, object) ?? words?.reason;
-    return { reason: reasonWord(reason, fallbackReason), message: words?.message ?? fallbackMessage };
+    const against = wordsAgainst(object);
+    const reason = said(reasonProgram, object) ?? against?.reason;
+    return { reason: reasonWord(reason, fallbackReason), message: said(messageProgram, object) ?? against?.message ?? fallbackMessage };
   };
 
   const rule = ({ object }: RuleInput): ResourceReading => {
