@@ -21,6 +21,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "crossplane-runtime v1.20 apis/common/v1 condition.go (Synced, Ready, LastAsyncOperation and their reasons), as upjet-based Upbound providers write them"
   },
   {
+    "apiVersion": "addons.cluster.x-k8s.io/v1beta1",
+    "kind": "ClusterResourceSet",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesApplied' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesApplied' && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type == 'ResourcesApplied')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesApplied' && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'ResourcesApplied')[0].message : ''",
+    "source": "Cluster API v1.10: api/v1beta1 ClusterResourceSetStatus (observedGeneration, condition ResourcesApplied)"
+  },
+  {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "AnalysisRun",
     "current": "has(status.phase) && status.phase in ['Successful']",
@@ -120,6 +128,61 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "kind": "Issuer",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
     "source": "cert-manager v0.10: pkg/apis/certmanager/v1alpha1 (condition Ready)"
+  },
+  {
+    "apiVersion": "cluster.x-k8s.io/v1beta1",
+    "kind": "Cluster",
+    "current": "has(status.phase) && status.phase in ['Provisioned'] && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False'))",
+    "inProgress": "has(spec.paused) && spec.paused",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || has(status.failureReason)",
+    "reason": "has(status.failureReason) ? status.failureReason : has(spec.paused) && spec.paused ? 'Paused' : has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason)) ? '' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.failureMessage) ? status.failureMessage : ''",
+    "source": "Cluster API v1.10: api/v1beta1 ClusterStatus (phase, failureReason, failureMessage, observedGeneration, conditions Ready)"
+  },
+  {
+    "apiVersion": "cluster.x-k8s.io/v1beta1",
+    "kind": "Machine",
+    "current": "has(status.phase) && status.phase in ['Running'] && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False'))",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || has(status.failureReason)",
+    "reason": "has(status.failureReason) ? status.failureReason : has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason)) ? '' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.failureMessage) ? status.failureMessage : ''",
+    "source": "Cluster API v1.10: api/v1beta1 MachineStatus (phase, failureReason, failureMessage, observedGeneration, conditions Ready)"
+  },
+  {
+    "apiVersion": "cluster.x-k8s.io/v1beta1",
+    "kind": "MachineDeployment",
+    "current": "has(status.phase) && status.phase in ['Running'] && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False')) && (has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1)",
+    "inProgress": "has(spec.paused) && spec.paused",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || has(status.failureReason)",
+    "reason": "has(status.failureReason) ? status.failureReason : has(spec.paused) && spec.paused ? 'Paused' : has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason)) ? '' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.failureMessage) ? status.failureMessage : ''",
+    "source": "Cluster API v1.10: api/v1beta1 MachineDeploymentStatus (phase, failureReason, failureMessage, observedGeneration, conditions Ready)"
+  },
+  {
+    "apiVersion": "cluster.x-k8s.io/v1beta1",
+    "kind": "MachineHealthCheck",
+    "current": "has(status.expectedMachines) && has(status.currentHealthy) && status.currentHealthy >= status.expectedMachines",
+    "message": "has(status.expectedMachines) ? string(has(status.currentHealthy) ? status.currentHealthy : 0) + ' of ' + string(status.expectedMachines) + ' machines healthy' : ''",
+    "source": "Cluster API v1.10: api/v1beta1 MachineHealthCheckStatus (expectedMachines, currentHealthy, remediationsAllowed, observedGeneration)"
+  },
+  {
+    "apiVersion": "cluster.x-k8s.io/v1beta1",
+    "kind": "MachinePool",
+    "current": "has(status.phase) && status.phase in ['Running'] && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False')) && (has(status.readyReplicas) ? status.readyReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1)",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || has(status.failureReason)",
+    "reason": "has(status.failureReason) ? status.failureReason : has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason)) ? '' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.failureMessage) ? status.failureMessage : ''",
+    "source": "Cluster API v1.10: api/v1beta1 MachinePoolStatus (phase, failureReason, failureMessage, observedGeneration, conditions Ready)"
+  },
+  {
+    "apiVersion": "controlplane.cluster.x-k8s.io/v1beta2",
+    "kind": "AWSManagedControlPlane",
+    "current": "has(status.ready) && status.ready && has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'EKSControlPlaneUpdating' && c.status == 'True')",
+    "failed": "has(status.failureMessage) && status.failureMessage != ''",
+    "reason": "has(status.failureMessage) && status.failureMessage != '' ? 'ControlPlaneFailed' : has(status.conditions) && status.conditions.exists(c, c.type == 'EKSControlPlaneUpdating' && c.status == 'True') ? 'EKSControlPlaneUpdating' : ''",
+    "message": "has(status.failureMessage) && status.failureMessage != '' ? status.failureMessage : ''",
+    "source": "Cluster API Provider AWS v2.8: controlplane/eks/api/v1beta2 AWSManagedControlPlaneStatus (ready, failureMessage, conditions Ready, EKSControlPlaneUpdating)"
   },
   {
     "apiVersion": "external-secrets.io/v1",
@@ -373,6 +436,62 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: kustomize.toolkit.fluxcd.io/v1 KustomizationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of kustomize-controller)"
+  },
+  {
+    "apiVersion": "lifecycle.keptn.sh/v1",
+    "kind": "KeptnAppVersion",
+    "current": "has(status.status) && status.status in ['Succeeded', 'Warning']",
+    "failed": "has(status.status) && status.status in ['Failed', 'Cancelled']",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Keptn v2.5: lifecycle-operator apis/lifecycle/v1 KeptnAppVersionStatus (status: KeptnState Succeeded, Failed, Progressing, Pending, Unknown, Warning, Cancelled)"
+  },
+  {
+    "apiVersion": "lifecycle.keptn.sh/v1",
+    "kind": "KeptnEvaluation",
+    "current": "has(status.overallStatus) && status.overallStatus in ['Succeeded', 'Warning']",
+    "failed": "has(status.overallStatus) && status.overallStatus in ['Failed', 'Cancelled']",
+    "reason": "has(status.overallStatus) ? status.overallStatus : ''",
+    "source": "Keptn v2.5: lifecycle-operator apis/lifecycle/v1 KeptnEvaluationStatus (overallStatus: KeptnState Succeeded, Failed, Progressing, Pending, Unknown, Warning, Cancelled)"
+  },
+  {
+    "apiVersion": "lifecycle.keptn.sh/v1",
+    "kind": "KeptnTask",
+    "current": "has(status.status) && status.status in ['Succeeded', 'Warning']",
+    "failed": "has(status.status) && status.status in ['Failed', 'Cancelled']",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Keptn v2.5: lifecycle-operator apis/lifecycle/v1 KeptnTaskStatus (status: KeptnState Succeeded, Failed, Progressing, Pending, Unknown, Warning, Cancelled)"
+  },
+  {
+    "apiVersion": "lifecycle.keptn.sh/v1alpha3",
+    "kind": "KeptnWorkloadInstance",
+    "current": "has(status.status) && status.status in ['Succeeded', 'Warning']",
+    "failed": "has(status.status) && status.status in ['Failed', 'Cancelled']",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Keptn v2.5: lifecycle-operator apis/lifecycle/v1 KeptnWorkloadInstanceStatus (status: KeptnState Succeeded, Failed, Progressing, Pending, Unknown, Warning, Cancelled)"
+  },
+  {
+    "apiVersion": "lifecycle.keptn.sh/v1",
+    "kind": "KeptnWorkloadVersion",
+    "current": "has(status.status) && status.status in ['Succeeded', 'Warning']",
+    "failed": "has(status.status) && status.status in ['Failed', 'Cancelled']",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Keptn v2.5: lifecycle-operator apis/lifecycle/v1 KeptnWorkloadVersionStatus (status: KeptnState Succeeded, Failed, Progressing, Pending, Unknown, Warning, Cancelled)"
+  },
+  {
+    "apiVersion": "metrics.keptn.sh/v1",
+    "kind": "Analysis",
+    "current": "has(status.state) && status.state == 'Completed' && ((has(status.pass) && status.pass) || (has(status.warning) && status.warning))",
+    "failed": "has(status.state) && status.state == 'Completed' && !(has(status.pass) && status.pass) && !(has(status.warning) && status.warning)",
+    "reason": "has(status.state) && status.state == 'Completed' ? 'AnalysisFailed' : has(status.state) ? status.state : ''",
+    "source": "Keptn v2.5: metrics-operator api/v1 AnalysisStatus (state, pass, warning)"
+  },
+  {
+    "apiVersion": "metrics.keptn.sh/v1",
+    "kind": "KeptnMetric",
+    "current": "has(status.value) && status.value != '' && !(has(status.errMsg) && status.errMsg != '')",
+    "reason": "has(status.errMsg) && status.errMsg != '' ? 'MetricError' : ''",
+    "message": "has(status.errMsg) && status.errMsg != '' ? status.errMsg : ''",
+    "source": "Keptn v2.5: metrics-operator api/v1 KeptnMetricStatus (value, rawValue, errMsg, lastUpdated)"
   },
   {
     "apiVersion": "notification.toolkit.fluxcd.io/v1",
