@@ -29,6 +29,22 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Cluster API v1.10: api/v1beta1 ClusterResourceSetStatus (observedGeneration, condition ResourcesApplied)"
   },
   {
+    "apiVersion": "agent.k8s.elastic.co/v1alpha1",
+    "kind": "Agent",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: AgentStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "apm.k8s.elastic.co/v1",
+    "kind": "ApmServer",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: ApmServerStatus (health, availableNodes, observedGeneration)"
+  },
+  {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "AnalysisRun",
     "current": "has(status.phase) && status.phase in ['Successful']",
@@ -88,6 +104,23 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.phase) && status.phase in ['Failed', 'Error']",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : has(status.phase) ? status.phase : ''",
     "source": "Argo Workflows v3.6: pkg/apis/workflow/v1alpha1 WorkflowStatus (phase, message), WorkflowPhase values"
+  },
+  {
+    "apiVersion": "beat.k8s.elastic.co/v1beta1",
+    "kind": "Beat",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: BeatStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "cdi.kubevirt.io/v1beta1",
+    "kind": "DataVolume",
+    "current": "has(status.phase) && status.phase == 'Succeeded'",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Running' && c.status == 'False' && has(c.reason) && c.reason == 'Error') ? 'ImporterError' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Running' && c.status == 'False' && has(c.reason) && c.reason == 'Error' && has(c.message)) ? status.conditions.filter(c, c.type == 'Running')[0].message : has(status.progress) ? 'progress ' + status.progress : ''",
+    "source": "KubeVirt CDI v1.62: pkg/apis/core/v1beta1 DataVolumeStatus (phase, progress, conditions Bound, Ready, Running)"
   },
   {
     "apiVersion": "cert-manager.io/v1",
@@ -183,6 +216,23 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.failureMessage) && status.failureMessage != '' ? 'ControlPlaneFailed' : has(status.conditions) && status.conditions.exists(c, c.type == 'EKSControlPlaneUpdating' && c.status == 'True') ? 'EKSControlPlaneUpdating' : ''",
     "message": "has(status.failureMessage) && status.failureMessage != '' ? status.failureMessage : ''",
     "source": "Cluster API Provider AWS v2.8: controlplane/eks/api/v1beta2 AWSManagedControlPlaneStatus (ready, failureMessage, conditions Ready, EKSControlPlaneUpdating)"
+  },
+  {
+    "apiVersion": "elasticsearch.k8s.elastic.co/v1",
+    "kind": "Elasticsearch",
+    "current": "has(status.phase) && status.phase == 'Ready' && has(status.health) && status.health == 'green' && (!has(spec.nodeSets) || size(spec.nodeSets) > 3 || (has(status.availableNodes) ? double(status.availableNodes) : 0.0) >= (size(spec.nodeSets) > 0 && has(spec.nodeSets[0].count) ? double(spec.nodeSets[0].count) : 0.0) + (size(spec.nodeSets) > 1 && has(spec.nodeSets[1].count) ? double(spec.nodeSets[1].count) : 0.0) + (size(spec.nodeSets) > 2 && has(spec.nodeSets[2].count) ? double(spec.nodeSets[2].count) : 0.0))",
+    "failed": "has(status.phase) && status.phase == 'Invalid'",
+    "reason": "has(status.phase) && status.phase != 'Ready' ? status.phase : has(status.health) && status.health != 'green' ? 'Health' + status.health : 'NodesNotAvailable'",
+    "message": "(has(status.phase) ? 'phase ' + status.phase : '') + (has(status.health) ? ', health ' + status.health : '') + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' nodes available' : '')",
+    "source": "Elastic Cloud on Kubernetes v3.1: pkg/apis/elasticsearch/v1 ElasticsearchStatus (phase, health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "enterprisesearch.k8s.elastic.co/v1",
+    "kind": "EnterpriseSearch",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: EnterpriseSearchStatus (health, availableNodes, observedGeneration)"
   },
   {
     "apiVersion": "external-secrets.io/v1",
@@ -428,6 +478,31 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "KEDA v2.17: apis/keda/v1alpha1 ScaledObjectStatus conditions (Ready, Active, Fallback, Paused)"
   },
   {
+    "apiVersion": "kibana.k8s.elastic.co/v1",
+    "kind": "Kibana",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: KibanaStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachine",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && (!has(status.printableStatus) || status.printableStatus == 'Running')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Paused' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Paused' && c.status == 'True') ? 'Paused' : has(status.printableStatus) ? status.printableStatus : ''",
+    "source": "KubeVirt v1.6: pkg/apis/core/v1 VirtualMachineStatus (printableStatus, ready, conditions Ready, Paused)"
+  },
+  {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachineInstance",
+    "current": "has(status.phase) && status.phase == 'Running' && has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Paused' && c.status == 'True')",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Paused' && c.status == 'True') ? 'Paused' : has(status.phase) ? status.phase : ''",
+    "source": "KubeVirt v1.6: pkg/apis/core/v1 VirtualMachineInstanceStatus (phase, conditions Ready, Paused)"
+  },
+  {
     "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
     "kind": "Kustomization",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
@@ -478,6 +553,22 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Keptn v2.5: lifecycle-operator apis/lifecycle/v1 KeptnWorkloadVersionStatus (status: KeptnState Succeeded, Failed, Progressing, Pending, Unknown, Warning, Cancelled)"
   },
   {
+    "apiVersion": "logstash.k8s.elastic.co/v1alpha1",
+    "kind": "Logstash",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: LogstashStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "maps.k8s.elastic.co/v1alpha1",
+    "kind": "ElasticMapsServer",
+    "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
+    "reason": "has(status.health) ? 'Health' + status.health : ''",
+    "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
+    "source": "Elastic Cloud on Kubernetes v3.1: ElasticMapsServerStatus (health, availableNodes, observedGeneration)"
+  },
+  {
     "apiVersion": "metrics.keptn.sh/v1",
     "kind": "Analysis",
     "current": "has(status.state) && status.state == 'Completed' && ((has(status.pass) && status.pass) || (has(status.warning) && status.warning))",
@@ -492,6 +583,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.errMsg) && status.errMsg != '' ? 'MetricError' : ''",
     "message": "has(status.errMsg) && status.errMsg != '' ? status.errMsg : ''",
     "source": "Keptn v2.5: metrics-operator api/v1 KeptnMetricStatus (value, rawValue, errMsg, lastUpdated)"
+  },
+  {
+    "apiVersion": "minio.min.io/v2",
+    "kind": "Tenant",
+    "current": "has(status.currentState) && status.currentState == 'Initialized'",
+    "failed": "has(status.currentState) && status.currentState in ['Another MinIO Tenant already exists in the namespace', 'Statefulset not controlled by operator', 'Tenant credentials are not set properly', 'Different versions across MinIO Pools', 'Pool Decommissioning Not Allowed']",
+    "reason": "has(status.currentState) && status.currentState in ['Another MinIO Tenant already exists in the namespace', 'Statefulset not controlled by operator', 'Tenant credentials are not set properly', 'Different versions across MinIO Pools', 'Pool Decommissioning Not Allowed'] ? 'TenantMisconfigured' : 'TenantNotInitialized'",
+    "message": "has(status.currentState) ? status.currentState : ''",
+    "source": "MinIO Operator v7.1: pkg/apis/minio.min.io/v2 TenantStatus (currentState, healthStatus) and the operator's state messages"
   },
   {
     "apiVersion": "notification.toolkit.fluxcd.io/v1",
@@ -523,6 +623,92 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True') ? 'Hibernated' : ''",
     "message": "has(status.phase) ? status.phase + (has(status.phaseReason) ? ': ' + status.phaseReason : '') : ''",
     "source": "CloudNativePG v1.26: api/v1 ClusterStatus (phase, phaseReason, readyInstances, conditions Ready and cnpg.io/hibernation)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Binding",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 BindingStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Exchange",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 ExchangeStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Federation",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 FederationStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "OperatorPolicy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 OperatorPolicyStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Permission",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 PermissionStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Policy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 PolicyStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Queue",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 QueueStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "RabbitmqCluster",
+    "current": "has(status.conditions) && ['AllReplicasReady', 'ClusterAvailable', 'ReconcileSuccess'].all(t, status.conditions.exists(c, c.type == t && c.status == 'True'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ReconcileSuccess', 'AllReplicasReady', 'ClusterAvailable'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['ReconcileSuccess', 'AllReplicasReady', 'ClusterAvailable'] && c.status != 'True')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ReconcileSuccess', 'AllReplicasReady', 'ClusterAvailable'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['ReconcileSuccess', 'AllReplicasReady', 'ClusterAvailable'] && c.status != 'True')[0].type + ': ' + status.conditions.filter(c, c.type in ['ReconcileSuccess', 'AllReplicasReady', 'ClusterAvailable'] && c.status != 'True')[0].message : ''",
+    "source": "RabbitMQ Cluster Operator v2.15: api/v1beta1 RabbitmqClusterStatus (observedGeneration, conditions AllReplicasReady, ClusterAvailable, ReconcileSuccess, NoWarnings)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "SchemaReplication",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 SchemaReplicationStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Shovel",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 ShovelStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "SuperStream",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 SuperStreamStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "TopicPermission",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 TopicPermissionStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "User",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 UserStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rabbitmq.com/v1beta1",
+    "kind": "Vhost",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 VhostStatus (observedGeneration, condition Ready)"
   },
   {
     "apiVersion": "serving.knative.dev/v1",
