@@ -89,7 +89,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "Rollout",
-    "current": "has(status.phase) ? status.phase == 'Healthy' : has(status.currentPodHash) && has(status.stableRS) && status.stableRS == status.currentPodHash && (has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(status.updatedReplicas) ? status.updatedReplicas : 0) && (has(status.replicas) ? status.replicas : 0) <= (has(status.updatedReplicas) ? status.updatedReplicas : 0)",
+    "current": "has(status.phase) ? status.phase == 'Healthy' : has(status.currentPodHash) && (\n  (has(status.blueGreen) && has(status.blueGreen.activeSelector) && status.blueGreen.activeSelector == status.currentPodHash) ||\n  (has(status.stableRS) && status.stableRS == status.currentPodHash) ||\n  (has(status.canary) && has(status.canary.stableRS) && status.canary.stableRS == status.currentPodHash)) &&\n(has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(status.updatedReplicas) ? status.updatedReplicas : 0) && (has(status.replicas) ? status.replicas : 0) <= (has(status.updatedReplicas) ? status.updatedReplicas : 0)",
     "inProgress": "(has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) || (has(status.phase) && status.phase in ['Progressing', 'Paused'])",
     "failed": "has(status.conditions) && status.conditions.exists(c,\n  (c.type == 'InvalidSpec' && c.status == 'True') ||\n  (c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted'))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ? 'InvalidSpec' : has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted') ? 'RolloutAborted' : (has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) ? 'Paused' : has(status.phase) ? status.phase : ''",
@@ -125,9 +125,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "cert-manager.io/v1",
     "kind": "Certificate",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'True')",
-    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed') ? 'IssuanceFailed' : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Issuing' && c.status == 'False' && has(c.reason) && c.reason == 'Failed') ? status.conditions.filter(c, c.type == 'Issuing')[0].message : ''",
     "source": "cert-manager v1.18: pkg/apis/certmanager/v1 CertificateStatus (conditions Ready, Issuing) and the certificates controllers' reasons"
@@ -135,13 +135,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "cert-manager.io/v1",
     "kind": "ClusterIssuer",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "cert-manager v1.18: pkg/apis/certmanager/v1 IssuerStatus (condition Ready) and the issuers controller's reasons"
   },
   {
     "apiVersion": "cert-manager.io/v1",
     "kind": "Issuer",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "cert-manager v1.18: pkg/apis/certmanager/v1 IssuerStatus (condition Ready) and the issuers controller's reasons"
   },
   {
@@ -268,7 +268,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha3",
     "kind": "BackendTLSPolicy",
-    "current": "has(status.ancestors) && size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.ancestors) && size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
     "failed": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'ancestor ' + status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].ancestorRef.name + ': '\n  + status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.ancestors) && size(status.ancestors) == 0 ? 'no ancestor has reported on the policy yet' : ''",
@@ -277,7 +277,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "GRPCRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -286,8 +286,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "Gateway",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)) && status.conditions.exists(c, c.type == 'Programmed' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)) && !status.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False') && (!has(status.listeners) || status.listeners.all(l, has(l.conditions)\n  && l.conditions.exists(c, c.type == 'Programmed' && c.status == 'True')\n  && !l.conditions.exists(c, (c.type == 'ResolvedRefs' && c.status == 'False') || (c.type == 'Conflicted' && c.status == 'True') || (c.type == 'Accepted' && c.status == 'False'))))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False' && has(c.reason)\n  && c.reason in ['Invalid', 'UnsupportedAddress'] && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && status.conditions.exists(c, c.type == 'Programmed' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !status.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False') && (!has(status.listeners) || status.listeners.all(l, has(l.conditions)\n  && l.conditions.exists(c, c.type == 'Programmed' && c.status == 'True')\n  && !l.conditions.exists(c, (c.type == 'ResolvedRefs' && c.status == 'False') || (c.type == 'Conflicted' && c.status == 'True') || (c.type == 'Accepted' && c.status == 'False'))))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False' && has(c.reason)\n  && c.reason in ['Invalid', 'UnsupportedAddress'] && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "reason": "has(status.listeners) && status.listeners.exists(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')) && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Accepted', 'Programmed'] && c.status != 'True')) ? status.listeners.filter(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True'))[0]\n    .conditions.filter(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')[0].reason\n: ''",
     "message": "has(status.listeners) && status.listeners.exists(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')) && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Accepted', 'Programmed'] && c.status != 'True')) ? 'listener ' + status.listeners.filter(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True'))[0].name + ': '\n    + status.listeners.filter(l, has(l.conditions) && l.conditions.exists(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True'))[0]\n      .conditions.filter(c, c.status == 'False' && c.type != 'Conflicted' || c.type == 'Conflicted' && c.status == 'True')[0].message\n: ''",
     "source": "Gateway API v1.3: apis/v1 GatewayStatus (conditions Accepted, Programmed; listeners[].conditions Accepted, Programmed, ResolvedRefs, Conflicted)"
@@ -295,14 +295,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "GatewayClass",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'True'\n  && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False' && has(c.reason) && c.reason == 'UnsupportedVersion'\n  && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'True'\n  && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Accepted' && c.status == 'False' && has(c.reason) && c.reason == 'UnsupportedVersion'\n  && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "Gateway API v1.3: apis/v1 GatewayClassStatus, GatewayClassConditionType Accepted and its reasons"
   },
   {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "HTTPRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -311,7 +311,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha2",
     "kind": "TCPRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -320,7 +320,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha2",
     "kind": "TLSRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -329,7 +329,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha2",
     "kind": "UDPRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -338,9 +338,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "helm.toolkit.fluxcd.io/v2",
     "kind": "HelmRelease",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: helm.toolkit.fluxcd.io/v2 HelmReleaseStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of helm-controller)"
@@ -348,9 +348,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
     "kind": "ImagePolicy",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImagePolicyStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
@@ -358,9 +358,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
     "kind": "ImageRepository",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
@@ -368,9 +368,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
     "kind": "ImageUpdateAutomation",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
@@ -442,13 +442,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "karpenter.k8s.aws/v1",
     "kind": "EC2NodeClass",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "Karpenter provider AWS v1.6: pkg/apis/v1 EC2NodeClassStatus (conditions Ready, SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady, ValidationSucceeded)"
   },
   {
     "apiVersion": "karpenter.sh/v1",
     "kind": "NodeClaim",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type in ['Disrupting', 'Drifted'] && c.status == 'True')",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Disrupting', 'Drifted'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Disrupting', 'Drifted'] && c.status == 'True')[0].type : has(status.conditions) && status.conditions.exists(c, c.type in ['Launched', 'Registered', 'Initialized'] && c.status != 'True') ? 'Not' + status.conditions.filter(c, c.type in ['Launched', 'Registered', 'Initialized'] && c.status != 'True')[0].type : ''",
     "source": "Karpenter v1.6: pkg/apis/v1 NodeClaimStatus (conditions Launched, Registered, Initialized, Ready, Drifted, Disrupting, ConsistentStateFound)"
@@ -456,7 +456,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "karpenter.sh/v1",
     "kind": "NodePool",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "Karpenter v1.6: pkg/apis/v1 NodePoolStatus (conditions Ready, NodeClassReady, ValidationSucceeded; operatorpkg status)"
   },
   {
@@ -505,9 +505,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
     "kind": "Kustomization",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True') || (c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['BuildFailed'])))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True') || (c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['BuildFailed'])))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: kustomize.toolkit.fluxcd.io/v1 KustomizationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of kustomize-controller)"
@@ -596,9 +596,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "notification.toolkit.fluxcd.io/v1",
     "kind": "Receiver",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: notification.toolkit.fluxcd.io/v1 ReceiverStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of notification-controller)"
@@ -606,13 +606,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "operator.knative.dev/v1beta1",
     "kind": "KnativeEventing",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "Knative Operator v1.18: pkg/apis/operator/v1beta1 KnativeEventingStatus (knative.dev/pkg duck Status, condition Ready)"
   },
   {
     "apiVersion": "operator.knative.dev/v1beta1",
     "kind": "KnativeServing",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "Knative Operator v1.18: pkg/apis/operator/v1beta1 KnativeServingStatus (knative.dev/pkg duck Status, condition Ready)"
   },
   {
@@ -713,25 +713,25 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "serving.knative.dev/v1",
     "kind": "Service",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, ((c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['RevisionFailed', 'ContainerMissing'])) && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, ((c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['RevisionFailed', 'ContainerMissing'])) && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "source": "Knative Serving v1.18: pkg/apis/serving/v1 ServiceStatus (knative.dev/pkg duck Status: observedGeneration, conditions Ready, ConfigurationsReady, RoutesReady)"
   },
   {
     "apiVersion": "serving.kserve.io/v1beta1",
     "kind": "InferenceService",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !(has(status.modelStatus) && has(status.modelStatus.transitionStatus) && status.modelStatus.transitionStatus != 'UpToDate')",
     "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Stopped' && c.status == 'True')",
-    "failed": "has(status.conditions) && status.conditions.exists(c, c.type in ['Ready', 'PredictorReady', 'PredictorConfigurationReady'] && c.status == 'False' && has(c.reason) && c.reason == 'RevisionFailed')",
+    "failed": "(has(status.conditions) && status.conditions.exists(c, c.type in ['Ready', 'PredictorReady', 'PredictorConfigurationReady'] && c.status == 'False' && has(c.reason) && c.reason == 'RevisionFailed')) || (has(status.modelStatus) && has(status.modelStatus.transitionStatus) && status.modelStatus.transitionStatus in ['BlockedByFailedLoad', 'InvalidSpec'])",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Stopped' && c.status == 'True') ? 'Stopped' : has(status.conditions) && status.conditions.exists(c, c.type == 'PredictorReady' && c.status == 'False' && has(c.reason) && c.reason == 'RevisionFailed') ? 'RevisionFailed' : ''",
     "source": "KServe v0.15: pkg/apis/serving/v1beta1 InferenceServiceStatus (conditions Ready, PredictorReady, IngressReady, Stopped; modelStatus)"
   },
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
     "kind": "Bucket",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 BucketStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
@@ -739,9 +739,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
     "kind": "GitRepository",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 GitRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
@@ -749,9 +749,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
     "kind": "HelmChart",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmChartStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
@@ -759,9 +759,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
     "kind": "HelmRepository",
-    "current": "(has(spec.type) && spec.type == 'oci') || (has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "(has(spec.type) && spec.type == 'oci') || (has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
@@ -769,9 +769,9 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
     "kind": "OCIRepository",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation)))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
