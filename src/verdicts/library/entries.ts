@@ -3,6 +3,13 @@ import type { LibraryEntry } from "./entry.js";
 
 export const libraryEntries: readonly LibraryEntry[] = [
   {
+    "apiVersion": "*.cnrm.cloud.google.com/v1beta1",
+    "kind": "*",
+    "current": "(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')) || (kind in ['ConfigConnector', 'ConfigConnectorContext'] && has(status.healthy) && status.healthy)",
+    "failed": "(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['UpdateFailed', 'DependencyNotFound'])) || (kind in ['ConfigConnector', 'ConfigConnectorContext'] && has(status.healthy) && !status.healthy && has(status.errors) && size(status.errors) > 0)",
+    "source": "Config Connector v1.130: the Ready condition's reasons (UpToDate, Updating, UpdateFailed, DependencyNotFound, DependencyNotReady) and ConfigConnector status.healthy"
+  },
+  {
     "apiVersion": "*.crossplane.io/v1",
     "kind": "*",
     "current": "(kind in ['Composition', 'CompositionRevision', 'DeploymentRuntimeConfig', 'ControllerConfig', 'ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'EnvironmentConfig']\n  && !has(status.conditions))\n|| (has(status.conditions)\n  && status.conditions.exists(c, c.type in ['Ready', 'Healthy', 'Established', 'RevisionHealthy'] && c.status == 'True')\n  && !status.conditions.exists(c, c.type in ['Ready', 'Synced', 'Healthy', 'Installed', 'Established', 'Offered', 'LastAsyncOperation', 'RevisionHealthy', 'ValidPipeline'] && c.status != 'True'))",
@@ -10,6 +17,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'False' && has(c.reason) && c.reason == 'ReconcilePaused') ? 'Paused' : has(status.conditions) && status.conditions.exists(c, c.type == 'LastAsyncOperation' && c.status == 'False')\n  ? status.conditions.filter(c, c.type == 'LastAsyncOperation' && c.status == 'False')[0].reason : ''",
     "message": "kind in ['Composition', 'CompositionRevision', 'DeploymentRuntimeConfig', 'ControllerConfig', 'ProviderConfig', 'ClusterProviderConfig', 'ProviderConfigUsage', 'EnvironmentConfig'] && !has(status.conditions) ? 'a kind with no status by design: settled once it exists' : ''",
     "source": "crossplane-runtime v1.20 apis/common/v1 condition.go (Synced, Ready, their reasons); Crossplane v1.20 pkg (Installed, Healthy) and apiextensions (Established, Offered) conditions"
+  },
+  {
+    "apiVersion": "*.services.k8s.aws/v1alpha1",
+    "kind": "*",
+    "current": "has(status.conditions) && (status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') || (!status.conditions.exists(c, c.type == 'Ready') && status.conditions.exists(c, c.type == 'ACK.ResourceSynced' && c.status == 'True'))) && !status.conditions.exists(c, c.type == 'ACK.ResourceSynced' && c.status == 'False')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'ACK.Terminal' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'ACK.Terminal' && c.status == 'True') ? 'ACK.Terminal' : has(status.conditions) && status.conditions.exists(c, c.type == 'ACK.Recoverable' && c.status == 'True') ? 'ACK.Recoverable' : has(status.conditions) && status.conditions.exists(c, c.type == 'ACK.ResourceSynced' && c.status != 'True') ? 'NotSynced' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ACK.Terminal', 'ACK.Recoverable'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['ACK.Terminal', 'ACK.Recoverable'] && c.status == 'True')[0].message : has(status.conditions) && status.conditions.exists(c, c.type == 'ACK.ResourceSynced' && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'ACK.ResourceSynced')[0].message : ''",
+    "source": "ACK runtime v0.47: apis/core/v1alpha1 conditions (ACK.ResourceSynced, ACK.Terminal, ACK.Recoverable, ACK.Adopted, Ready)"
   },
   {
     "apiVersion": "*.upbound.io/v1",
@@ -268,7 +284,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha3",
     "kind": "BackendTLSPolicy",
-    "current": "has(status.ancestors) && size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.ancestors) && size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
     "failed": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'ancestor ' + status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].ancestorRef.name + ': '\n  + status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.ancestors) && size(status.ancestors) == 0 ? 'no ancestor has reported on the policy yet' : ''",
@@ -277,7 +293,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "GRPCRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -302,7 +318,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "HTTPRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -311,7 +327,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha2",
     "kind": "TCPRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -320,7 +336,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha2",
     "kind": "TLSRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
@@ -329,7 +345,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "gateway.networking.k8s.io/v1alpha2",
     "kind": "UDPRoute",
-    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status == 'False'))",
+    "current": "has(status.parents) && size(status.parents) > 0 && status.parents.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
     "failed": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status == 'False' && has(c.reason)\n  && ((c.type == 'Accepted' && c.reason == 'UnsupportedValue') || (c.type == 'ResolvedRefs' && c.reason in ['InvalidKind', 'UnsupportedProtocol']))))",
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
