@@ -61,6 +61,49 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Elastic Cloud on Kubernetes v3.1: ApmServerStatus (health, availableNodes, observedGeneration)"
   },
   {
+    "apiVersion": "apps.kruise.io/v1alpha1",
+    "kind": "AdvancedCronJob",
+    "current": "true",
+    "inProgress": "has(spec.paused) && spec.paused",
+    "reason": "has(spec.paused) && spec.paused ? 'Paused' : ''",
+    "message": "has(spec.paused) && spec.paused ? 'paused (spec.paused is true)' : 'runs on its schedule'",
+    "source": "OpenKruise v1.8: apis/apps/v1alpha1 AdvancedCronJobSpec paused, AdvancedCronJobStatus (active, lastScheduleTime)"
+  },
+  {
+    "apiVersion": "apps.kruise.io/v1alpha1",
+    "kind": "BroadcastJob",
+    "current": "has(status.phase) && status.phase == 'completed'",
+    "inProgress": "has(spec.paused) && spec.paused",
+    "failed": "(has(status.phase) && status.phase == 'failed') || (has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True'))",
+    "reason": "has(spec.paused) && spec.paused ? 'Paused' : has(status.phase) && status.phase == 'failed' ? 'Failed' : ''",
+    "source": "OpenKruise v1.8: apis/apps/v1alpha1 BroadcastJobStatus (phase running/completed/failed/paused, active, succeeded, failed, desired, conditions Complete, Failed)"
+  },
+  {
+    "apiVersion": "apps.kruise.io/v1alpha1",
+    "kind": "CloneSet",
+    "current": "has(status.observedGeneration) && (has(status.updatedReadyReplicas) ? double(status.updatedReadyReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0) && (has(status.updatedAvailableReplicas) ? double(status.updatedAvailableReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0) && (has(status.replicas) ? double(status.replicas) : 0.0) <= (has(spec.replicas) ? double(spec.replicas) : 1.0)",
+    "inProgress": "(has(spec.updateStrategy) && has(spec.updateStrategy.paused) && spec.updateStrategy.paused) || (has(status.expectedUpdatedReplicas) && (has(status.expectedUpdatedReplicas) ? double(status.expectedUpdatedReplicas) : 0.0) < (has(spec.replicas) ? double(spec.replicas) : 1.0))",
+    "reason": "has(spec.updateStrategy) && has(spec.updateStrategy.paused) && spec.updateStrategy.paused ? 'Paused' : has(status.expectedUpdatedReplicas) ? 'Partitioned' : ''",
+    "message": "string(int((has(status.updatedReadyReplicas) ? double(status.updatedReadyReplicas) : 0.0))) + '/' + string(int((has(spec.replicas) ? double(spec.replicas) : 1.0))) + ' updated replicas ready'",
+    "source": "OpenKruise v1.8: apis/apps/v1alpha1 CloneSetStatus (observedGeneration, replicas, updatedReplicas, updatedReadyReplicas, updatedAvailableReplicas, expectedUpdatedReplicas)"
+  },
+  {
+    "apiVersion": "apps.kruise.io/v1alpha1",
+    "kind": "DaemonSet",
+    "current": "has(status.observedGeneration) && has(status.desiredNumberScheduled) && (has(status.updatedNumberScheduled) ? double(status.updatedNumberScheduled) : 0.0) >= double(status.desiredNumberScheduled) && (has(status.numberAvailable) ? double(status.numberAvailable) : 0.0) >= double(status.desiredNumberScheduled)",
+    "inProgress": "has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && ((has(spec.updateStrategy.rollingUpdate.paused) && spec.updateStrategy.rollingUpdate.paused) || (has(spec.updateStrategy.rollingUpdate.partition) && spec.updateStrategy.rollingUpdate.partition > 0))",
+    "reason": "has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && has(spec.updateStrategy.rollingUpdate.paused) && spec.updateStrategy.rollingUpdate.paused ? 'Paused' : has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && has(spec.updateStrategy.rollingUpdate.partition) && spec.updateStrategy.rollingUpdate.partition > 0 ? 'Partitioned' : ''",
+    "source": "OpenKruise v1.8: apis/apps/v1alpha1 DaemonSetStatus (observedGeneration, desiredNumberScheduled, updatedNumberScheduled, numberAvailable, numberUnavailable)"
+  },
+  {
+    "apiVersion": "apps.kruise.io/v1beta1",
+    "kind": "StatefulSet",
+    "current": "has(status.observedGeneration) && (has(status.updatedReadyReplicas) ? (has(status.updatedReadyReplicas) ? double(status.updatedReadyReplicas) : 0.0) : ((has(status.updatedReplicas) ? double(status.updatedReplicas) : 0.0) < (has(status.readyReplicas) ? double(status.readyReplicas) : 0.0) ? (has(status.updatedReplicas) ? double(status.updatedReplicas) : 0.0) : (has(status.readyReplicas) ? double(status.readyReplicas) : 0.0))) >= (has(spec.replicas) ? double(spec.replicas) : 1.0)",
+    "inProgress": "has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && ((has(spec.updateStrategy.rollingUpdate.paused) && spec.updateStrategy.rollingUpdate.paused) || (has(spec.updateStrategy.rollingUpdate.partition) && spec.updateStrategy.rollingUpdate.partition > 0))",
+    "reason": "has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && has(spec.updateStrategy.rollingUpdate.paused) && spec.updateStrategy.rollingUpdate.paused ? 'Paused' : has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && has(spec.updateStrategy.rollingUpdate.partition) && spec.updateStrategy.rollingUpdate.partition > 0 ? 'Partitioned' : ''",
+    "source": "OpenKruise v1.8: apis/apps/v1beta1 StatefulSetStatus (observedGeneration, replicas, readyReplicas, updatedReplicas, updatedReadyReplicas)"
+  },
+  {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "AnalysisRun",
     "current": "has(status.phase) && status.phase in ['Successful']",
@@ -282,6 +325,21 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 SecretStoreStatus (condition Ready and its reasons)"
   },
   {
+    "apiVersion": "game.kruise.io/v1alpha1",
+    "kind": "GameServer",
+    "current": "has(status.currentState) && status.currentState == 'Ready' && (!has(status.desiredState) || status.desiredState == status.currentState) && !(has(status.podStatus) && has(status.podStatus.conditions) && status.podStatus.conditions.exists(c, c.type in ['Ready', 'KruisePodReady'] && c.status != 'True'))",
+    "reason": "has(status.currentState) ? status.currentState : ''",
+    "source": "OpenKruise Game v0.11: apis/v1alpha1 GameServerStatus (currentState, desiredState, podStatus, conditions)"
+  },
+  {
+    "apiVersion": "game.kruise.io/v1alpha1",
+    "kind": "GameServerSet",
+    "current": "has(status.observedGeneration) && (has(status.readyReplicas) ? double(status.readyReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0) && (has(status.updatedReadyReplicas) ? double(status.updatedReadyReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0)",
+    "inProgress": "has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && ((has(spec.updateStrategy.rollingUpdate.paused) && spec.updateStrategy.rollingUpdate.paused) || (has(spec.updateStrategy.rollingUpdate.partition) && spec.updateStrategy.rollingUpdate.partition > 0))",
+    "reason": "has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && has(spec.updateStrategy.rollingUpdate.paused) && spec.updateStrategy.rollingUpdate.paused ? 'Paused' : has(spec.updateStrategy) && has(spec.updateStrategy.rollingUpdate) && has(spec.updateStrategy.rollingUpdate.partition) && spec.updateStrategy.rollingUpdate.partition > 0 ? 'Partitioned' : ''",
+    "source": "OpenKruise Game v0.11: apis/v1alpha1 GameServerSetStatus (observedGeneration, replicas, readyReplicas, updatedReplicas, updatedReadyReplicas)"
+  },
+  {
     "apiVersion": "gateway.networking.k8s.io/v1alpha3",
     "kind": "BackendTLSPolicy",
     "current": "has(status.ancestors) && size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions)\n  && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !p.conditions.exists(c, c.type in ['ResolvedRefs', 'Programmed'] && c.status != 'True'))",
@@ -350,6 +408,96 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
     "message": "has(status.parents) && status.parents.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? 'parent ' + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].parentRef.name + ': '\n  + status.parents.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].message\n: has(status.parents) && size(status.parents) == 0 ? 'no parent has reported on the route yet' : ''",
     "source": "Gateway API v1.3: apis/v1alpha2 RouteStatus parents[] (RouteParentStatus conditions Accepted, ResolvedRefs and their reasons)"
+  },
+  {
+    "apiVersion": "gateway.solo.io/v1",
+    "kind": "Gateway",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gateway.solo.io/v1",
+    "kind": "MatchableHttpGateway",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gateway.solo.io/v1",
+    "kind": "RouteOption",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gateway.solo.io/v1",
+    "kind": "RouteTable",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gateway.solo.io/v1",
+    "kind": "VirtualHostOption",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gateway.solo.io/v1",
+    "kind": "VirtualService",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gloo.solo.io/v1",
+    "kind": "Proxy",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gloo.solo.io/v1",
+    "kind": "Settings",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gloo.solo.io/v1",
+    "kind": "Upstream",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
+  },
+  {
+    "apiVersion": "gloo.solo.io/v1",
+    "kind": "UpstreamGroup",
+    "current": "(has(status.statuses) && size(status.statuses) > 0 && status.statuses.all(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Accepted', 1])) || (!has(status.statuses) && has(status.state) && status.state in ['Accepted', 1])",
+    "failed": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2])",
+    "reason": "(has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Rejected', 2])) || (!has(status.statuses) && has(status.state) && status.state in ['Rejected', 2]) ? 'Rejected' : (has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].state) && status.statuses[ns].state in ['Warning', 3])) || (!has(status.statuses) && has(status.state) && status.state in ['Warning', 3]) ? 'Warning' : 'NotAccepted'",
+    "message": "has(status.statuses) && status.statuses.exists(ns, has(status.statuses[ns].reason)) ? status.statuses[status.statuses.filter(ns, has(status.statuses[ns].reason))[0]].reason : has(status.reason) ? status.reason : ''",
+    "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
   },
   {
     "apiVersion": "helm.toolkit.fluxcd.io/v2",
@@ -725,6 +873,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "kind": "Vhost",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
     "source": "RabbitMQ Messaging Topology Operator v1.17: api/v1beta1 VhostStatus (observedGeneration, condition Ready)"
+  },
+  {
+    "apiVersion": "rollouts.kruise.io/v1beta1",
+    "kind": "Rollout",
+    "current": "has(status.phase) && status.phase == 'Healthy'",
+    "inProgress": "(has(status.canaryStatus) && has(status.canaryStatus.currentStepState) && status.canaryStatus.currentStepState == 'StepPaused') || (has(status.phase) && status.phase in ['Progressing', 'Disabled', 'Terminating', 'Initial'])",
+    "reason": "has(status.canaryStatus) && has(status.canaryStatus.currentStepState) && status.canaryStatus.currentStepState == 'StepPaused' ? 'StepPaused' : has(status.phase) ? status.phase : ''",
+    "source": "OpenKruise Rollouts v0.6: api/v1beta1 RolloutStatus (observedGeneration, phase, canaryStatus.currentStepState, conditions Progressing, Succeeded)"
   },
   {
     "apiVersion": "serving.knative.dev/v1",
