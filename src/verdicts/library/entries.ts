@@ -768,6 +768,82 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: notification.toolkit.fluxcd.io/v1 ReceiverStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of notification-controller)"
   },
   {
+    "apiVersion": "numaflow.numaproj.io/v1alpha1",
+    "kind": "InterStepBufferService",
+    "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True'))",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 InterStepBufferServiceStatus (phase, message, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaflow.numaproj.io/v1alpha1",
+    "kind": "MonoVertex",
+    "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True'))",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 MonoVertexStatus (phase, message, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaflow.numaproj.io/v1alpha1",
+    "kind": "Pipeline",
+    "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True'))",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 PipelineStatus (phase, message, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaflow.numaproj.io/v1alpha1",
+    "kind": "Vertex",
+    "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['PodsHealthy'] && c.status != 'True'))",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['PodsHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['PodsHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['PodsHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['PodsHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 VertexStatus (phase, message, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaplane.numaproj.io/v1alpha1",
+    "kind": "ISBServiceRollout",
+    "current": "has(status.phase) && status.phase == 'Deployed' && has(status.conditions) && !status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy'] && c.status != 'True')",
+    "inProgress": "has(status.upgradeInProgress) && status.upgradeInProgress != ''",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(status.conditions) && status.conditions.exists(c, c.type == 'ProgressiveUpgradeSucceeded' && c.status == 'False'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False') ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].reason : has(status.upgradeInProgress) && status.upgradeInProgress != '' ? 'UpgradeInProgress' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaplane v0.20: pkg/apis/numaplane/v1alpha1 ISBServiceRolloutStatus (phase, message, upgradeInProgress, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaplane.numaproj.io/v1alpha1",
+    "kind": "MonoVertexRollout",
+    "current": "has(status.phase) && status.phase == 'Deployed' && has(status.conditions) && !status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy'] && c.status != 'True')",
+    "inProgress": "has(status.upgradeInProgress) && status.upgradeInProgress != ''",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(status.conditions) && status.conditions.exists(c, c.type == 'ProgressiveUpgradeSucceeded' && c.status == 'False'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False') ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].reason : has(status.upgradeInProgress) && status.upgradeInProgress != '' ? 'UpgradeInProgress' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaplane v0.20: pkg/apis/numaplane/v1alpha1 MonoVertexRolloutStatus (phase, message, upgradeInProgress, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaplane.numaproj.io/v1alpha1",
+    "kind": "NumaflowControllerRollout",
+    "current": "has(status.phase) && status.phase == 'Deployed' && has(status.conditions) && !status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy'] && c.status != 'True')",
+    "inProgress": "has(status.upgradeInProgress) && status.upgradeInProgress != ''",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(status.conditions) && status.conditions.exists(c, c.type == 'ProgressiveUpgradeSucceeded' && c.status == 'False'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False') ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].reason : has(status.upgradeInProgress) && status.upgradeInProgress != '' ? 'UpgradeInProgress' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaplane v0.20: pkg/apis/numaplane/v1alpha1 NumaflowControllerRolloutStatus (phase, message, upgradeInProgress, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "numaplane.numaproj.io/v1alpha1",
+    "kind": "PipelineRollout",
+    "current": "has(status.phase) && status.phase == 'Deployed' && has(status.conditions) && !status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy'] && c.status != 'True')",
+    "inProgress": "has(status.upgradeInProgress) && status.upgradeInProgress != ''",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(status.conditions) && status.conditions.exists(c, c.type == 'ProgressiveUpgradeSucceeded' && c.status == 'False'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False') ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].reason : has(status.upgradeInProgress) && status.upgradeInProgress != '' ? 'UpgradeInProgress' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].message : has(status.message) ? status.message : ''",
+    "source": "Numaplane v0.20: pkg/apis/numaplane/v1alpha1 PipelineRolloutStatus (phase, message, upgradeInProgress, observedGeneration, conditions)"
+  },
+  {
     "apiVersion": "operator.knative.dev/v1beta1",
     "kind": "KnativeEventing",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
@@ -787,6 +863,78 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True') ? 'Hibernated' : ''",
     "message": "has(status.phase) ? status.phase + (has(status.phaseReason) ? ': ' + status.phaseReason : '') : ''",
     "source": "CloudNativePG v1.26: api/v1 ClusterStatus (phase, phaseReason, readyInstances, conditions Ready and cnpg.io/hibernation)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "ArgoCDCommitStatus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !(has(status.applicationsSelected) && status.applicationsSelected.exists(a, has(a.phase) && a.phase != 'success'))",
+    "reason": "has(status.applicationsSelected) && status.applicationsSelected.exists(a, has(a.phase) && a.phase != 'success') ? 'ApplicationsNotHealthy' : ''",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 ArgoCDCommitStatusStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "ChangeTransferPolicy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && (!has(status.proposed) || !has(status.proposed.dry) || !has(status.proposed.dry.sha) || (has(status.active) && has(status.active.dry) && has(status.active.dry.sha) && status.active.dry.sha == status.proposed.dry.sha)) && !(has(status.active) && has(status.active.commitStatuses) && status.active.commitStatuses.exists(s, has(s.phase) && s.phase != 'success')) && !(has(status.proposed) && has(status.proposed.commitStatuses) && status.proposed.commitStatuses.exists(s, has(s.phase) && s.phase != 'success'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status != 'True') ? '' : 'PromotionInProgress'",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 ChangeTransferPolicyStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "ClusterScmProvider",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 ClusterScmProviderStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "CommitStatus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 CommitStatusStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "GitCommitStatus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !(has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase in ['pending', 'failure']))",
+    "reason": "has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'failure') ? 'CommitStatusFailure' : has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'pending') ? 'CommitStatusPending' : ''",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 GitCommitStatusStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "GitRepository",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 GitRepositoryStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "PromotionStrategy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !(has(status.environments) && status.environments.exists(e, (has(e.proposed) && has(e.proposed.dry) && has(e.proposed.dry.sha) && !(has(e.active) && has(e.active.dry) && has(e.active.dry.sha) && e.active.dry.sha == e.proposed.dry.sha)) || (has(e.active) && has(e.active.commitStatuses) && e.active.commitStatuses.exists(s, has(s.phase) && s.phase != 'success')) || (has(e.proposed) && has(e.proposed.commitStatuses) && e.proposed.commitStatuses.exists(s, has(s.phase) && s.phase != 'success'))))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status != 'True') ? '' : 'PromotionInProgress'",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 PromotionStrategyStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "PullRequest",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 PullRequestStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "ScmProvider",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 ScmProviderStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "TimedCommitStatus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !(has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase in ['pending', 'failure']))",
+    "reason": "has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'failure') ? 'CommitStatusFailure' : has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'pending') ? 'CommitStatusPending' : ''",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 TimedCommitStatusStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "promoter.argoproj.io/v1alpha1",
+    "kind": "WebRequestCommitStatus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !(has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase in ['pending', 'failure']))",
+    "reason": "has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'failure') ? 'CommitStatusFailure' : has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'pending') ? 'CommitStatusPending' : ''",
+    "source": "GitOps Promoter v0.13: api/v1alpha1 WebRequestCommitStatusStatus (conditions Ready with observedGeneration)"
   },
   {
     "apiVersion": "rabbitmq.com/v1beta1",
