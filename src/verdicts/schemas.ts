@@ -43,7 +43,9 @@ const apiVersionPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 export const ResourceIdentity = z
   .strictObject({
     apiVersion: z.string().regex(apiVersionPattern, "must be 'v1' or 'group/version', e.g. 'apps/v1'"),
-    kind: z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "must be a CamelCase kind, e.g. 'Deployment'").max(63),
+    // CamelCase by convention, but the API server takes a lowercase first letter and charts ship
+    // one (Zalando's `postgresql`).
+    kind: z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a kind, e.g. 'Deployment': letters and digits, starting with a letter").max(63),
     namespace: NamespaceName.optional(),
     name: z.string().min(1, "required").max(253, "at most 253 characters"),
     /** The metadata.generation the apply produced; status older than it is not read. */

@@ -37,6 +37,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "crossplane-runtime v1.20 apis/common/v1 condition.go (Synced, Ready, LastAsyncOperation and their reasons), as upjet-based Upbound providers write them"
   },
   {
+    "apiVersion": "acid.zalan.do/v1",
+    "kind": "postgresql",
+    "current": "has(status.PostgresClusterStatus) && status.PostgresClusterStatus == 'Running'",
+    "failed": "has(status.PostgresClusterStatus) && status.PostgresClusterStatus in ['CreateFailed', 'UpdateFailed', 'SyncFailed', 'DeleteFailed', 'Invalid']",
+    "reason": "has(status.PostgresClusterStatus) ? status.PostgresClusterStatus : ''",
+    "source": "Zalando postgres-operator v1.14: pkg/apis/acid.zalan.do/v1 PostgresStatus (PostgresClusterStatus) and const.go's statuses"
+  },
+  {
     "apiVersion": "addons.cluster.x-k8s.io/v1beta1",
     "kind": "ClusterResourceSet",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'ResourcesApplied' && c.status == 'True')",
@@ -59,6 +67,12 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.health) ? 'Health' + status.health : ''",
     "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
     "source": "Elastic Cloud on Kubernetes v3.1: ApmServerStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "apps.3scale.net/v1alpha1",
+    "kind": "APIManager",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True')",
+    "source": "3scale operator v0.12: apis/apps/v1alpha1 APIManagerStatus (conditions Available, deployments)"
   },
   {
     "apiVersion": "apps.kruise.io/v1alpha1",
@@ -173,6 +187,108 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Elastic Cloud on Kubernetes v3.1: BeatStatus (health, availableNodes, observedGeneration)"
   },
   {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "ActiveDoc",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 ActiveDocStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "Application",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "inProgress": "has(status.state) && status.state == 'suspended'",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : has(status.state) && status.state == 'suspended' ? 'Suspended' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 ApplicationStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "ApplicationAuth",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 ApplicationAuthStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "Backend",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 BackendStatus (conditions Synced, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "CustomPolicyDefinition",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 CustomPolicyDefinitionStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "DeveloperAccount",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "inProgress": "has(status.accountState) && status.accountState == 'suspended'",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : has(status.accountState) && status.accountState == 'suspended' ? 'Suspended' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 DeveloperAccountStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "DeveloperUser",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "inProgress": "has(status.developerUserState) && status.developerUserState == 'suspended'",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : has(status.developerUserState) && status.developerUserState == 'suspended' ? 'Suspended' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 DeveloperUserStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "OpenAPI",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 OpenAPIStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "Product",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 ProductStatus (conditions Synced, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "ProxyConfigPromote",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 ProxyConfigPromoteStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
+    "apiVersion": "capabilities.3scale.net/v1beta1",
+    "kind": "Tenant",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Failed', 'Invalid', 'Orphan', 'In-progress'] && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Invalid' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan', 'In-progress'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Invalid', 'Failed', 'Orphan'] && c.status == 'True')[0].message : ''",
+    "source": "3scale operator v0.12: apis/capabilities/v1beta1 TenantStatus (conditions Ready, Failed, Invalid, Orphan)"
+  },
+  {
     "apiVersion": "cdi.kubevirt.io/v1beta1",
     "kind": "DataVolume",
     "current": "has(status.phase) && status.phase == 'Succeeded'",
@@ -220,6 +336,22 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "kind": "Issuer",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
     "source": "cert-manager v0.10: pkg/apis/certmanager/v1alpha1 (condition Ready)"
+  },
+  {
+    "apiVersion": "clickhouse-keeper.altinity.com/v1",
+    "kind": "ClickHouseKeeperInstallation",
+    "current": "has(status.status) && status.status == 'Completed'",
+    "failed": "has(status.status) && status.status == 'Failed'",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Altinity clickhouse-operator v0.25: pkg/apis/clickhouse.altinity.com/v1 ClickHouseKeeperInstallation status (status Completed, InProgress, Failed)"
+  },
+  {
+    "apiVersion": "clickhouse.altinity.com/v1",
+    "kind": "ClickHouseInstallation",
+    "current": "has(status.status) && status.status == 'Completed'",
+    "failed": "has(status.status) && status.status == 'Failed'",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Altinity clickhouse-operator v0.25: pkg/apis/clickhouse.altinity.com/v1 ClickHouseInstallation status (status Completed, InProgress, Failed)"
   },
   {
     "apiVersion": "cluster.x-k8s.io/v1beta1",
@@ -275,6 +407,62 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.failureMessage) && status.failureMessage != '' ? 'ControlPlaneFailed' : has(status.conditions) && status.conditions.exists(c, c.type == 'EKSControlPlaneUpdating' && c.status == 'True') ? 'EKSControlPlaneUpdating' : ''",
     "message": "has(status.failureMessage) && status.failureMessage != '' ? status.failureMessage : ''",
     "source": "Cluster API Provider AWS v2.8: controlplane/eks/api/v1beta2 AWSManagedControlPlaneStatus (ready, failureMessage, conditions Ready, EKSControlPlaneUpdating)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioAction",
+    "current": "has(status.state) && status.state == 'Exists'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioActionStatus (state Exists, NotFound, ConfigError, Unknown)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioAlert",
+    "current": "has(status.state) && status.state == 'Exists'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioAlertStatus (state Exists, NotFound, ConfigError, Unknown)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioCluster",
+    "current": "has(status.state) && status.state == 'Running'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioClusterStatus (state Running, Pending, Restarting, Upgrading, ConfigError; message)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioIngestToken",
+    "current": "has(status.state) && status.state == 'Exists'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioIngestTokenStatus (state Exists, NotFound, ConfigError, Unknown)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioParser",
+    "current": "has(status.state) && status.state == 'Exists'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioParserStatus (state Exists, NotFound, ConfigError, Unknown)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioRepository",
+    "current": "has(status.state) && status.state == 'Exists'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioRepositoryStatus (state Exists, NotFound, ConfigError, Unknown)"
+  },
+  {
+    "apiVersion": "core.humio.com/v1alpha1",
+    "kind": "HumioView",
+    "current": "has(status.state) && status.state == 'Exists'",
+    "failed": "has(status.state) && status.state == 'ConfigError'",
+    "reason": "has(status.state) ? status.state : ''",
+    "source": "Humio operator v0.29: api/v1alpha1 HumioViewStatus (state Exists, NotFound, ConfigError, Unknown)"
   },
   {
     "apiVersion": "elasticsearch.k8s.elastic.co/v1",
@@ -540,6 +728,63 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
   },
   {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "Backup",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && c.status == 'True' && !(has(c.reason) && c.reason == 'JobFailed'))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && has(c.reason) && c.reason == 'JobFailed')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete') ? status.conditions.filter(c, c.type == 'Complete')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && has(c.message)) ? status.conditions.filter(c, c.type == 'Complete')[0].message : ''",
+    "source": "mariadb-operator v0.38: api/v1alpha1 BackupStatus (condition Complete and its reasons)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "Connection",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "mariadb-operator v0.38: api/v1alpha1 ConnectionStatus (condition Ready)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "Database",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "mariadb-operator v0.38: api/v1alpha1 DatabaseStatus (condition Ready)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "Grant",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "mariadb-operator v0.38: api/v1alpha1 GrantStatus (condition Ready)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "MariaDB",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "mariadb-operator v0.38: api/v1alpha1 MariaDBStatus (conditions Ready, Bootstrapped)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "Restore",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && c.status == 'True' && !(has(c.reason) && c.reason == 'JobFailed'))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && has(c.reason) && c.reason == 'JobFailed')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete') ? status.conditions.filter(c, c.type == 'Complete')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && has(c.message)) ? status.conditions.filter(c, c.type == 'Complete')[0].message : ''",
+    "source": "mariadb-operator v0.38: api/v1alpha1 RestoreStatus (condition Complete and its reasons)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "SqlJob",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && c.status == 'True' && !(has(c.reason) && c.reason == 'JobFailed'))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && has(c.reason) && c.reason == 'JobFailed')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete') ? status.conditions.filter(c, c.type == 'Complete')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && has(c.message)) ? status.conditions.filter(c, c.type == 'Complete')[0].message : ''",
+    "source": "mariadb-operator v0.38: api/v1alpha1 SqlJobStatus (condition Complete and its reasons)"
+  },
+  {
+    "apiVersion": "k8s.mariadb.com/v1alpha1",
+    "kind": "User",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "mariadb-operator v0.38: api/v1alpha1 UserStatus (condition Ready)"
+  },
+  {
     "apiVersion": "kafka.strimzi.io/v1beta2",
     "kind": "Kafka",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NotReady' && c.status == 'True')",
@@ -733,6 +978,12 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Elastic Cloud on Kubernetes v3.1: ElasticMapsServerStatus (health, availableNodes, observedGeneration)"
   },
   {
+    "apiVersion": "mariadb.mmontes.io/v1alpha1",
+    "kind": "MariaDB",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "mariadb-operator v0.0.24: api/v1alpha1 MariaDBStatus (condition Ready)"
+  },
+  {
     "apiVersion": "metrics.keptn.sh/v1",
     "kind": "Analysis",
     "current": "has(status.state) && status.state == 'Completed' && ((has(status.pass) && status.pass) || (has(status.warning) && status.warning))",
@@ -856,6 +1107,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Knative Operator v1.18: pkg/apis/operator/v1beta1 KnativeServingStatus (knative.dev/pkg duck Status, condition Ready)"
   },
   {
+    "apiVersion": "operators.coreos.com/v1alpha1",
+    "kind": "Subscription",
+    "current": "has(status.installedCSV) && has(status.state) && (status.state == 'AtLatestKnown' || (status.state == 'UpgradePending' && has(spec.installPlanApproval) && spec.installPlanApproval == 'Manual')) && !(has(status.conditions) && status.conditions.exists(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy'] && c.status == 'True'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True')[0].type : has(status.state) ? status.state : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True')[0].message : ''",
+    "source": "Operator Lifecycle Manager v0.32: pkg/api/apis/operators/v1alpha1 SubscriptionStatus (state, installedCSV, currentCSV, conditions CatalogSourcesUnhealthy, ResolutionFailed, InstallPlanPending, InstallPlanFailed, InstallPlanMissing)"
+  },
+  {
     "apiVersion": "postgresql.cnpg.io/v1",
     "kind": "Cluster",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
@@ -935,6 +1194,22 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !(has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase in ['pending', 'failure']))",
     "reason": "has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'failure') ? 'CommitStatusFailure' : has(status.environments) && status.environments.exists(e, has(e.phase) && e.phase == 'pending') ? 'CommitStatusPending' : ''",
     "source": "GitOps Promoter v0.13: api/v1alpha1 WebRequestCommitStatusStatus (conditions Ready with observedGeneration)"
+  },
+  {
+    "apiVersion": "psmdb.percona.com/v1",
+    "kind": "PerconaServerMongoDB",
+    "current": "has(status.state) && status.state == 'ready' && (!has(status.size) || (has(status.ready) && status.ready >= status.size))",
+    "reason": "has(status.state) && status.state != '' ? status.state : ''",
+    "message": "has(status.message) ? status.message : has(status.size) ? string(int(has(status.ready) ? double(status.ready) : 0.0)) + '/' + string(int(double(status.size))) + ' members ready' : ''",
+    "source": "Percona Operator for MongoDB v1.20: pkg/apis/psmdb/v1 PerconaServerMongoDBStatus (state, ready, size, message, observedGeneration)"
+  },
+  {
+    "apiVersion": "pxc.percona.com/v1",
+    "kind": "PerconaXtraDBCluster",
+    "current": "has(status.state) && status.state == 'ready' && (!has(status.size) || (has(status.ready) && status.ready >= status.size))",
+    "reason": "has(status.state) && status.state != '' ? status.state : ''",
+    "message": "has(status.message) ? status.message : has(status.size) ? string(int(has(status.ready) ? double(status.ready) : 0.0)) + '/' + string(int(double(status.size))) + ' members ready' : ''",
+    "source": "Percona Operator for MySQL (PXC) v1.17: pkg/apis/pxc/v1 PerconaXtraDBClusterStatus (state, ready, size, message, observedGeneration)"
   },
   {
     "apiVersion": "rabbitmq.com/v1beta1",
@@ -1095,5 +1370,19 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
+  {
+    "apiVersion": "work.karmada.io/v1alpha2",
+    "kind": "ClusterResourceBinding",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'FullyApplied' && c.status == 'True') && has(status.aggregatedStatus) && size(status.aggregatedStatus) > 0 && status.aggregatedStatus.all(a, has(a.applied) && a.applied && (!has(a.health) || a.health == 'Healthy')) && (!has(spec.clusters) || size(status.aggregatedStatus) >= size(spec.clusters))",
+    "reason": "has(status.aggregatedStatus) && status.aggregatedStatus.exists(a, has(a.health) && a.health == 'Unhealthy') ? 'MemberUnhealthy' : ''",
+    "source": "Karmada v1.14: pkg/apis/work/v1alpha2 ClusterResourceBindingStatus (conditions Scheduled, FullyApplied; aggregatedStatus[].applied, health)"
+  },
+  {
+    "apiVersion": "work.karmada.io/v1alpha2",
+    "kind": "ResourceBinding",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'FullyApplied' && c.status == 'True') && has(status.aggregatedStatus) && size(status.aggregatedStatus) > 0 && status.aggregatedStatus.all(a, has(a.applied) && a.applied && (!has(a.health) || a.health == 'Healthy')) && (!has(spec.clusters) || size(status.aggregatedStatus) >= size(spec.clusters))",
+    "reason": "has(status.aggregatedStatus) && status.aggregatedStatus.exists(a, has(a.health) && a.health == 'Unhealthy') ? 'MemberUnhealthy' : ''",
+    "source": "Karmada v1.14: pkg/apis/work/v1alpha2 ResourceBindingStatus (conditions Scheduled, FullyApplied; aggregatedStatus[].applied, health)"
   },
 ];

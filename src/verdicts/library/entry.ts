@@ -14,7 +14,7 @@ export const LibraryEntry = HealthCheck.extend({
    * kind wins over a wildcard one.
    */
   apiVersion: z.string().regex(/^(\*\.)?[a-z0-9.-]+\/[a-z0-9]+$/, "group/version, the group optionally '*.suffix'"),
-  kind: z.string().regex(/^(\*|[A-Z][A-Za-z0-9]*)$/, "a CamelCase kind, or '*'"),
+  kind: z.string().regex(/^(\*|[A-Za-z][A-Za-z0-9]*)$/, "a kind (Zalando's is 'postgresql'), or '*'"),
   /** The project and version whose API and controller the entry reads, and what it reads there. */
   source: z.string().min(1),
 });
