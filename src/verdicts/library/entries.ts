@@ -513,6 +513,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 SecretStoreStatus (condition Ready and its reasons)"
   },
   {
+    "apiVersion": "flink.apache.org/v1beta1",
+    "kind": "FlinkDeployment",
+    "current": "(has(status.jobManagerDeploymentStatus) && status.jobManagerDeploymentStatus == 'READY' && (!has(status.reconciliationStatus) || !has(status.reconciliationStatus.state) || status.reconciliationStatus.state == 'DEPLOYED')) || (has(spec.job) && has(spec.job.state) && spec.job.state == 'suspended' && has(status.jobManagerDeploymentStatus) && status.jobManagerDeploymentStatus == 'MISSING')",
+    "failed": "has(status.jobManagerDeploymentStatus) && status.jobManagerDeploymentStatus == 'ERROR' && has(status.reconciliationStatus) && has(status.reconciliationStatus.error)",
+    "reason": "has(status.jobManagerDeploymentStatus) ? status.jobManagerDeploymentStatus : ''",
+    "message": "has(status.reconciliationStatus) && has(status.reconciliationStatus.error) ? status.reconciliationStatus.error : has(status.error) ? status.error : ''",
+    "source": "Flink Kubernetes Operator v1.12: api/status FlinkDeploymentStatus (jobManagerDeploymentStatus, reconciliationStatus, jobStatus)"
+  },
+  {
     "apiVersion": "game.kruise.io/v1alpha1",
     "kind": "GameServer",
     "current": "has(status.currentState) && status.currentState == 'Ready' && (!has(status.desiredState) || status.desiredState == status.currentState) && !(has(status.podStatus) && has(status.podStatus.conditions) && status.podStatus.conditions.exists(c, c.type in ['Ready', 'KruisePodReady'] && c.status != 'True'))",
@@ -728,6 +737,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
   },
   {
+    "apiVersion": "install.istio.io/v1alpha1",
+    "kind": "IstioOperator",
+    "current": "has(status.status) && status.status in ['HEALTHY', 'NONE']",
+    "reason": "has(status.status) ? status.status : ''",
+    "source": "Istio v1.23 operator: pkg/apis/istio/v1alpha1 InstallStatus (status HEALTHY, RECONCILING, UPDATING, ERROR, NONE; componentStatus)"
+  },
+  {
     "apiVersion": "k8s.mariadb.com/v1alpha1",
     "kind": "Backup",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Complete' && c.status == 'True' && !(has(c.reason) && c.reason == 'JobFailed'))",
@@ -783,6 +799,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "kind": "User",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
     "source": "mariadb-operator v0.38: api/v1alpha1 UserStatus (condition Ready)"
+  },
+  {
+    "apiVersion": "kafka.banzaicloud.io/v1beta1",
+    "kind": "KafkaCluster",
+    "current": "has(status.state) && status.state == 'ClusterRunning' && (!has(status.cruiseControlTopicStatus) || status.cruiseControlTopicStatus == 'CruiseControlTopicReady') && (!has(status.brokersState) || status.brokersState.all(b, !has(status.brokersState[b].configurationState) || status.brokersState[b].configurationState == 'ConfigInSync'))",
+    "reason": "has(status.state) && status.state != 'ClusterRunning' ? status.state : has(status.brokersState) && status.brokersState.exists(b, has(status.brokersState[b].configurationState) && status.brokersState[b].configurationState != 'ConfigInSync') ? 'ConfigOutOfSync' : has(status.cruiseControlTopicStatus) ? status.cruiseControlTopicStatus : ''",
+    "source": "Koperator v0.25: api/v1beta1 KafkaClusterStatus (state, cruiseControlTopicStatus, brokersState[].configurationState)"
   },
   {
     "apiVersion": "kafka.strimzi.io/v1beta2",
@@ -1000,6 +1023,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Keptn v2.5: metrics-operator api/v1 KeptnMetricStatus (value, rawValue, errMsg, lastUpdated)"
   },
   {
+    "apiVersion": "microgateway.airlock.com/v1alpha1",
+    "kind": "*",
+    "current": "!has(status.ancestors) || (size(status.ancestors) > 0 && status.ancestors.all(p, has(p.conditions) && p.conditions.exists(c, c.type == 'Accepted' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)) && !p.conditions.exists(c, c.type == 'ResolvedRefs' && c.status != 'True')))",
+    "reason": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True')) ? status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True'))[0].conditions.filter(c, c.status != 'True')[0].reason : ''",
+    "message": "has(status.ancestors) && status.ancestors.exists(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True' && has(c.message))) ? status.ancestors.filter(p, has(p.conditions) && p.conditions.exists(c, c.status != 'True' && has(c.message)))[0].conditions.filter(c, c.status != 'True' && has(c.message))[0].message : ''",
+    "source": "Airlock Microgateway v4.6: Gateway API PolicyStatus (ancestors[].conditions Accepted, ResolvedRefs) on its policy kinds"
+  },
+  {
     "apiVersion": "minio.min.io/v2",
     "kind": "Tenant",
     "current": "has(status.currentState) && status.currentState == 'Initialized'",
@@ -1122,6 +1153,32 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True') ? 'Hibernated' : ''",
     "message": "has(status.phase) ? status.phase + (has(status.phaseReason) ? ': ' + status.phaseReason : '') : ''",
     "source": "CloudNativePG v1.26: api/v1 ClusterStatus (phase, phaseReason, readyInstances, conditions Ready and cnpg.io/hibernation)"
+  },
+  {
+    "apiVersion": "proclaim.dogmatiq.io/v1alpha1",
+    "kind": "DNSSDServiceInstance",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Discoverable' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Adopted', 'Advertised'] && c.status == 'False')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Adopted', 'Advertised', 'Discoverable'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Adopted', 'Advertised', 'Discoverable'] && c.status != 'True')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Adopted', 'Advertised', 'Discoverable'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Adopted', 'Advertised', 'Discoverable'] && c.status != 'True' && has(c.message))[0].message : ''",
+    "source": "Proclaim v0.4: api/v1alpha1 DNSSDServiceInstanceStatus conditions (Adopted, Advertised, Discoverable)"
+  },
+  {
+    "apiVersion": "projectcontour.io/v1alpha1",
+    "kind": "ExtensionService",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False' && has(c.reason) && c.reason == 'ErrorPresent' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status != 'True') ? status.conditions.filter(c, c.type == 'Valid')[0].reason : has(status.currentStatus) ? status.currentStatus : ''",
+    "message": "has(status.description) ? status.description : has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && has(c.message)) ? status.conditions.filter(c, c.type == 'Valid')[0].message : ''",
+    "source": "Contour v1.32: apis/projectcontour/v1 ExtensionServiceStatus (conditions Valid with observedGeneration and errors; currentStatus, description)"
+  },
+  {
+    "apiVersion": "projectcontour.io/v1",
+    "kind": "HTTPProxy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False' && has(c.reason) && c.reason == 'ErrorPresent' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status != 'True') ? status.conditions.filter(c, c.type == 'Valid')[0].reason : has(status.currentStatus) ? status.currentStatus : ''",
+    "message": "has(status.description) ? status.description : has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && has(c.message)) ? status.conditions.filter(c, c.type == 'Valid')[0].message : ''",
+    "source": "Contour v1.32: apis/projectcontour/v1 HTTPProxyStatus (conditions Valid with observedGeneration and errors; currentStatus, description)"
   },
   {
     "apiVersion": "promoter.argoproj.io/v1alpha1",
@@ -1370,6 +1427,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+  },
+  {
+    "apiVersion": "tower.ansible.com/v1alpha1",
+    "kind": "AnsibleJob",
+    "current": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) && status.ansibleJobResult.status == 'successful'",
+    "failed": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) && status.ansibleJobResult.status in ['failed', 'error', 'canceled']",
+    "reason": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) ? 'Job' + status.ansibleJobResult.status : ''",
+    "message": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) ? 'job ' + status.ansibleJobResult.status + (has(status.ansibleJobResult.url) ? ': ' + status.ansibleJobResult.url : '') : ''",
+    "source": "AWX resource operator v2.19: AnsibleJob status.ansibleJobResult (status, url, failed, finished)"
   },
   {
     "apiVersion": "work.karmada.io/v1alpha2",
