@@ -9,7 +9,8 @@
 //   ReplicaSets carry (it picks a Deployment's current ReplicaSet), and labels under
 //   `stagewatch.io/` only: rules read the bootstrap label and nothing else from labels (pods are
 //   joined to workloads by owner UID, never by selector), and a pod's other labels would cost more
-//   memory than everything else kept for it.
+//   memory than everything else kept for it. A CEL health check may name a label or annotation of
+//   its kind (`metadata.annotations['cnpg.io/reconciliationLoop']`): those are kept too.
 // - known workload kinds (Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job): the spec
 //   and status fields their rules read; for pods, only the conditions that say something the
 //   container statuses do not (see podConditionTypes).
@@ -64,7 +65,7 @@ export interface StripTarget {
 /** The object as the rules see it, or undefined when it has no name or uid (not an object of the collection). */
 export function stripObject(raw: unknown, target: StripTarget): KubeObject | undefined {
   if (!isRecord(raw)) return undefined;
-  const metadata = stripMeta(raw.metadata);
+  const metadata = stripMeta(raw.metadata, target.keptFields);
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
@@ -240,8 +241,18 @@ function loadBalancerIngress(raw: unknown): { ip?: string; hostname?: string }[]
   return exact(kept);
 }
 
-function stripMeta(raw: unknown): ObjectMeta | undefined {
+/** The labels or annotations a health check names (`metadata.labels['x']`), besides those every kind keeps. */
+function namedKeys(kept: KeptFields | undefined, field: "labels" | "annotations"): (key: string) => boolean {
+  const metadata = kept === true ? true : kept?.metadata;
+  const named = metadata === true ? true : metadata?.[field];
+  if (named === true) return () => true;
+  return named === undefined ? () => false : (key) => Object.hasOwn(named, key);
+}
+
+function stripMeta(raw: unknown, kept?: KeptFields): ObjectMeta | undefined {
   if (!isRecord(raw) || typeof raw.name !== "string" || typeof raw.uid !== "string") return undefined;
+  const namedLabel = namedKeys(kept, "labels");
+  const namedAnnotation = namedKeys(kept, "annotations");
   return defined({
     name: raw.name,
     namespace: shared.string(str(raw.namespace)),
@@ -250,8 +261,8 @@ function stripMeta(raw: unknown): ObjectMeta | undefined {
     generation: num(raw.generation),
     creationTimestamp: shared.string(str(raw.creationTimestamp)),
     deletionTimestamp: str(raw.deletionTimestamp),
-    labels: sharedIfAny(entries(raw.labels, (key) => key.startsWith(keptLabelPrefix))),
-    annotations: sharedIfAny(entries(raw.annotations, (key) => keptAnnotations.includes(key))),
+    labels: sharedIfAny(entries(raw.labels, (key) => key.startsWith(keptLabelPrefix) || namedLabel(key))),
+    annotations: sharedIfAny(entries(raw.annotations, (key) => keptAnnotations.includes(key) || namedAnnotation(key))),
     ownerReferences: sharedIfAny(ownerReferences(raw.ownerReferences)),
   });
 }

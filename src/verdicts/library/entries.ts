@@ -163,7 +163,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "Rollout",
     "current": "has(status.phase) ? status.phase == 'Healthy' : has(status.currentPodHash) && (\n  (has(status.blueGreen) && has(status.blueGreen.activeSelector) && status.blueGreen.activeSelector == status.currentPodHash) ||\n  (has(status.stableRS) && status.stableRS == status.currentPodHash) ||\n  (has(status.canary) && has(status.canary.stableRS) && status.canary.stableRS == status.currentPodHash)) &&\n(has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(status.updatedReplicas) ? status.updatedReplicas : 0) && (has(status.replicas) ? status.replicas : 0) <= (has(status.updatedReplicas) ? status.updatedReplicas : 0)",
-    "inProgress": "(has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) || (has(status.phase) && status.phase in ['Progressing', 'Paused'])",
+    "inProgress": "(has(spec.workloadRef) && has(metadata.annotations) && 'rollout.argoproj.io/workload-generation' in metadata.annotations\n  && (!has(status.workloadObservedGeneration) || status.workloadObservedGeneration != metadata.annotations['rollout.argoproj.io/workload-generation'])) ||\n(has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) || (has(status.phase) && status.phase in ['Progressing', 'Paused'])",
     "failed": "has(status.conditions) && status.conditions.exists(c,\n  (c.type == 'InvalidSpec' && c.status == 'True') ||\n  (c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted'))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ? 'InvalidSpec' : has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted') ? 'RolloutAborted' : (has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) ? 'Paused' : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ?\n  status.conditions.filter(c, c.type == 'InvalidSpec')[0].message :\nhas(status.message) ? status.message : ''",
@@ -1053,7 +1053,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "numaflow.numaproj.io/v1alpha1",
     "kind": "InterStepBufferService",
     "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True'))",
-    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(metadata.labels) && 'numaplane.numaproj.io/progressive-result-state' in metadata.labels && metadata.labels['numaplane.numaproj.io/progressive-result-state'] == 'failed')",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'ChildrenResourcesHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
     "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 InterStepBufferServiceStatus (phase, message, observedGeneration, conditions)"
@@ -1062,7 +1062,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "numaflow.numaproj.io/v1alpha1",
     "kind": "MonoVertex",
     "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True'))",
-    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(metadata.labels) && 'numaplane.numaproj.io/progressive-result-state' in metadata.labels && metadata.labels['numaplane.numaproj.io/progressive-result-state'] == 'failed')",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Deployed', 'DaemonHealthy', 'PodsHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
     "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 MonoVertexStatus (phase, message, observedGeneration, conditions)"
@@ -1071,7 +1071,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "numaflow.numaproj.io/v1alpha1",
     "kind": "Pipeline",
     "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True'))",
-    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(metadata.labels) && 'numaplane.numaproj.io/progressive-result-state' in metadata.labels && metadata.labels['numaplane.numaproj.io/progressive-result-state'] == 'failed')",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['Configured', 'Deployed', 'DaemonServiceHealthy', 'SideInputsManagersHealthy', 'VerticesHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
     "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 PipelineStatus (phase, message, observedGeneration, conditions)"
@@ -1080,7 +1080,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "numaflow.numaproj.io/v1alpha1",
     "kind": "Vertex",
     "current": "has(status.phase) && status.phase in ['Running', 'Paused'] && !(has(status.conditions) && status.conditions.exists(c, c.type in ['PodsHealthy'] && c.status != 'True'))",
-    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "failed": "(has(status.phase) && status.phase == 'Failed') || (has(metadata.labels) && 'numaplane.numaproj.io/progressive-result-state' in metadata.labels && metadata.labels['numaplane.numaproj.io/progressive-result-state'] == 'failed')",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['PodsHealthy'] && c.status != 'True') ? status.conditions.filter(c, c.type in ['PodsHealthy'] && c.status != 'True')[0].reason : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['PodsHealthy'] && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['PodsHealthy'] && c.status != 'True')[0].message : has(status.message) ? status.message : ''",
     "source": "Numaflow v1.5: pkg/apis/numaflow/v1alpha1 VertexStatus (phase, message, observedGeneration, conditions)"
@@ -1149,8 +1149,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "postgresql.cnpg.io/v1",
     "kind": "Cluster",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
-    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True')",
-    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True') ? 'Hibernated' : ''",
+    "inProgress": "(has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True')) || (has(metadata.annotations) && 'cnpg.io/reconciliationLoop' in metadata.annotations && metadata.annotations['cnpg.io/reconciliationLoop'] == 'disabled')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'cnpg.io/hibernation' && c.status == 'True') ? 'Hibernated' : has(metadata.annotations) && 'cnpg.io/reconciliationLoop' in metadata.annotations && metadata.annotations['cnpg.io/reconciliationLoop'] == 'disabled' ? 'ReconciliationDisabled' : ''",
     "message": "has(status.phase) ? status.phase + (has(status.phaseReason) ? ': ' + status.phaseReason : '') : ''",
     "source": "CloudNativePG v1.26: api/v1 ClusterStatus (phase, phaseReason, readyInstances, conditions Ready and cnpg.io/hibernation)"
   },
@@ -1166,7 +1166,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "projectcontour.io/v1alpha1",
     "kind": "ExtensionService",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False' && has(c.reason) && c.reason == 'ErrorPresent' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "failed": "!has(spec.includes) && has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False' && has(c.reason) && c.reason == 'ErrorPresent' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status != 'True') ? status.conditions.filter(c, c.type == 'Valid')[0].reason : has(status.currentStatus) ? status.currentStatus : ''",
     "message": "has(status.description) ? status.description : has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && has(c.message)) ? status.conditions.filter(c, c.type == 'Valid')[0].message : ''",
     "source": "Contour v1.32: apis/projectcontour/v1 ExtensionServiceStatus (conditions Valid with observedGeneration and errors; currentStatus, description)"
@@ -1175,7 +1175,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "projectcontour.io/v1",
     "kind": "HTTPProxy",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
-    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False' && has(c.reason) && c.reason == 'ErrorPresent' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "failed": "!has(spec.includes) && has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False' && has(c.reason) && c.reason == 'ErrorPresent' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status != 'True') ? status.conditions.filter(c, c.type == 'Valid')[0].reason : has(status.currentStatus) ? status.currentStatus : ''",
     "message": "has(status.description) ? status.description : has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && has(c.message)) ? status.conditions.filter(c, c.type == 'Valid')[0].message : ''",
     "source": "Contour v1.32: apis/projectcontour/v1 HTTPProxyStatus (conditions Valid with observedGeneration and errors; currentStatus, description)"

@@ -21,7 +21,16 @@ describe("the fields an expression reads", () => {
     { source: "status.items.exists(i, i == 'a')", fields: { status: { items: true } } },
     { source: "status.replicas.exists(k, true)", fields: { status: { replicas: true } } },
     { source: "status.message.startsWith('ok')", fields: { status: { message: true } } },
-    { source: "metadata.generation == status.observedGeneration", fields: { status: { observedGeneration: true } } },
+    { source: "metadata.generation == status.observedGeneration", fields: { metadata: { generation: true }, status: { observedGeneration: true } } },
+    {
+      source: "has(metadata.annotations) && 'cnpg.io/reconciliationLoop' in metadata.annotations && metadata.annotations['cnpg.io/reconciliationLoop'] == 'disabled'",
+      fields: { metadata: { annotations: { "cnpg.io/reconciliationLoop": true } } },
+    },
+    { source: "'ready' in status.replicas", fields: { status: { replicas: { ready: {} } } } },
+    {
+      source: "status.phase in ['Running', 'Paused']",
+      fields: { status: { phase: true } },
+    },
     { source: "{'a': status.x}.a == 1", fields: { status: { x: true } } },
   ])("$source", ({ source, fields }) => {
     expect(fieldsReadByExpression(source)).toEqual(fields);

@@ -8,8 +8,8 @@
 // none of its own fields (an object or list of empty objects: presence and length hold); a list
 // iterated by a macro (`exists`, `all`, `filter`, `map`) keeps, of each element, what the loop
 // variable reads, and whole when the variable is used as a value or not at all (a map's keys).
-// An index that is not a constant keeps its operand whole. Metadata is not part of the tree: the
-// cache strips it the same way for every kind.
+// An index that is not a constant keeps its operand whole. Of metadata, the cache keeps what it
+// keeps for every kind, and the labels and annotations the tree names.
 import { parse } from "@bufbuild/cel";
 import type { HealthCheck } from "./celHealthChecks.js";
 
@@ -31,7 +31,7 @@ interface Expr {
     | { case: "constExpr" | undefined; value?: unknown };
 }
 
-const roots: ReadonlySet<string> = new Set(["spec", "status"]);
+const roots: ReadonlySet<string> = new Set(["spec", "status", "metadata"]);
 
 class Reads {
   readonly tree: { [field: string]: MutableTree } = {};
@@ -99,10 +99,20 @@ class Reads {
       case "selectExpr":
         this.walk(exprKind.value.operand);
         return;
-      case "callExpr":
+      case "callExpr": {
+        // `'key' in map`: the map's entry for the key, present or not (how a guarded lookup of a
+        // label or annotation reads), not the whole map.
+        const [needle, haystack] = exprKind.value.args;
+        const key = exprKind.value.function === "@in" && needle?.exprKind.case === "constExpr" ? constantString(needle) : undefined;
+        const map = key === undefined ? undefined : this.pathOf(haystack);
+        if (key !== undefined && map) {
+          this.mark([...map, key], false);
+          return;
+        }
         this.walk(exprKind.value.target);
         for (const arg of exprKind.value.args) this.walk(arg);
         return;
+      }
       case "comprehensionExpr": {
         const { iterVar, iterVar2, iterRange, accuInit, loopCondition, loopStep, result } = exprKind.value;
         const range = this.pathOf(iterRange);
@@ -130,6 +140,11 @@ class Reads {
         return;
     }
   }
+}
+
+function constantString(expr: Expr): string | undefined {
+  const constant = (expr.exprKind.value as { constantKind?: { case?: string; value?: unknown } }).constantKind;
+  return constant?.case === "stringValue" ? String(constant.value) : undefined;
 }
 
 /** The fields an expression reads; it must parse (compile it first). */
