@@ -118,6 +118,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "OpenKruise v1.8: apis/apps/v1beta1 StatefulSetStatus (observedGeneration, replicas, readyReplicas, updatedReplicas, updatedReadyReplicas)"
   },
   {
+    "apiVersion": "apps.openshift.io/v1",
+    "kind": "DeploymentConfig",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True' && has(c.reason) && c.reason == 'NewReplicationControllerAvailable') && (status.conditions.exists(c, c.type == 'Available' && c.status == 'True') || (has(status.replicas) && status.replicas == 0))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason)) ? status.conditions.filter(c, c.type == 'Progressing')[0].reason : ''",
+    "source": "OpenShift API 4.19: apps/v1 DeploymentConfigStatus (observedGeneration, replicas, availableReplicas, conditions Available, Progressing)"
+  },
+  {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "AnalysisRun",
     "current": "has(status.phase) && status.phase in ['Successful']",
@@ -697,6 +704,60 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Gloo Edge v1.19: solo-kit core.Status (state Pending/Accepted/Rejected/Warning, reason, reportedBy) and NamespacedStatuses"
   },
   {
+    "apiVersion": "grafana-org-operator.kubitus-project.gitlab.io/v1alpha1",
+    "kind": "*",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "Kubitus grafana-org-operator v0.x: Ready condition on its kinds"
+  },
+  {
+    "apiVersion": "grafana.integreatly.org/v1beta1",
+    "kind": "Grafana",
+    "current": "has(status.stage) && status.stage == 'complete' && has(status.stageStatus) && status.stageStatus == 'success'",
+    "reason": "has(status.stageStatus) && status.stageStatus == 'failed' ? 'StageFailed' : ''",
+    "message": "has(status.stage) ? 'stage ' + status.stage + (has(status.stageStatus) ? ' ' + status.stageStatus : '') + (has(status.lastMessage) && status.lastMessage != '' ? ': ' + status.lastMessage : '') : ''",
+    "source": "Grafana Operator v5.19: api/v1beta1 GrafanaStatus (stage, stageStatus, lastMessage, version)"
+  },
+  {
+    "apiVersion": "grafana.integreatly.org/v1beta1",
+    "kind": "GrafanaAlertRuleGroup",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'AlertGroupSynchronized' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NoMatchingInstances' && c.status == 'True') && !(has(status.NoMatchingInstances) && status.NoMatchingInstances)",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['AlertGroupSynchronized', 'NoMatchingInstances'] && has(c.reason) && ((c.type == 'AlertGroupSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.reason) && ((c.type == 'AlertGroupSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].reason : has(status.NoMatchingInstances) && status.NoMatchingInstances ? 'NoMatchingInstances' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, has(c.message) && ((c.type == 'AlertGroupSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.message) && ((c.type == 'AlertGroupSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].message : ''",
+    "source": "Grafana Operator v5.19: api/v1beta1 GrafanaAlertRuleGroupStatus (conditions AlertGroupSynchronized, NoMatchingInstances)"
+  },
+  {
+    "apiVersion": "grafana.integreatly.org/v1beta1",
+    "kind": "GrafanaContactPoint",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'ContactPointSynchronized' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NoMatchingInstances' && c.status == 'True') && !(has(status.NoMatchingInstances) && status.NoMatchingInstances)",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ContactPointSynchronized', 'NoMatchingInstances'] && has(c.reason) && ((c.type == 'ContactPointSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.reason) && ((c.type == 'ContactPointSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].reason : has(status.NoMatchingInstances) && status.NoMatchingInstances ? 'NoMatchingInstances' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, has(c.message) && ((c.type == 'ContactPointSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.message) && ((c.type == 'ContactPointSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].message : ''",
+    "source": "Grafana Operator v5.19: api/v1beta1 GrafanaContactPointStatus (conditions ContactPointSynchronized, NoMatchingInstances)"
+  },
+  {
+    "apiVersion": "grafana.integreatly.org/v1beta1",
+    "kind": "GrafanaDashboard",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'DashboardSynchronized' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NoMatchingInstances' && c.status == 'True') && !(has(status.NoMatchingInstances) && status.NoMatchingInstances)",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['DashboardSynchronized', 'NoMatchingInstances'] && has(c.reason) && ((c.type == 'DashboardSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.reason) && ((c.type == 'DashboardSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].reason : has(status.NoMatchingInstances) && status.NoMatchingInstances ? 'NoMatchingInstances' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, has(c.message) && ((c.type == 'DashboardSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.message) && ((c.type == 'DashboardSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].message : ''",
+    "source": "Grafana Operator v5.19: api/v1beta1 GrafanaDashboardStatus (conditions DashboardSynchronized, NoMatchingInstances)"
+  },
+  {
+    "apiVersion": "grafana.integreatly.org/v1beta1",
+    "kind": "GrafanaDatasource",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'DatasourceSynchronized' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NoMatchingInstances' && c.status == 'True') && !(has(status.NoMatchingInstances) && status.NoMatchingInstances)",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['DatasourceSynchronized', 'NoMatchingInstances'] && has(c.reason) && ((c.type == 'DatasourceSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.reason) && ((c.type == 'DatasourceSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].reason : has(status.NoMatchingInstances) && status.NoMatchingInstances ? 'NoMatchingInstances' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, has(c.message) && ((c.type == 'DatasourceSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.message) && ((c.type == 'DatasourceSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].message : ''",
+    "source": "Grafana Operator v5.19: api/v1beta1 GrafanaDatasourceStatus (conditions DatasourceSynchronized, NoMatchingInstances)"
+  },
+  {
+    "apiVersion": "grafana.integreatly.org/v1beta1",
+    "kind": "GrafanaFolder",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'FolderSynchronized' && c.status == 'True') && !status.conditions.exists(c, c.type == 'NoMatchingInstances' && c.status == 'True') && !(has(status.NoMatchingInstances) && status.NoMatchingInstances)",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['FolderSynchronized', 'NoMatchingInstances'] && has(c.reason) && ((c.type == 'FolderSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.reason) && ((c.type == 'FolderSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].reason : has(status.NoMatchingInstances) && status.NoMatchingInstances ? 'NoMatchingInstances' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, has(c.message) && ((c.type == 'FolderSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True'))) ? status.conditions.filter(c, has(c.message) && ((c.type == 'FolderSynchronized' && c.status != 'True') || (c.type == 'NoMatchingInstances' && c.status == 'True')))[0].message : ''",
+    "source": "Grafana Operator v5.19: api/v1beta1 GrafanaFolderStatus (conditions FolderSynchronized, NoMatchingInstances)"
+  },
+  {
     "apiVersion": "helm.toolkit.fluxcd.io/v2",
     "kind": "HelmRelease",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
@@ -1138,12 +1199,123 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Knative Operator v1.18: pkg/apis/operator/v1beta1 KnativeServingStatus (knative.dev/pkg duck Status, condition Ready)"
   },
   {
+    "apiVersion": "operator.openshift.io/v1",
+    "kind": "IngressController",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, (c.type == 'Progressing' || c.type == 'Degraded') && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True') ? status.conditions.filter(c, c.type == 'Progressing')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'Progressing')[0].message : ''",
+    "source": "OpenShift API 4.19: operator/v1 IngressControllerStatus (observedGeneration, conditions Admitted, Available, Progressing, Degraded)"
+  },
+  {
+    "apiVersion": "operator.victoriametrics.com/v1beta1",
+    "kind": "*",
+    "current": "(!has(status.updateStatus) && !has(status.reason) && !(kind in ['VMAgent', 'VMSingle', 'VMCluster', 'VMAlert', 'VMAlertmanager', 'VMAuth', 'VLogs', 'VLSingle', 'VLCluster', 'VMAnomaly'])) || (has(status.updateStatus) && status.updateStatus == 'operational')",
+    "inProgress": "has(spec.paused) && spec.paused",
+    "reason": "has(spec.paused) && spec.paused ? 'Paused' : has(status.updateStatus) ? status.updateStatus : ''",
+    "message": "has(status.reason) && status.reason != '' ? status.reason : ''",
+    "source": "VictoriaMetrics operator v0.62: api/operator/v1beta1 StatusMetadata (updateStatus, reason, observedGeneration)"
+  },
+  {
     "apiVersion": "operators.coreos.com/v1alpha1",
     "kind": "Subscription",
     "current": "has(status.installedCSV) && has(status.state) && (status.state == 'AtLatestKnown' || (status.state == 'UpgradePending' && has(spec.installPlanApproval) && spec.installPlanApproval == 'Manual')) && !(has(status.conditions) && status.conditions.exists(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy'] && c.status == 'True'))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True')[0].type : has(status.state) ? status.state : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type in ['ResolutionFailed', 'InstallPlanFailed', 'CatalogSourcesUnhealthy', 'InstallPlanPending'] && c.status == 'True')[0].message : ''",
     "source": "Operator Lifecycle Manager v0.32: pkg/api/apis/operators/v1alpha1 SubscriptionStatus (state, installedCSV, currentCSV, conditions CatalogSourcesUnhealthy, ResolutionFailed, InstallPlanPending, InstallPlanFailed, InstallPlanMissing)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "Connect",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 ConnectStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "Connector",
+    "current": "has(status.state) && status.state == 'CREATED' && has(status.connectorState) && status.connectorState == 'RUNNING' && !(has(status.failedTasksCount) && status.failedTasksCount > 0)",
+    "failed": "has(status.state) && status.state == 'ERROR'",
+    "reason": "has(status.state) && status.state == 'ERROR' ? 'ConnectorError' : has(status.failedTasksCount) && status.failedTasksCount > 0 ? 'FailedTasks' : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'platform.confluent.io/app-ready' && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type == 'platform.confluent.io/app-ready')[0].message : has(status.failedTasksCount) && status.failedTasksCount > 0 ? string(int(double(status.failedTasksCount))) + ' failed tasks' : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 ConnectorStatus (state, connectorState, failedTasksCount, tasksReady, conditions platform.confluent.io/app-ready)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "ControlCenter",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 ControlCenterStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "KRaftController",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 KRaftControllerStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "Kafka",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 KafkaStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "KafkaRestProxy",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 KafkaRestProxyStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "KsqlDB",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 KsqlDBStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "SchemaRegistry",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 SchemaRegistryStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "platform.confluent.io/v1beta1",
+    "kind": "Zookeeper",
+    "current": "has(status.phase) && status.phase == 'RUNNING' && (!has(status.replicas) || !has(status.readyReplicas) || status.readyReplicas >= status.replicas)",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Confluent for Kubernetes v2.11: api/v1beta1 ZookeeperStatus (phase RUNNING, PROVISIONING, ERROR; replicas, readyReplicas)"
+  },
+  {
+    "apiVersion": "policy.open-cluster-management.io/v1",
+    "kind": "CertificatePolicy",
+    "current": "has(status.compliant) && status.compliant == 'Compliant'",
+    "reason": "has(status.compliant) ? status.compliant : ''",
+    "source": "Open Cluster Management governance-policy v0.16: api/v1 CertificatePolicyStatus (compliant)"
+  },
+  {
+    "apiVersion": "policy.open-cluster-management.io/v1",
+    "kind": "ConfigurationPolicy",
+    "current": "has(status.compliant) && status.compliant == 'Compliant' && (!has(status.lastEvaluatedGeneration) || !has(metadata.generation) || status.lastEvaluatedGeneration >= metadata.generation)",
+    "reason": "has(status.compliant) ? status.compliant : ''",
+    "source": "Open Cluster Management governance-policy v0.16: api/v1 ConfigurationPolicyStatus (compliant, lastEvaluatedGeneration, compliancyDetails)"
+  },
+  {
+    "apiVersion": "policy.open-cluster-management.io/v1beta1",
+    "kind": "OperatorPolicy",
+    "current": "has(status.compliant) && status.compliant == 'Compliant' && has(status.conditions) && status.conditions.exists(c, c.type == 'Compliant' && c.status == 'True')",
+    "reason": "has(status.compliant) ? status.compliant : ''",
+    "source": "Open Cluster Management governance-policy v0.16: api/v1 OperatorPolicyStatus (compliant, conditions Compliant)"
+  },
+  {
+    "apiVersion": "policy.open-cluster-management.io/v1",
+    "kind": "Policy",
+    "current": "(has(spec.disabled) && spec.disabled) || (has(status.compliant) && status.compliant == 'Compliant')",
+    "reason": "has(status.compliant) ? status.compliant : ''",
+    "message": "has(status.status) && status.status.exists(s, has(s.compliant) && s.compliant != 'Compliant') ? 'NonCompliant clusters: ' + status.status.filter(s, has(s.compliant) && s.compliant != 'Compliant')[0].clustername + (size(status.status.filter(s, has(s.compliant) && s.compliant != 'Compliant')) > 1 ? ' and others' : '') : ''",
+    "source": "Open Cluster Management governance-policy v0.16: api/v1 PolicyStatus (compliant, status[] per cluster, details[] per template)"
   },
   {
     "apiVersion": "postgresql.cnpg.io/v1",
@@ -1361,6 +1533,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "inProgress": "(has(status.canaryStatus) && has(status.canaryStatus.currentStepState) && status.canaryStatus.currentStepState == 'StepPaused') || (has(status.phase) && status.phase in ['Progressing', 'Disabled', 'Terminating', 'Initial'])",
     "reason": "has(status.canaryStatus) && has(status.canaryStatus.currentStepState) && status.canaryStatus.currentStepState == 'StepPaused' ? 'StepPaused' : has(status.phase) ? status.phase : ''",
     "source": "OpenKruise Rollouts v0.6: api/v1beta1 RolloutStatus (observedGeneration, phase, canaryStatus.currentStepState, conditions Progressing, Succeeded)"
+  },
+  {
+    "apiVersion": "route.openshift.io/v1",
+    "kind": "Route",
+    "current": "has(status.ingress) && size(status.ingress) > 0 && status.ingress.all(i, has(i.conditions) && i.conditions.exists(c, c.type == 'Admitted' && c.status == 'True'))",
+    "failed": "has(status.ingress) && status.ingress.exists(i, has(i.conditions) && i.conditions.exists(c, c.type == 'Admitted' && c.status == 'False'))",
+    "reason": "has(status.ingress) && status.ingress.exists(i, has(i.conditions) && i.conditions.exists(c, c.type == 'Admitted' && c.status == 'False' && has(c.reason))) ? status.ingress.filter(i, has(i.conditions) && i.conditions.exists(c, c.type == 'Admitted' && c.status == 'False' && has(c.reason)))[0].conditions.filter(c, c.type == 'Admitted')[0].reason : 'NotAdmitted'",
+    "message": "has(status.ingress) && status.ingress.exists(i, has(i.conditions) && i.conditions.exists(c, c.type == 'Admitted' && c.status == 'False' && has(c.message))) ? status.ingress.filter(i, has(i.conditions) && i.conditions.exists(c, c.type == 'Admitted' && c.status == 'False' && has(c.message)))[0].conditions.filter(c, c.type == 'Admitted')[0].message : ''",
+    "source": "OpenShift API 4.19: route/v1 RouteStatus (ingress[].conditions Admitted)"
   },
   {
     "apiVersion": "serving.knative.dev/v1",
