@@ -186,12 +186,102 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Argo Workflows v3.6: pkg/apis/workflow/v1alpha1 WorkflowStatus (phase, message), WorkflowPhase values"
   },
   {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "AppVault",
+    "current": "has(status.state) && status.state in ['available']",
+    "reason": "has(status.state) ? string(status.state) : ''",
+    "message": "has(status.error) ? status.error : ''",
+    "source": "NetApp Astra Control v24.06: AppVault status (state available, failed; error)"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "Application",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "NetApp Astra Control v24.06: Application status (conditions Ready, protectionState)"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "Backup",
+    "current": "has(status.state) && status.state in ['Completed']",
+    "failed": "has(status.state) && status.state in ['Failed']",
+    "reason": "has(status.state) ? string(status.state) : ''",
+    "message": "has(status.error) ? status.error : ''",
+    "source": "NetApp Astra Control v24.06: Backup status (state Completed, Running, Failed; error)"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "ExecHook",
+    "current": "true",
+    "inProgress": "has(spec.enabled) && !spec.enabled",
+    "reason": "has(spec.enabled) && !spec.enabled ? 'Disabled' : ''",
+    "message": "has(spec.enabled) && !spec.enabled ? 'disabled (spec.enabled is false)' : 'configuration, settled on existence'",
+    "source": "NetApp Astra Control v24.06: ExecHook spec"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "ExecHooksRun",
+    "current": "has(status.state) && status.state in ['Completed']",
+    "failed": "has(status.state) && status.state in ['Failed']",
+    "reason": "has(status.state) ? string(status.state) : ''",
+    "message": "has(status.error) ? status.error : ''",
+    "source": "NetApp Astra Control v24.06: ExecHooksRun status (state Completed, Running, Failed; error)"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "ResourceBackup",
+    "current": "has(status.state) && status.state in ['Completed']",
+    "failed": "has(status.state) && status.state in ['Failed']",
+    "reason": "has(status.state) ? string(status.state) : ''",
+    "message": "has(status.error) ? status.error : ''",
+    "source": "NetApp Astra Control v24.06: ResourceBackup status (state Completed, Running, Failed; error)"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "ResticVolumeBackup",
+    "current": "has(status.state) && status.state in ['Completed']",
+    "failed": "has(status.state) && status.state in ['Failed']",
+    "reason": "has(status.state) ? string(status.state) : ''",
+    "message": "has(status.error) ? status.error : ''",
+    "source": "NetApp Astra Control v24.06: ResticVolumeBackup status (state Completed, Running, Failed; error)"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "Schedule",
+    "current": "true",
+    "inProgress": "has(spec.enabled) && !spec.enabled",
+    "reason": "has(spec.enabled) && !spec.enabled ? 'Disabled' : ''",
+    "message": "has(spec.enabled) && !spec.enabled ? 'disabled (spec.enabled is false)' : 'configuration, settled on existence'",
+    "source": "NetApp Astra Control v24.06: Schedule spec"
+  },
+  {
+    "apiVersion": "astra.netapp.io/v1",
+    "kind": "Snapshot",
+    "current": "has(status.state) && status.state in ['Completed']",
+    "failed": "has(status.state) && status.state in ['Failed']",
+    "reason": "has(status.state) ? string(status.state) : ''",
+    "message": "has(status.error) ? status.error : ''",
+    "source": "NetApp Astra Control v24.06: Snapshot status (state Completed, Running, Failed; error)"
+  },
+  {
     "apiVersion": "beat.k8s.elastic.co/v1beta1",
     "kind": "Beat",
     "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
     "reason": "has(status.health) ? 'Health' + status.health : ''",
     "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
     "source": "Elastic Cloud on Kubernetes v3.1: BeatStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "bitnami.com/v1alpha1",
+    "kind": "SealedSecret",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Synced' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "Bitnami sealed-secrets v0.30: pkg/apis/sealedsecrets/v1alpha1 SealedSecretStatus (observedGeneration, condition Synced)"
+  },
+  {
+    "apiVersion": "camel.apache.org/v1",
+    "kind": "Integration",
+    "current": "has(status.phase) && status.phase == 'Running' && !(has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'False'))",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "Apache Camel K v2.7: pkg/apis/camel/v1 IntegrationStatus (phase, conditions Ready)"
   },
   {
     "apiVersion": "capabilities.3scale.net/v1beta1",
@@ -296,6 +386,12 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "3scale operator v0.12: apis/capabilities/v1beta1 TenantStatus (conditions Ready, Failed, Invalid, Orphan)"
   },
   {
+    "apiVersion": "cassandra.rook.io/v1alpha1",
+    "kind": "Cluster",
+    "current": "has(status.racks) && size(status.racks) > 0 && status.racks.all(r, has(status.racks[r].members) && has(status.racks[r].readyMembers) && status.racks[r].readyMembers >= status.racks[r].members)",
+    "source": "Rook Cassandra (rook v1.x): cassandra.rook.io/v1alpha1 ClusterStatus (racks[].members, readyMembers)"
+  },
+  {
     "apiVersion": "cdi.kubevirt.io/v1beta1",
     "kind": "DataVolume",
     "current": "has(status.phase) && status.phase == 'Succeeded'",
@@ -303,6 +399,20 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Running' && c.status == 'False' && has(c.reason) && c.reason == 'Error') ? 'ImporterError' : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Running' && c.status == 'False' && has(c.reason) && c.reason == 'Error' && has(c.message)) ? status.conditions.filter(c, c.type == 'Running')[0].message : has(status.progress) ? 'progress ' + status.progress : ''",
     "source": "KubeVirt CDI v1.62: pkg/apis/core/v1beta1 DataVolumeStatus (phase, progress, conditions Bound, Ready, Running)"
+  },
+  {
+    "apiVersion": "ceph.rook.io/v1",
+    "kind": "CephCluster",
+    "current": "has(status.state) && status.state in ['Created', 'Connected'] && (!has(status.ceph) || !has(status.ceph.health) || status.ceph.health == 'HEALTH_OK')",
+    "reason": "has(status.ceph) && has(status.ceph.health) && status.ceph.health != 'HEALTH_OK' ? status.ceph.health : has(status.state) ? status.state : ''",
+    "source": "Rook v1.17: apis/ceph.rook.io/v1 ClusterStatus (state, phase, message, ceph.health, ceph.details)"
+  },
+  {
+    "apiVersion": "ceph.rook.io/v1",
+    "kind": "CephObjectStore",
+    "current": "has(status.phase) && status.phase in ['Ready', 'Connected']",
+    "reason": "has(status.phase) ? string(status.phase) : ''",
+    "source": "Rook v1.17: apis/ceph.rook.io/v1 ObjectStoreStatus (phase, info.endpoint)"
   },
   {
     "apiVersion": "cert-manager.io/v1",
@@ -416,6 +526,46 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Cluster API Provider AWS v2.8: controlplane/eks/api/v1beta2 AWSManagedControlPlaneStatus (ready, failureMessage, conditions Ready, EKSControlPlaneUpdating)"
   },
   {
+    "apiVersion": "coralogix.com/v1alpha1",
+    "kind": "Alert",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].message : ''",
+    "source": "Coralogix operator v1.0: api/v1alpha1 AlertStatus (condition RemoteSynced)"
+  },
+  {
+    "apiVersion": "coralogix.com/v1alpha1",
+    "kind": "OutboundWebhook",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].message : ''",
+    "source": "Coralogix operator v1.0: api/v1alpha1 OutboundWebhookStatus (condition RemoteSynced)"
+  },
+  {
+    "apiVersion": "coralogix.com/v1alpha1",
+    "kind": "RecordingRuleGroupSet",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].message : ''",
+    "source": "Coralogix operator v1.0: api/v1alpha1 RecordingRuleGroupSetStatus (condition RemoteSynced)"
+  },
+  {
+    "apiVersion": "coralogix.com/v1alpha1",
+    "kind": "TCOPolicies",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'RemoteSynced' && c.status != 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'RemoteSynced')[0].message : ''",
+    "source": "Coralogix operator v1.0: api/v1alpha1 TCOPoliciesStatus (condition RemoteSynced)"
+  },
+  {
+    "apiVersion": "core.gardener.cloud/v1beta1",
+    "kind": "Shoot",
+    "current": "has(status.lastOperation) && has(status.lastOperation.state) && status.lastOperation.state == 'Succeeded' && !(has(status.conditions) && status.conditions.exists(c, c.status != 'True'))",
+    "reason": "has(status.lastOperation) && has(status.lastOperation.state) && status.lastOperation.state != 'Succeeded' ? 'Operation' + status.lastOperation.state : ''",
+    "message": "has(status.lastOperation) && has(status.lastOperation.description) && has(status.lastOperation.state) && status.lastOperation.state != 'Succeeded' ? status.lastOperation.description : ''",
+    "source": "Gardener v1.120: pkg/apis/core/v1beta1 ShootStatus (lastOperation.state, description; conditions)"
+  },
+  {
     "apiVersion": "core.humio.com/v1alpha1",
     "kind": "HumioAction",
     "current": "has(status.state) && status.state == 'Exists'",
@@ -472,6 +622,34 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Humio operator v0.29: api/v1alpha1 HumioViewStatus (state Exists, NotFound, ConfigError, Unknown)"
   },
   {
+    "apiVersion": "core.spinkube.dev/v1alpha1",
+    "kind": "SpinApp",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True' && has(c.reason) && c.reason == 'NewReplicaSetAvailable') && (has(status.readyReplicas) ? double(status.readyReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0)",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason)) ? status.conditions.filter(c, c.type == 'Progressing')[0].reason : ''",
+    "source": "SpinKube spin-operator v0.5: api/v1alpha1 SpinAppStatus (readyReplicas, conditions Available, Progressing)"
+  },
+  {
+    "apiVersion": "datadoghq.com/v1alpha1",
+    "kind": "DatadogMetric",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Error' && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Valid' && c.status == 'False') && !status.conditions.exists(c, c.type == 'Error' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Error' && c.status == 'True') ? 'MetricError' : 'InvalidQuery'",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Error' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'Error')[0].message : ''",
+    "source": "Datadog cluster agent v7.69: DatadogMetric status conditions (Active, Valid, Updated, Error; currentValue)"
+  },
+  {
+    "apiVersion": "db.atlasgo.io/v1alpha1",
+    "kind": "AtlasMigration",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "Atlas Operator v0.7: api/v1alpha1 AtlasMigrationStatus (condition Ready)"
+  },
+  {
+    "apiVersion": "db.atlasgo.io/v1alpha1",
+    "kind": "AtlasSchema",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "Atlas Operator v0.7: api/v1alpha1 AtlasSchemaStatus (condition Ready)"
+  },
+  {
     "apiVersion": "elasticsearch.k8s.elastic.co/v1",
     "kind": "Elasticsearch",
     "current": "has(status.phase) && status.phase == 'Ready' && has(status.health) && status.health == 'green' && (!has(spec.nodeSets) || size(spec.nodeSets) > 3 || (has(status.availableNodes) ? double(status.availableNodes) : 0.0) >= (size(spec.nodeSets) > 0 && has(spec.nodeSets[0].count) ? double(spec.nodeSets[0].count) : 0.0) + (size(spec.nodeSets) > 1 && has(spec.nodeSets[1].count) ? double(spec.nodeSets[1].count) : 0.0) + (size(spec.nodeSets) > 2 && has(spec.nodeSets[2].count) ? double(spec.nodeSets[2].count) : 0.0))",
@@ -518,6 +696,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "kind": "SecretStore",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
     "source": "External Secrets Operator v0.18: apis/externalsecrets/v1 SecretStoreStatus (condition Ready and its reasons)"
+  },
+  {
+    "apiVersion": "flagger.app/v1beta1",
+    "kind": "Canary",
+    "current": "has(status.phase) && status.phase in ['Succeeded', 'Initialized']",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "message": "has(status.canaryWeight) && status.canaryWeight > 0 ? 'canary weight ' + string(int(double(status.canaryWeight))) : ''",
+    "source": "Flagger v1.41: pkg/apis/flagger/v1beta1 CanaryStatus (phase, canaryWeight, conditions Promoted)"
   },
   {
     "apiVersion": "flink.apache.org/v1beta1",
@@ -768,6 +955,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: helm.toolkit.fluxcd.io/v2 HelmReleaseStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of helm-controller)"
   },
   {
+    "apiVersion": "iammanager.keikoproj.io/v1alpha1",
+    "kind": "Iamrole",
+    "current": "has(status.state) && status.state == 'Ready'",
+    "failed": "has(status.state) && status.state == 'Error' && has(status.errorDescription) && status.errorDescription.startsWith('maximum number of allowed roles reached')",
+    "reason": "has(status.state) ? status.state : ''",
+    "message": "has(status.errorDescription) ? status.errorDescription : ''",
+    "source": "keikoproj iam-manager v0.0.x: api/v1alpha1 IamroleStatus (state, roleARN, errorDescription, retryCount)"
+  },
+  {
     "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
     "kind": "ImagePolicy",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
@@ -803,6 +999,22 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "current": "has(status.status) && status.status in ['HEALTHY', 'NONE']",
     "reason": "has(status.status) ? status.status : ''",
     "source": "Istio v1.23 operator: pkg/apis/istio/v1alpha1 InstallStatus (status HEALTHY, RECONCILING, UPDATING, ERROR, NONE; componentStatus)"
+  },
+  {
+    "apiVersion": "jaegertracing.io/v1",
+    "kind": "Jaeger",
+    "current": "has(status.phase) && status.phase in ['Running']",
+    "failed": "has(status.phase) && status.phase in ['Failed']",
+    "reason": "has(status.phase) ? string(status.phase) : ''",
+    "source": "Jaeger operator v1.65: apis/v1 JaegerStatus (phase Running, Failed; version)"
+  },
+  {
+    "apiVersion": "k8s.keycloak.org/v2alpha1",
+    "kind": "Keycloak",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !status.conditions.exists(c, c.type in ['HasErrors', 'RollingUpdate'] && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['HasErrors', 'RollingUpdate'] && c.status == 'True') ? status.conditions.filter(c, c.type in ['HasErrors', 'RollingUpdate'] && c.status == 'True')[0].type : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'HasErrors' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'HasErrors')[0].message : ''",
+    "source": "Keycloak operator v26.3: api v2alpha1 KeycloakStatus (observedGeneration, conditions Ready, HasErrors, RollingUpdate)"
   },
   {
     "apiVersion": "k8s.mariadb.com/v1alpha1",
@@ -971,12 +1183,28 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "KEDA v2.17: apis/keda/v1alpha1 ScaledObjectStatus conditions (Ready, Active, Fallback, Paused)"
   },
   {
+    "apiVersion": "kiali.io/v1alpha1",
+    "kind": "Kiali",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Successful' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Failure' && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failure' && c.status == 'True') ? 'Failure' : 'Running'",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failure' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'Failure' && c.status == 'True')[0].message : ''",
+    "source": "Kiali operator v2.14: Ansible operator status conditions (Running, Successful, Failure)"
+  },
+  {
     "apiVersion": "kibana.k8s.elastic.co/v1",
     "kind": "Kibana",
     "current": "has(status.health) && status.health == 'green' && (!has(status.expectedNodes) || (has(status.availableNodes) ? status.availableNodes : 0) >= status.expectedNodes)",
     "reason": "has(status.health) ? 'Health' + status.health : ''",
     "message": "has(status.health) ? 'health ' + status.health + (has(status.availableNodes) ? ', ' + string(status.availableNodes) + ' available' : '') : ''",
     "source": "Elastic Cloud on Kubernetes v3.1: KibanaStatus (health, availableNodes, observedGeneration)"
+  },
+  {
+    "apiVersion": "kubernetes-client.io/v1",
+    "kind": "ExternalSecret",
+    "current": "has(status.status) && status.status == 'SUCCESS'",
+    "reason": "has(status.status) && status.status.startsWith('ERROR') ? 'SyncError' : ''",
+    "message": "has(status.status) && status.status != 'SUCCESS' ? status.status : ''",
+    "source": "kubernetes-external-secrets v8: ExternalSecret status (status SUCCESS or ERROR message, lastSync, observedGeneration)"
   },
   {
     "apiVersion": "kubevirt.io/v1",
@@ -1101,6 +1329,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "MinIO Operator v7.1: pkg/apis/minio.min.io/v2 TenantStatus (currentState, healthStatus) and the operator's state messages"
   },
   {
+    "apiVersion": "networking.gke.io/v1",
+    "kind": "ManagedCertificate",
+    "current": "has(status.certificateStatus) && status.certificateStatus == 'Active'",
+    "reason": "has(status.certificateStatus) ? status.certificateStatus : ''",
+    "message": "has(status.domainStatus) && status.domainStatus.exists(d, has(d.status) && d.status != 'Active') ? status.domainStatus.filter(d, has(d.status) && d.status != 'Active')[0].domain + ': ' + status.domainStatus.filter(d, has(d.status) && d.status != 'Active')[0].status : ''",
+    "source": "GKE managed-certificate-controller: ManagedCertificateStatus (certificateStatus, domainStatus[].status)"
+  },
+  {
     "apiVersion": "notification.toolkit.fluxcd.io/v1",
     "kind": "Receiver",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
@@ -1185,6 +1421,13 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False') ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].reason : has(status.upgradeInProgress) && status.upgradeInProgress != '' ? 'UpgradeInProgress' : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].message : has(status.message) ? status.message : ''",
     "source": "Numaplane v0.20: pkg/apis/numaplane/v1alpha1 PipelineRolloutStatus (phase, message, upgradeInProgress, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "opentelemetry.io/v1beta1",
+    "kind": "OpenTelemetryCollector",
+    "current": "(has(spec.mode) && spec.mode == 'sidecar') || (has(status.scale) && has(status.scale.replicas) && has(status.scale.statusReplicas) && status.scale.statusReplicas == string(int(double(status.scale.replicas))) + '/' + string(int(double(status.scale.replicas))))",
+    "message": "has(status.scale) && has(status.scale.statusReplicas) ? status.scale.statusReplicas + ' replicas ready' : ''",
+    "source": "OpenTelemetry operator v0.130: apis/v1beta1 OpenTelemetryCollectorStatus (scale.replicas, scale.statusReplicas, version)"
   },
   {
     "apiVersion": "operator.knative.dev/v1beta1",
@@ -1560,6 +1803,29 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "KServe v0.15: pkg/apis/serving/v1beta1 InferenceServiceStatus (conditions Ready, PredictorReady, IngressReady, Stopped; modelStatus)"
   },
   {
+    "apiVersion": "snapshot.storage.k8s.io/v1",
+    "kind": "VolumeSnapshot",
+    "current": "has(status.readyToUse) && status.readyToUse",
+    "reason": "has(status.error) ? 'SnapshotError' : ''",
+    "message": "has(status.error) && has(status.error.message) ? status.error.message : ''",
+    "source": "Kubernetes external-snapshotter v8.3: apis/volumesnapshot/v1 VolumeSnapshotStatus (readyToUse, error.message)"
+  },
+  {
+    "apiVersion": "snapshot.storage.k8s.io/v1",
+    "kind": "VolumeSnapshotContent",
+    "current": "has(status.readyToUse) && status.readyToUse",
+    "reason": "has(status.error) ? 'SnapshotError' : ''",
+    "message": "has(status.error) && has(status.error.message) ? status.error.message : ''",
+    "source": "Kubernetes external-snapshotter v8.3: apis/volumesnapshot/v1 VolumeSnapshotContentStatus (readyToUse, error.message)"
+  },
+  {
+    "apiVersion": "solr.apache.org/v1beta1",
+    "kind": "SolrCloud",
+    "current": "has(status.replicas) && has(status.readyReplicas) && status.readyReplicas >= status.replicas && status.replicas > 0 && !(has(status.solrNodes) && status.solrNodes.exists(n, has(n.ready) && !n.ready))",
+    "message": "has(status.replicas) ? string(int(has(status.readyReplicas) ? double(status.readyReplicas) : 0.0)) + '/' + string(int(double(status.replicas))) + ' Solr nodes ready' : ''",
+    "source": "Solr operator v0.9: api/v1beta1 SolrCloudStatus (replicas, readyReplicas, upToDateNodes, solrNodes[].ready)"
+  },
+  {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
     "kind": "Bucket",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
@@ -1610,6 +1876,15 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
   },
   {
+    "apiVersion": "sparkoperator.k8s.io/v1beta2",
+    "kind": "SparkApplication",
+    "current": "has(status.applicationState) && has(status.applicationState.state) && (status.applicationState.state == 'COMPLETED' || (status.applicationState.state == 'RUNNING' && has(status.executorState) && size(status.executorState) > 0 && status.executorState.all(e, status.executorState[e] in ['RUNNING', 'COMPLETED'])))",
+    "failed": "has(status.applicationState) && has(status.applicationState.state) && status.applicationState.state in ['FAILED', 'SUBMISSION_FAILED']",
+    "reason": "has(status.applicationState) && has(status.applicationState.state) ? status.applicationState.state : ''",
+    "message": "has(status.applicationState) && has(status.applicationState.errorMessage) ? status.applicationState.errorMessage : ''",
+    "source": "Kubeflow Spark operator v2.2: api/v1beta2 SparkApplicationStatus (applicationState.state, errorMessage, executorState)"
+  },
+  {
     "apiVersion": "tower.ansible.com/v1alpha1",
     "kind": "AnsibleJob",
     "current": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) && status.ansibleJobResult.status == 'successful'",
@@ -1617,6 +1892,20 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) ? 'Job' + status.ansibleJobResult.status : ''",
     "message": "has(status.ansibleJobResult) && has(status.ansibleJobResult.status) ? 'job ' + status.ansibleJobResult.status + (has(status.ansibleJobResult.url) ? ': ' + status.ansibleJobResult.url : '') : ''",
     "source": "AWX resource operator v2.19: AnsibleJob status.ansibleJobResult (status, url, failed, finished)"
+  },
+  {
+    "apiVersion": "trident.netapp.io/v1",
+    "kind": "TridentBackendConfig",
+    "current": "has(status.phase) && status.phase == 'Bound' && (!has(status.lastOperationStatus) || status.lastOperationStatus == 'Success')",
+    "reason": "has(status.lastOperationStatus) ? status.lastOperationStatus : ''",
+    "source": "NetApp Trident v25.06: TridentBackendConfigStatus (phase, lastOperationStatus, message)"
+  },
+  {
+    "apiVersion": "trident.netapp.io/v1",
+    "kind": "TridentOrchestrator",
+    "current": "has(status.status) && status.status in ['Installed']",
+    "reason": "has(status.status) ? string(status.status) : ''",
+    "source": "NetApp Trident v25.06: TridentOrchestratorStatus (status Installed, Installing, Error; message)"
   },
   {
     "apiVersion": "work.karmada.io/v1alpha2",
@@ -1631,5 +1920,12 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'FullyApplied' && c.status == 'True') && has(status.aggregatedStatus) && size(status.aggregatedStatus) > 0 && status.aggregatedStatus.all(a, has(a.applied) && a.applied && (!has(a.health) || a.health == 'Healthy')) && (!has(spec.clusters) || size(status.aggregatedStatus) >= size(spec.clusters))",
     "reason": "has(status.aggregatedStatus) && status.aggregatedStatus.exists(a, has(a.health) && a.health == 'Unhealthy') ? 'MemberUnhealthy' : ''",
     "source": "Karmada v1.14: pkg/apis/work/v1alpha2 ResourceBindingStatus (conditions Scheduled, FullyApplied; aggregatedStatus[].applied, health)"
+  },
+  {
+    "apiVersion": "zookeeper.pravega.io/v1beta1",
+    "kind": "ZookeeperCluster",
+    "current": "has(status.replicas) && has(status.readyReplicas) && status.replicas > 0 && status.readyReplicas >= status.replicas",
+    "message": "has(status.replicas) ? string(int(has(status.readyReplicas) ? double(status.readyReplicas) : 0.0)) + '/' + string(int(double(status.replicas))) + ' members joined' : ''",
+    "source": "Pravega zookeeper-operator v0.2: api/v1beta1 ZookeeperClusterStatus (replicas, readyReplicas)"
   },
 ];
