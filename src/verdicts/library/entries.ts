@@ -560,7 +560,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "core.gardener.cloud/v1beta1",
     "kind": "Shoot",
-    "current": "has(status.lastOperation) && has(status.lastOperation.state) && status.lastOperation.state == 'Succeeded' && !(has(status.conditions) && status.conditions.exists(c, c.status != 'True'))",
+    "current": "has(status.lastOperation) && has(status.lastOperation.state) && status.lastOperation.state == 'Succeeded' && has(status.conditions) && size(status.conditions) > 0 && !status.conditions.exists(c, c.status != 'True')",
     "reason": "has(status.lastOperation) && has(status.lastOperation.state) && status.lastOperation.state != 'Succeeded' ? 'Operation' + status.lastOperation.state : ''",
     "message": "has(status.lastOperation) && has(status.lastOperation.description) && has(status.lastOperation.state) && status.lastOperation.state != 'Succeeded' ? status.lastOperation.description : ''",
     "source": "Gardener v1.120: pkg/apis/core/v1beta1 ShootStatus (lastOperation.state, description; conditions)"
@@ -624,7 +624,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "core.spinkube.dev/v1alpha1",
     "kind": "SpinApp",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True' && has(c.reason) && c.reason == 'NewReplicaSetAvailable') && (has(status.readyReplicas) ? double(status.readyReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0)",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Progressing' && (c.status == 'True' || (has(c.reason) && c.reason == 'ProgressDeadlineExceeded'))) && (has(status.readyReplicas) ? double(status.readyReplicas) : 0.0) >= (has(spec.replicas) ? double(spec.replicas) : 1.0)",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason)) ? status.conditions.filter(c, c.type == 'Progressing')[0].reason : ''",
     "source": "SpinKube spin-operator v0.5: api/v1alpha1 SpinAppStatus (readyReplicas, conditions Available, Progressing)"
   },
@@ -1444,7 +1444,7 @@ export const libraryEntries: readonly LibraryEntry[] = [
   {
     "apiVersion": "operator.openshift.io/v1",
     "kind": "IngressController",
-    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, (c.type == 'Progressing' || c.type == 'Degraded') && c.status == 'True')",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, ((c.type == 'Progressing' || c.type == 'Degraded') && c.status == 'True') || (c.type == 'DeploymentReplicasAllAvailable' && c.status == 'False'))",
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True') ? status.conditions.filter(c, c.type == 'Progressing')[0].reason : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'Progressing')[0].message : ''",
     "source": "OpenShift API 4.19: operator/v1 IngressControllerStatus (observedGeneration, conditions Admitted, Available, Progressing, Degraded)"
