@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { collectGarbage, writeResults } from "./support/results.ts";
+import { heapBytesPerObject, writeResults } from "./support/results.ts";
 
 const copies = 2_000;
 const rounds = 3;
@@ -48,19 +48,6 @@ function copyOf(text: string, i: number): string {
   return JSON.stringify(object);
 }
 
-function bytesPer(texts: readonly string[], keep: (text: string) => void, release: () => void): number {
-  const samples: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    collectGarbage();
-    const before = process.memoryUsage().heapUsed;
-    for (const text of texts) keep(text);
-    collectGarbage();
-    samples.push((process.memoryUsage().heapUsed - before) / texts.length);
-    release();
-  }
-  return Math.round(samples.sort((a, b) => a - b)[Math.floor(rounds / 2)]!);
-}
-
 function extractBaseline(repository: string): { root: string; commit: string } {
   const commit = execFileSync("git", ["-C", repository, "merge-base", "HEAD", "main"], { encoding: "utf8" }).trim();
   const root = mkdtempSync(join(tmpdir(), "stagewatch-cr-memory-baseline-"));
@@ -89,8 +76,9 @@ try {
     const texts = Array.from({ length: copies }, (_, i) => copyOf(text, i));
     const measure = (s: Strip, c: Cache, extra: Record<string, unknown>) => {
       let held = new c.ObjectCache();
-      return bytesPer(
+      return heapBytesPerObject(
         texts,
+        rounds,
         (t) => held.upsert(s.stripObject(JSON.parse(t), { ...target, ...extra } as never)!),
         () => (held = new c.ObjectCache()),
       );
