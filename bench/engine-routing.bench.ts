@@ -19,11 +19,11 @@ import {
   ObservationEngine,
   defaultLeaseTiming,
   noopLeaseMetrics,
-  silentEngineLogger,
-  type EventSink,
+  type EventStore,
   type KindSource,
 } from "../src/observations/index.ts";
 import { InMemoryLeaseStore } from "../src/observations/testing/index.ts";
+import { silentLogger } from "../src/logging/index.ts";
 import { controllerOf } from "../src/ownership/index.ts";
 import {
   ObjectCache,
@@ -139,7 +139,7 @@ const kinds: KindSource = {
 const records = discardingRecords();
 
 let published = 0;
-const events: EventSink = { publish: async (_event: ObservationEvent) => void published++, hasVerdict: async () => false, discard: () => {} };
+const events: EventStore = { publish: async (_event: ObservationEvent) => void published++, hasVerdict: async () => false, discard: () => {} };
 
 function requestFor(name: string): ObservationRequest {
   const parsed = parseWith(ObservationRequest, {
@@ -236,7 +236,7 @@ const leases = new LeaseKeeper({
   timing: defaultLeaseTiming,
   scheduler,
   metrics: noopLeaseMetrics,
-  logger: silentEngineLogger,
+  logger: silentLogger,
 });
 const engine = new ObservationEngine({ kinds, events, records, leases, scheduler, warnings });
 // One observation first, so the shared subscriptions and the owner index exist before measuring.

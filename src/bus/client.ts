@@ -15,6 +15,7 @@ import {
   type ObservationRequestInput,
   type ObservationVerdict,
 } from "../verdicts/schemas.js";
+import { budgetDeadline } from "../verdicts/budget.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
 import {
   errorFromReply,
@@ -205,7 +206,7 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
       }
       const reply = await request(names.observe, body, ObserveReply);
       if (!reply.ok) throw errorFromReply(reply.error);
-      const budgetEnds = budgetEnd(parsed.value, Date.now());
+      const budgetEnds = budgetDeadline(parsed.value, Date.now());
       const followed = follow(reply.observationId, { waitMs: Math.max(0, budgetEnds - Date.now()) + verdictGraceMs });
       return { observationId: reply.observationId, replay: reply.replay, ...followed };
     },
@@ -218,40 +219,31 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
   };
 }
 
-/**
- * When the request's budget ends, as far as the client can tell: the earlier of deadline and
- * timeoutSeconds from now. A replay's budget started earlier, so it ends no later than this.
- */
-export function budgetEnd(request: ObservationRequest, nowMs: number): number {
-  const ends = [request.deadline === undefined ? Infinity : Date.parse(request.deadline)];
-  if (request.timeoutSeconds !== undefined) ends.push(nowMs + request.timeoutSeconds * 1000);
-  return Math.min(...ends);
-}
-
-type EventSink = {
+/** One reader's callbacks: its consumer started, an event arrived, the reading failed. */
+type EventHandlers = {
   started(stop: () => Promise<unknown>): void;
   event(event: ObservationEvent): void;
   failed(cause: unknown): void;
 };
 
-async function readEvents(js: JetStreamClient, names: BusNames, observationId: string, sink: EventSink): Promise<void> {
+async function readEvents(js: JetStreamClient, names: BusNames, observationId: string, handlers: EventHandlers): Promise<void> {
   try {
     const consumer = await js.consumers.get(names.eventStream, {
       filter_subjects: [names.eventFilter(observationId)],
       deliver_policy: DeliverPolicy.All,
     });
     const messages = await consumer.consume();
-    sink.started(() => messages.close());
+    handlers.started(() => messages.close());
     for await (const message of messages) {
       // Someone else's malformed message on our subject must not end a follow that is going well.
       const parsed = parseWith(ObservationEvent, parseJson(message.string()));
-      if (parsed.ok) sink.event(parsed.value);
+      if (parsed.ok) handlers.event(parsed.value);
     }
     // Reached only if the consumer stopped on its own (the connection closed): after a verdict
-    // or close() the sink ignores this.
-    sink.failed(new Error("event consumer stopped"));
+    // or close() the handlers ignore this.
+    handlers.failed(new Error("event consumer stopped"));
   } catch (cause) {
-    sink.failed(cause);
+    handlers.failed(cause);
   }
 }
 

@@ -7,11 +7,12 @@
 //
 // Events of one observation are published one after another, in the order the engine emitted
 // them, so a retried progress event can never land after the verdict that ends a client's stream.
+import { silentLogger, type Logger } from "../logging/index.js";
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { ObservationEvent } from "../verdicts/schemas.js";
 import { canonicalJson, sha256Hex } from "./contentHash.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
-import { noopBusMetrics, silentLogger, type BusLogger, type BusMetrics } from "./telemetry.js";
+import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
 export type RetryPolicy = {
   /** Attempts in all, the first included. */
@@ -38,7 +39,7 @@ export type EventPublisherOptions = {
   /** How long to wait for the stream's acknowledgement of one attempt. */
   ackTimeoutMs?: number;
   metrics?: BusMetrics;
-  logger?: BusLogger;
+  logger?: Logger;
   /** Waits between attempts; tests pass one that returns at once. */
   delay?: (ms: number) => Promise<void>;
 };

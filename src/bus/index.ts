@@ -32,8 +32,8 @@ export {
   toConnectionOptions,
 } from "./connectionOptions.js";
 export type { NatsConnectionConfigInput } from "./connectionOptions.js";
-export { noopBusMetrics, requestResults, silentLogger } from "./telemetry.js";
-export type { BusLogger, BusMetrics, RequestResult } from "./telemetry.js";
+export { noopBusMetrics, requestResults } from "./telemetry.js";
+export type { BusMetrics, RequestResult } from "./telemetry.js";
 export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
 export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } from "./eventStream.js";
@@ -63,5 +63,5 @@ export {
 export type { ObserverError } from "./clientErrors.js";
 export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
 export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
-export { budgetEnd, connectObserver, createObserver } from "./client.js";
+export { connectObserver, createObserver } from "./client.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";

@@ -3,6 +3,7 @@
 // error reply naming the field, and a service that throws becomes `internal`, never silence.
 // Each message is handled on its own promise, so a slow observe (a KV round trip, a CAS retry)
 // never holds up a get behind it; the NATS queue group spreads requests over replicas.
+import { silentLogger, type Logger } from "../logging/index.js";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { z } from "zod";
 import {
@@ -17,7 +18,7 @@ import {
 } from "../verdicts/schemas.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
 import { busNames, defaultSubjectPrefix, queueGroup } from "./subjects.js";
-import { noopBusMetrics, silentLogger, type BusLogger, type BusMetrics } from "./telemetry.js";
+import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
 export type ObserveResult =
   | { ok: true; observationId: string; replay: boolean }
@@ -38,7 +39,7 @@ export type RequestServerOptions = {
   prefix?: string;
   /** Bodies above this are `too_large` (SPEC: 1 MiB). The NATS server's max_payload must be larger for this answer to be ours. */
   maxBodyBytes?: number;
-  logger?: BusLogger;
+  logger?: Logger;
   metrics?: BusMetrics;
 };
 

@@ -18,16 +18,3 @@ export const noopBusMetrics: BusMetrics = {
   publishFailed: () => {},
   eventsBuffered: () => {},
 };
-
-/** The subset of pino's Logger the bus calls; fields first, message second, as pino wants. */
-export type BusLogger = {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-};
-
-export const silentLogger: BusLogger = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};

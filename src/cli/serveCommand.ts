@@ -1,10 +1,10 @@
 // `stagewatch serve`: flags for what differs between deployments of the service, environment
 // variables for what a Kubernetes Secret provides (NATS credentials), as the Helm chart passes them.
-import { randomBytes } from "node:crypto";
-import { hostname } from "node:os";
 import { pino } from "pino";
 import { natsConfigFromEnv } from "../bus/index.js";
 import { startService } from "../service/service.js";
+import { serviceDefaults, serviceSettings } from "../service/settings.js";
+import { formatDuration } from "../verdicts/text.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import { booleanFlag, parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
@@ -12,26 +12,28 @@ import { readHealthChecks } from "./healthChecksFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { UsageError } from "./usage.js";
 
+const defaults = serviceDefaults;
+
 export const serveUsage = `Usage: stagewatch serve [flags]
 
 Runs the observer: watches the cluster, answers observation requests on NATS, publishes verdicts.
 
 Flags:
   --namespaces a,b        watch only these namespaces (default: the whole cluster)
-  --metrics-host HOST     address of /metrics, /healthz, /readyz (default 0.0.0.0)
-  --metrics-port PORT     (default 9090; 0 picks a free port)
+  --metrics-host HOST     address of /metrics, /healthz, /readyz (default ${defaults.metricsHost})
+  --metrics-port PORT     (default ${defaults.metricsPort}; 0 picks a free port)
 ${subjectPrefixHelp}
   --log-level LEVEL       trace, debug, info, warn, error (default info)
   --replica-id ID         this replica's id in leases and logs (default: $STAGEWATCH_REPLICA_ID,
                           else host name and a random suffix); keep it unique per running process
-  --jetstream-replicas N  copies of the event stream and KV buckets (default 1; 3 on a 3-node cluster)
+  --jetstream-replicas N  copies of the event stream and KV buckets (default ${defaults.jetstreamReplicas}; 3 on a 3-node cluster)
   --lease-duration D      how long a lease holds unrenewed: the longest an observation waits
-                          for a new owner after a crash (default 15s)
-  --shutdown-grace D      how long SIGTERM waits for verdicts and events going out (default 20s)
+                          for a new owner after a crash (default ${formatDuration(defaults.leaseDurationMs)})
+  --shutdown-grace D      how long SIGTERM waits for verdicts and events going out (default ${formatDuration(defaults.shutdownGraceMs)})
   --health-checks FILE    CEL health checks for custom kinds (YAML or JSON: healthChecks:
                           [{apiVersion, kind, current, inProgress?, failed?}], as Flux's healthCheckExprs)
   --warning-events=BOOL   show the newest Warning event of each pending resource, its ReplicaSets
-                          and pods in progress events and verdicts (default true; needs events
+                          and pods in progress events and verdicts (default ${defaults.warningEvents}; needs events
                           list and watch)
   --container-logs        read the failing container's last log lines into the verdict for
                           requests that ask (logs: true); needs get on pods/log (default off:
@@ -51,46 +53,45 @@ const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"]
 export async function serveCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     namespaces: { type: "string" },
-    "metrics-host": { type: "string", default: "0.0.0.0" },
-    "metrics-port": { type: "string", default: "9090" },
+    "metrics-host": { type: "string" },
+    "metrics-port": { type: "string" },
     ...subjectPrefixOption,
     "log-level": { type: "string", default: "info" },
     "replica-id": { type: "string" },
-    "jetstream-replicas": { type: "string", default: "1" },
-    "lease-duration": { type: "string", default: "15s" },
-    "shutdown-grace": { type: "string", default: "20s" },
+    "jetstream-replicas": { type: "string" },
+    "lease-duration": { type: "string" },
+    "shutdown-grace": { type: "string" },
     "health-checks": { type: "string" },
-    "warning-events": { type: "string", default: "true" },
-    "container-logs": { type: "boolean", default: false },
+    "warning-events": { type: "string" },
+    "container-logs": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
     process.stdout.write(serveUsage);
     return 0;
   }
-  const port = Number(values["metrics-port"]);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--metrics-port: '${values["metrics-port"]}' is not a port`);
+  const port = optional(values["metrics-port"], Number);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--metrics-port: '${values["metrics-port"]}' is not a port`);
   if (!logLevels.includes(values["log-level"])) throw new UsageError(`--log-level: must be one of ${logLevels.join(", ")}`);
   const namespaces = values.namespaces?.split(",").map((n) => n.trim()).filter((n) => n !== "");
   for (const namespace of namespaces ?? []) {
     if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--namespaces: '${namespace}' is not a namespace name`);
   }
-  const jetstreamReplicas = Number(values["jetstream-replicas"]);
-  if (!Number.isInteger(jetstreamReplicas) || jetstreamReplicas < 1 || jetstreamReplicas > 5) {
+  const jetstreamReplicas = optional(values["jetstream-replicas"], Number);
+  if (jetstreamReplicas !== undefined && (!Number.isInteger(jetstreamReplicas) || jetstreamReplicas < 1 || jetstreamReplicas > 5)) {
     throw new UsageError(`--jetstream-replicas: '${values["jetstream-replicas"]}' must be a whole number from 1 to 5`);
   }
-  const leaseDurationSeconds = durationFlagSeconds("--lease-duration", values["lease-duration"]);
-  if (leaseDurationSeconds < 1) throw new UsageError("--lease-duration: at least 1s");
-  const shutdownGraceSeconds = durationFlagSeconds("--shutdown-grace", values["shutdown-grace"]);
-  const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID ?? `${hostname()}-${randomBytes(3).toString("hex")}`;
-  if (!/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
-  const warningEvents = booleanFlag("warning-events", values["warning-events"]);
-  const healthChecks = values["health-checks"] === undefined ? undefined : readHealthChecks(values["health-checks"]);
+  const leaseDurationSeconds = optional(values["lease-duration"], (text) => durationFlagSeconds("--lease-duration", text));
+  if (leaseDurationSeconds !== undefined && leaseDurationSeconds < 1) throw new UsageError("--lease-duration: at least 1s");
+  const shutdownGraceSeconds = optional(values["shutdown-grace"], (text) => durationFlagSeconds("--shutdown-grace", text));
+  const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID;
+  if (replicaId !== undefined && !/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
+  const warningEvents = optional(values["warning-events"], (text) => booleanFlag("warning-events", text));
+  const healthChecks = optional(values["health-checks"], readHealthChecks);
   const nats = natsConfigFromEnv(process.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
-  const logger = pino({ level: values["log-level"], base: { service: "stagewatch", replica: replicaId } });
-  const service = await startService({
+  const settings = serviceSettings({
     nats: nats.value,
     ...(namespaces && namespaces.length > 0 && { namespaces }),
     metricsHost: values["metrics-host"],
@@ -98,13 +99,16 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
     ...(healthChecks && { healthChecks }),
     warningEvents,
-    logger,
     replicaId,
     jetstreamReplicas,
-    leaseDurationMs: leaseDurationSeconds * 1000,
-    shutdownGraceMs: shutdownGraceSeconds * 1000,
+    leaseDurationMs: optional(leaseDurationSeconds, (seconds) => seconds * 1000),
+    shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
+    logger: pino({ level: values["log-level"], base: null }),
   });
+  // The replica id is in every line: the settings chose it when the flag and environment did not.
+  const logger = settings.logger.child({ service: "stagewatch", replica: settings.replicaId });
+  const service = await startService({ ...settings, logger });
 
   const signal = await new Promise<string>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
@@ -114,4 +118,9 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   logger.info({ signal }, "stopping");
   await service.stop();
   return signal === "nats-closed" ? 1 : 0;
+}
+
+/** `parse(text)` for a flag the user gave; undefined (the service's default) otherwise. */
+function optional<T, R>(value: T | undefined, parse: (value: T) => R): R | undefined {
+  return value === undefined ? undefined : parse(value);
 }

@@ -6,11 +6,12 @@
 //
 // Of several replicas racing for one lease exactly one wins (compare-and-swap on its revision);
 // the losers see the winner's write on the watch and leave it.
+import type { Logger } from "../logging/index.js";
 import { interval, type SchedulerLike, type Subscription } from "rxjs";
 import type { LeaseChange, LeaseEntry, LeaseStore, LeaseWatch } from "../bus/index.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import { adoptionCause, type AdoptionCause, type LeaseTiming } from "./leasePolicy.js";
-import type { EngineLogger, LeaseMetrics } from "./telemetry.js";
+import type { LeaseMetrics } from "./telemetry.js";
 
 /** What takes an observation over once its lease is won: the engine. */
 export interface AdoptingEngine {
@@ -24,7 +25,7 @@ export interface AdopterOptions {
   readonly timing: LeaseTiming;
   readonly scheduler: SchedulerLike;
   readonly metrics: LeaseMetrics;
-  readonly logger: EngineLogger;
+  readonly logger: Logger;
 }
 
 /** After an adoption that threw (a record that cannot be read), the lease is left alone this long. */

@@ -150,6 +150,28 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "ImagePullBackOff", resource: { kind: "ReplicaSet", name: "worker" } } });
   });
 
+  it("a ReplicationController is failed at once by its own pod in ImagePullBackOff", async () => {
+    const h = engineHarness();
+    // ReplicationController is served by /api/v1 as any core kind; the harness serves it on request.
+    h.cluster.discovery("v1", [{ name: "replicationcontrollers", kind: "ReplicationController", namespaced: true }]);
+    h.cluster.serve({ apiVersion: "v1", group: "", version: "v1", kind: "ReplicationController", resource: "replicationcontrollers", namespaced: true, kindKey: "core/ReplicationController" });
+    const shape = replicaSet(rollingOut(0), { name: "legacy", revision: "1", replicas: 1, ready: 0 });
+    const controller: KubeObject = {
+      ...shape,
+      apiVersion: "v1",
+      kind: "ReplicationController",
+      metadata: { ...shape.metadata, uid: uidOf("replicationcontroller/legacy"), annotations: {}, ownerReferences: [] },
+    };
+    await put(h, controller);
+    const id = await h.start(observationRequest({ resources: [{ apiVersion: "v1", kind: "ReplicationController", name: "legacy" }] }));
+    expect(h.events.of(id).filter((event) => event.type === "verdict")).toEqual([]);
+    await put(h, pod({ name: "legacy-x2k8p", owner: controller, phase: "Pending", containers: [imagePullBackOff()] }));
+    expect(h.events.verdict(id)).toMatchObject({
+      outcome: "failed",
+      failure: { reason: "ImagePullBackOff", resource: { kind: "ReplicationController", name: "legacy" } },
+    });
+  });
+
   it("a custom kind that happens to be called Pod is not taken for the workload's pod", async () => {
     const h = engineHarness();
     h.cluster.customKind("sandbox.example.com/v1", { name: "pods", kind: "Pod", namespaced: true });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../kube/objects.js";
 import { legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
-import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
+import { deploymentConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
@@ -51,6 +51,24 @@ describe("Warning events", () => {
     const verdict = h.events.verdict(id);
     expect(verdict.outcome).toBe("timed_out");
     expect(verdict.message).toBe(`deployment payments did not reach healthy within 5m0s: Deployment payments/api: 0/3 replicas ready, 0 updated; ReplicaSet api-7f9c6d8b5: FailedCreate (x4): ${quota}`);
+  });
+
+  it("the Deployment's own ReplicaFailure arriving after the warning is progress of its own, carrying the warning; a repeat after it is not", async () => {
+    // The order a loaded cluster can show (observe-warnings.e2e): the ReplicaSet controller's event
+    // reaches the service before the Deployment controller copied the ReplicaSet's condition up.
+    const h = engineHarness();
+    const id = await blockedRollout(h, { stallSeconds: 0 });
+    await put(h, failedCreate(1, 1));
+    const refused = { ...api, status: { ...api.status, conditions: [...(api.status?.conditions ?? []), deploymentConditions.replicaFailure(quota)] } };
+    await put(h, refused);
+    await put(h, failedCreate(2, 5));
+
+    expect(h.events.lines(id)).toEqual([
+      "stage applied",
+      "stage bootstrapped",
+      "progress Deployment payments/api pending (warning FailedCreate)",
+      "progress Deployment payments/api pending FailedCreate (warning FailedCreate)",
+    ]);
   });
 
   it("fail the observation at once when failOn names the reason", async () => {

@@ -1,10 +1,10 @@
 // Observations in progress: watch events routed by index to the observations that declared the
 // objects (or own their pods), decided by the verdict reducer, published on the bus.
 export { ObservationEngine } from "./engine.js";
-export type { EventSink, KindSource, ObservationEngineOptions } from "./engine.js";
+export type { EventStore, KindSource, ObservationEngineOptions } from "./ports.js";
 export { OwnedObjectIndex } from "./ownedObjects.js";
-export { noopEngineMetrics, noopLeaseMetrics, silentEngineLogger } from "./telemetry.js";
-export type { EngineLogger, EngineMetrics, LeaseMetrics } from "./telemetry.js";
+export { noopEngineMetrics, noopLeaseMetrics } from "./telemetry.js";
+export type { EngineMetrics, LeaseMetrics } from "./telemetry.js";
 export { LeaseKeeper, LeaseExistsError } from "./leaseKeeper.js";
 export type { LeaseKeeperOptions } from "./leaseKeeper.js";
 export { Adopter } from "./adoption.js";

@@ -7,10 +7,11 @@
 // record by another replica). A renewal that fails for want of NATS is not a loss: nobody else can
 // take the lease while NATS is away either, and the next renewal that reaches it settles the
 // question by its compare-and-swap.
+import type { Logger } from "../logging/index.js";
 import { interval, type SchedulerLike, type Subscription } from "rxjs";
 import type { LeaseChange, LeaseEntry, LeaseStore } from "../bus/index.js";
 import { leaseHeldBy, releasedLease, type LeaseTiming } from "./leasePolicy.js";
-import type { EngineLogger, LeaseMetrics } from "./telemetry.js";
+import type { LeaseMetrics } from "./telemetry.js";
 
 export interface LeaseKeeperOptions {
   readonly store: LeaseStore;
@@ -19,7 +20,7 @@ export interface LeaseKeeperOptions {
   readonly timing: LeaseTiming;
   readonly scheduler: SchedulerLike;
   readonly metrics: LeaseMetrics;
-  readonly logger: EngineLogger;
+  readonly logger: Logger;
 }
 
 export class LeaseExistsError extends Error {

@@ -16,12 +16,13 @@ export interface LeaseTiming {
   readonly scanEveryMs: number;
 }
 
-export const defaultLeaseTiming: LeaseTiming = { durationMs: 15_000, renewEveryMs: 5_000, scanEveryMs: 1_000 };
-
 /** The timing for a lease duration: renew at a third of it, scan at most every second. */
 export function leaseTimingFor(durationMs: number): LeaseTiming {
   return { durationMs, renewEveryMs: Math.max(100, Math.floor(durationMs / 3)), scanEveryMs: Math.min(1_000, Math.max(50, Math.floor(durationMs / 10))) };
 }
+
+/** 15 s: renewed every 5 s, scanned every second. */
+export const defaultLeaseTiming: LeaseTiming = leaseTimingFor(15_000);
 
 export function leaseHeldBy(holder: string, nowMs: number, timing: LeaseTiming): Lease {
   return { holder, expiresAt: new Date(nowMs + timing.durationMs).toISOString() };

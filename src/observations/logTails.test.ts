@@ -1,13 +1,13 @@
 // FailureLogs on its own: the bound on a read that never answers (the engine's tests cover the rest).
+import { silentLogger } from "../logging/index.js";
 import { of } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { Job, KubeObject, Pod } from "../kube/objects.js";
 import { captured } from "../../test/fixtures/kube/captured.js";
 import type { Informer, PodLogRequest, ResourceMapping } from "../streams/index.js";
 import type { ObservationVerdict } from "../verdicts/index.js";
-import type { KindSource } from "./engine.js";
+import type { KindSource } from "./ports.js";
 import { FailureLogs } from "./logTails.js";
-import { silentEngineLogger } from "./telemetry.js";
 
 const failedJob = captured<Job>("job-failed");
 const failedPod = captured<Pod>("pod-failed");
@@ -57,7 +57,7 @@ describe("FailureLogs", () => {
         return new Promise<string>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
       },
       kinds: kindsHolding(failedJob, failedPod),
-      logger: silentEngineLogger,
+      logger: silentLogger,
       timeoutMs: 20,
     });
     const detailed = await logs.attach("obs-1", verdict);
@@ -67,7 +67,7 @@ describe("FailureLogs", () => {
   });
 
   it("wants a read only for a failed or timed-out verdict of a request with logs", () => {
-    const logs = new FailureLogs({ reader: undefined, kinds: kindsHolding(failedJob), logger: silentEngineLogger });
+    const logs = new FailureLogs({ reader: undefined, kinds: kindsHolding(failedJob), logger: silentLogger });
     expect(logs.wanted(true, verdict)).toBe(true);
     expect(logs.wanted(true, { ...verdict, outcome: "timed_out" })).toBe(true);
     expect(logs.wanted(false, verdict)).toBe(false);

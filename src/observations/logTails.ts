@@ -12,7 +12,9 @@
 // - allowed by the service, not only the request: without a reader (serve without
 //   --container-logs) a request's `logs` gets a note saying so; a service whose RBAC lacks
 //   pods/log gets the API server's Forbidden in the note.
+import type { Logger } from "../logging/index.js";
 import { filter, take } from "rxjs";
+import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
 import { KubeRequestError, type Informer, type PodLogReader } from "../streams/index.js";
 import {
@@ -27,15 +29,13 @@ import {
   type ObservationVerdict,
   type ResourceIdentity,
 } from "../verdicts/index.js";
-import type { KindSource } from "./engine.js";
-import { podOwningKinds } from "./refusals.js";
-import type { EngineLogger } from "./telemetry.js";
+import type { KindSource } from "./ports.js";
 
 export interface FailureLogsOptions {
   /** Undefined: this service does not read container logs. */
   readonly reader: PodLogReader | undefined;
   readonly kinds: KindSource;
-  readonly logger: EngineLogger;
+  readonly logger: Logger;
   /** How long finding the container and reading its log may take before it is abandoned for a note (default 2 s). */
   readonly timeoutMs?: number;
   readonly limits?: LogTailLimits;
@@ -114,7 +114,7 @@ export class FailureLogs {
     const object = (await this.cached(identity.apiVersion, identity.kind, signal)).get(identity.namespace, identity.name);
     const listed = async (apiVersion: string, kindName: string) => (await this.cached(apiVersion, kindName, signal)).list(identity.namespace);
     const pods = object && podOwningKinds.has(kind) ? ((await listed("v1", "Pod")) as Pod[]) : [];
-    const replicaSets = object && kind === "apps/Deployment" ? ((await listed("apps/v1", "ReplicaSet")) as ReplicaSet[]) : [];
+    const replicaSets = object && replicaSetOwningKinds.has(kind) ? ((await listed("apps/v1", "ReplicaSet")) as ReplicaSet[]) : [];
     return [object, { replicaSets, pods }] as const;
   }
 

@@ -1,10 +1,10 @@
 // The record writer's hold: while a decided verdict is being completed (the failing container's
 // log tail), a write waiting behind one in flight does not go out with the incomplete verdict.
+import { silentLogger } from "../logging/index.js";
 import { describe, expect, it } from "vitest";
 import type { ObservationRecord, ObservationRecords, RecordUpdate } from "../bus/index.js";
 import type { ObservationVerdict } from "../verdicts/index.js";
 import { RecordWriter } from "./recordWriter.js";
-import { silentEngineLogger } from "./telemetry.js";
 
 const verdict = (message: string, outcome: ObservationVerdict["outcome"] = "in_progress"): ObservationVerdict => ({
   observationId: "obs-1",
@@ -54,7 +54,7 @@ describe("RecordWriter.hold", () => {
     let content = verdict("reading 1");
     const writer = new RecordWriter({
       records,
-      logger: silentEngineLogger,
+      logger: silentLogger,
       owner: "replica-a",
       initial: { record: initial, revision: 1 },
       content: () => ({ verdict: content, labelledBootstrap: [] }),

@@ -12,16 +12,16 @@
 // built) per round trip rather than one per event, whatever the request's size. A write that fails
 // for want of NATS is retried with backoff until it is stored or superseded: what was decided
 // while NATS was away is stored, then published, when it returns.
+import type { Logger } from "../logging/index.js";
 import type { ObservationRecord, ObservationRecords, StoredRecord } from "../bus/index.js";
 import type { ObservationVerdict } from "../verdicts/index.js";
-import type { EngineLogger } from "./telemetry.js";
 
 export type RecordContent = { verdict: ObservationVerdict; labelledBootstrap: string[] };
 export type DecideResult = { stored: true } | { stored: false; current: StoredRecord | undefined };
 
 export interface RecordWriterOptions {
   readonly records: ObservationRecords;
-  readonly logger: EngineLogger;
+  readonly logger: Logger;
   /** This replica's id, written as the record's owner. */
   readonly owner: string;
   readonly initial: StoredRecord;

@@ -3,16 +3,14 @@
 // its pods, and a Deployment's ReplicaSets too. The engine hands each one found to the reducer
 // (recordAccessProblem), which fails it if it is still pending.
 import type { InformerProblem, ResourceMapping } from "../streams/index.js";
+import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
 import { groupKind, type AccessProblem, type ObservationState } from "../verdicts/index.js";
-
-/** Kinds whose rule reads the pods they own (and, for Deployments, the ReplicaSets). */
-export const podOwningKinds: ReadonlySet<string> = new Set(["apps/Deployment", "apps/StatefulSet", "apps/DaemonSet", "batch/Job", "apps/ReplicaSet"]);
 
 /** Whether a declared resource of `declaredKind` is read through the informer of `informerKind`. */
 export function readsThrough(declaredKind: string, informerKind: string): boolean {
   if (declaredKind === informerKind) return true;
   if (informerKind === "core/Pod") return podOwningKinds.has(declaredKind);
-  if (informerKind === "apps/ReplicaSet") return declaredKind === "apps/Deployment";
+  if (informerKind === "apps/ReplicaSet") return replicaSetOwningKinds.has(declaredKind);
   return false;
 }
 

@@ -4,7 +4,7 @@
 import type { ObserveResult } from "../bus/index.js";
 import { UnknownKindError, type ResourceMapping } from "../streams/index.js";
 import type { FieldIssue, ObservationRequest, ObservationState } from "../verdicts/index.js";
-import type { KindSource } from "./engine.js";
+import type { KindSource } from "./ports.js";
 
 /** Each declared resource's mapping, in request order; an unknown kind names its field. */
 export async function resolveKinds(

@@ -42,12 +42,3 @@ export const noopEngineMetrics: EngineMetrics = {
   eventToVerdict: () => {},
   observationLeft: () => {},
 };
-
-/** The subset of pino's Logger the engine calls. Never handed manifest content or Secret data. */
-export interface EngineLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
-
-export const silentEngineLogger: EngineLogger = { info: () => {}, warn: () => {}, error: () => {} };

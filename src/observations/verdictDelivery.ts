@@ -4,22 +4,23 @@
 // the lease is removed last, so a crash in between leaves the lease to tell its next holder to
 // check that the verdict went out. A replica whose terminal write lost stands down: the record's
 // verdict is the one that stands, and its writer publishes it.
+import type { Logger } from "../logging/index.js";
 import type { ObservationRecord, StoredRecord } from "../bus/index.js";
 import { isTerminal, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
-import type { EventSink } from "./engine.js";
+import type { EventStore } from "./ports.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import type { RecentVerdicts } from "./recentVerdicts.js";
 import { verdictEventOf } from "./recordedObservations.js";
 import type { DecideResult } from "./recordWriter.js";
-import type { EngineLogger, EngineMetrics } from "./telemetry.js";
+import type { EngineMetrics } from "./telemetry.js";
 import { recordVerdict } from "./verdictTelemetry.js";
 
 export interface VerdictDeliveryOptions {
-  readonly events: EventSink;
+  readonly events: EventStore;
   readonly leases: LeaseKeeper;
   readonly decided: RecentVerdicts;
   readonly metrics: EngineMetrics;
-  readonly logger: EngineLogger;
+  readonly logger: Logger;
   readonly now: () => number;
 }
 

@@ -5,8 +5,9 @@
 // metric label; "time to healthy by deployment" is what a platform team asks): it counts apps,
 // not objects or requests, so its cardinality stays that of the team's service catalogue.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { requestResults } from "../bus/index.js";
-import { adoptionCauses } from "../observations/index.js";
+import { requestResults, type BusMetrics } from "../bus/index.js";
+import { adoptionCauses, type EngineMetrics, type LeaseMetrics } from "../observations/index.js";
+import type { StreamMetrics } from "../streams/index.js";
 import { outcomes, stages } from "../verdicts/index.js";
 
 const prefix = "stagewatch_";
@@ -137,3 +138,44 @@ function zeroBoundedSeries(metrics: Metrics): void {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+// The narrow interfaces of the folders that count, each backed by the metrics above.
+
+export function streamMetricsOf(metrics: Metrics): StreamMetrics {
+  return {
+    watchEvent: (kind, type) => metrics.watchEventsTotal.inc({ kind, type }),
+    watchRestart: (kind, cause) => metrics.watchRestartsTotal.inc({ kind, cause }),
+    objects: (kind, count) => metrics.informerObjects.set({ kind }, count),
+  };
+}
+
+export function busMetricsOf(metrics: Metrics): BusMetrics {
+  return {
+    requestAnswered: (result) => metrics.requestsTotal.inc({ result }),
+    publishFailed: () => metrics.natsPublishFailuresTotal.inc(),
+    eventsBuffered: (count) => metrics.eventsBuffered.set(count),
+  };
+}
+
+export function leaseMetricsOf(metrics: Metrics): LeaseMetrics {
+  return {
+    leasesHeld: (count) => metrics.leasesHeld.set(count),
+    leaseRenewalFailed: () => metrics.leaseRenewalsFailedTotal.inc(),
+    observationAdopted: (cause) => metrics.observationsAdoptedTotal.inc({ cause }),
+  };
+}
+
+export function engineMetricsOf(metrics: Metrics): EngineMetrics {
+  return {
+    observationStarted: () => metrics.observationsActive.inc(),
+    stageReached: (stage, deployment, seconds) => metrics.stageReachedSeconds.observe({ stage, deployment }, seconds),
+    observationDecided: (required, outcome, seconds) => {
+      metrics.observationsActive.dec();
+      metrics.observationsTotal.inc({ required, outcome });
+      metrics.verdictSeconds.observe({ required, outcome }, seconds);
+    },
+    resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind, reason }),
+    eventToVerdict: (seconds) => metrics.eventToVerdictSeconds.observe(seconds),
+    observationLeft: () => metrics.observationsActive.dec(),
+  };
+}

@@ -4,7 +4,6 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import type { Logger } from "pino";
 import { asyncScheduler } from "rxjs";
 import {
   busNames,
@@ -15,50 +14,22 @@ import {
   openObservationRecords,
   startRequestServer,
   toConnectionOptions,
-  type BusMetrics,
-  type NatsConnectionConfig,
 } from "../bus/index.js";
 import {
   Adopter,
   LeaseKeeper,
   ObservationEngine,
   leaseTimingFor,
-  type EngineMetrics,
-  type LeaseMetrics,
 } from "../observations/index.js";
-import { InformerHub, kubeHttpTransport, kubePodLogReader, type StreamMetrics } from "../streams/index.js";
-import { cachedFieldsOf, type Rule } from "../verdicts/index.js";
+import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/index.js";
+import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf } from "./metrics.js";
+import { serviceSettings, type ServiceConfig } from "./settings.js";
 
 /** A dependency the service cannot start without (NATS, the kubeconfig) is missing: exit 3, not a stack. */
 export class ServiceStartError extends Error {
   override name = "ServiceStartError";
-}
-
-export interface ServiceConfig {
-  /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
-  kubeConfig?: KubeConfig;
-  nats: NatsConnectionConfig;
-  namespaces?: readonly string[];
-  metricsHost: string;
-  metricsPort: number;
-  subjectPrefix: string;
-  /** CEL health checks of custom kinds, compiled (compileHealthChecks); they override the health library's. */
-  healthChecks?: ReadonlyMap<string, Rule>;
-  /** Warning events shown in readings (default true); off, events are never listed or watched. */
-  warningEvents?: boolean;
-  logger: Logger;
-  /** This replica's id, in its leases and logs (the pod name in Kubernetes). */
-  replicaId: string;
-  /** Copies of the event stream and the KV buckets in a clustered JetStream (1 for a single server). */
-  jetstreamReplicas?: number;
-  /** How long a lease lasts unrenewed: the longest an observation waits for a new owner after a crash. */
-  leaseDurationMs?: number;
-  /** How long a graceful stop waits for verdicts and events still going out. */
-  shutdownGraceMs?: number;
-  /** Read the failing container's log tail for requests with `logs` (needs `get` on pods/log). */
-  containerLogs?: boolean;
 }
 
 export interface RunningService {
@@ -69,46 +40,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-function streamMetricsOf(metrics: Metrics): StreamMetrics {
-  return {
-    watchEvent: (kind, type) => metrics.watchEventsTotal.inc({ kind, type }),
-    watchRestart: (kind, cause) => metrics.watchRestartsTotal.inc({ kind, cause }),
-    objects: (kind, count) => metrics.informerObjects.set({ kind }, count),
-  };
-}
-
-function busMetricsOf(metrics: Metrics): BusMetrics {
-  return {
-    requestAnswered: (result) => metrics.requestsTotal.inc({ result }),
-    publishFailed: () => metrics.natsPublishFailuresTotal.inc(),
-    eventsBuffered: (count) => metrics.eventsBuffered.set(count),
-  };
-}
-
-function leaseMetricsOf(metrics: Metrics): LeaseMetrics {
-  return {
-    leasesHeld: (count) => metrics.leasesHeld.set(count),
-    leaseRenewalFailed: () => metrics.leaseRenewalsFailedTotal.inc(),
-    observationAdopted: (cause) => metrics.observationsAdoptedTotal.inc({ cause }),
-  };
-}
-
-function engineMetricsOf(metrics: Metrics): EngineMetrics {
-  return {
-    observationStarted: () => metrics.observationsActive.inc(),
-    stageReached: (stage, deployment, seconds) => metrics.stageReachedSeconds.observe({ stage, deployment }, seconds),
-    observationDecided: (required, outcome, seconds) => {
-      metrics.observationsActive.dec();
-      metrics.observationsTotal.inc({ required, outcome });
-      metrics.verdictSeconds.observe({ required, outcome }, seconds);
-    },
-    resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind, reason }),
-    eventToVerdict: (seconds) => metrics.eventToVerdictSeconds.observe(seconds),
-    observationLeft: () => metrics.observationsActive.dec(),
-  };
-}
-
-export async function startService(config: ServiceConfig): Promise<RunningService> {
+export async function startService(given: ServiceConfig): Promise<RunningService> {
+  const config = serviceSettings(given);
   const { logger } = config;
   const metrics = createMetrics();
   const kubeConfig = config.kubeConfig ?? defaultKubeConfig();
@@ -129,7 +62,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       throw new ServiceStartError(`cannot connect to NATS at ${servers}: ${(cause as Error).message}`, { cause });
     });
     const names = busNames(config.subjectPrefix);
-    const replicas = config.jetstreamReplicas ?? 1;
+    const replicas = config.jetstreamReplicas;
     const jsm = await jetstreamManager(connection);
     await ensureEventStream(jsm, names, { replicas });
     const js = jetstream(connection);
@@ -139,7 +72,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     const leaseStore = await openLeaseStore(js, { prefix: config.subjectPrefix, replicas });
     const events = createEventPublisher({ js, jsm, prefix: config.subjectPrefix, metrics: busMetrics, logger: busLogger });
     const engineLogger = logger.child({ component: "engine" });
-    const timing = leaseTimingFor(config.leaseDurationMs ?? 15_000);
+    const timing = leaseTimingFor(config.leaseDurationMs);
     const leaseMetrics = leaseMetricsOf(metrics);
     const leases = new LeaseKeeper({
       store: leaseStore,
@@ -155,7 +88,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       records,
       leases,
       ...(config.healthChecks && { healthChecks: config.healthChecks }),
-      ...(config.warningEvents !== false && { warnings: hub.warnings() }),
+      ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
@@ -190,7 +123,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         },
       },
     });
-    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs === true }, "serving");
+    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs }, "serving");
     const ops = operations;
     return {
       metricsUrl: ops.url,
@@ -201,7 +134,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       // events still waiting are flushed. Bounded by the grace: what is not out by then is left to
       // the records and the leases, which the next owner repairs from.
       stop: async () => {
-        const graceMs = config.shutdownGraceMs ?? 20_000;
+        const graceMs = config.shutdownGraceMs;
         await requests.stop();
         adopter.stop();
         await withinMs(engine.handOver(), graceMs);

@@ -36,10 +36,10 @@ export type { WatchEvent, WatchEventType } from "./cache.js";
 export { kubeHttpTransport } from "./httpTransport.js";
 export { startInformer } from "./informer.js";
 export type { Informer, InformerOptions } from "./informer.js";
-export { InformerHub, defaultMetadataOnlyKinds } from "./informerHub.js";
+export { InformerHub } from "./informerHub.js";
 export type { InformerHubOptions } from "./informerHub.js";
-export { noopStreamMetrics, restartCauses, silentLogger } from "./instrumentation.js";
-export type { RestartCause, StreamLogger, StreamMetrics } from "./instrumentation.js";
+export { noopStreamMetrics, restartCauses } from "./instrumentation.js";
+export type { RestartCause, StreamMetrics } from "./instrumentation.js";
 export { defaultReflectorTiming, metadataListAccept, metadataWatchAccept } from "./reflector.js";
 export type { ReflectorTiming } from "./reflector.js";
 export {

@@ -1,10 +1,11 @@
 // A shared informer: the cache of one kind, kept current by one reflector per namespace watched
 // (or one for the whole cluster), and the streams consumers read it through.
+import type { Logger } from "../logging/index.js";
 import { BehaviorSubject, Observable, Subject, distinctUntilChanged, type SchedulerLike } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
 import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
-import type { StreamLogger, StreamMetrics } from "./instrumentation.js";
+import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
 import type { KeptFields } from "./fieldSelection.js";
 import { stripObject, type StripTarget } from "./strip.js";
@@ -48,7 +49,7 @@ export interface InformerOptions {
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
   metrics: StreamMetrics;
-  logger: StreamLogger;
+  logger: Logger;
   random: () => number;
   /** Called once when the informer stops (the hub forgets it). */
   onStop?: () => void;
@@ -69,7 +70,7 @@ class SharedInformer implements Informer {
   private readonly problems = new BehaviorSubject<readonly InformerProblem[]>([]);
   private readonly reflectors: Reflector[];
   private readonly onStop: (() => void) | undefined;
-  private readonly logger: StreamLogger;
+  private readonly logger: Logger;
   private stopped = false;
 
   constructor(options: InformerOptions) {

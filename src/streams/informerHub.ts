@@ -1,28 +1,16 @@
 // One shared informer per kind for the whole service, started the first time something needs
 // that kind: a thousand observations of Deployments share one Deployment watch (one per
 // namespace when the service watches a namespace list), never one watch each.
+import { silentLogger, type Logger } from "../logging/index.js";
 import { asyncScheduler, type SchedulerLike } from "rxjs";
+import { metadataOnlyKinds } from "../kube/kindFacts.js";
 import type { KeptFields } from "./fieldSelection.js";
 import { startInformer, type Informer } from "./informer.js";
-import { noopStreamMetrics, silentLogger, type StreamLogger, type StreamMetrics } from "./instrumentation.js";
+import { noopStreamMetrics, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
 import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
 import { WarningFeed } from "./warningFeed.js";
-
-/**
- * Kinds listed and watched as metadata only: no status, and a body the rules never read (data,
- * tokens, RBAC rules). ConfigMaps and Secrets above all: their data never enters the process.
- */
-export const defaultMetadataOnlyKinds: readonly string[] = [
-  "core/ConfigMap",
-  "core/Secret",
-  "core/ServiceAccount",
-  "rbac.authorization.k8s.io/Role",
-  "rbac.authorization.k8s.io/ClusterRole",
-  "rbac.authorization.k8s.io/RoleBinding",
-  "rbac.authorization.k8s.io/ClusterRoleBinding",
-];
 
 export interface InformerHubOptions {
   transport: KubeTransport;
@@ -30,8 +18,6 @@ export interface InformerHubOptions {
   restMapper?: RestMapper;
   /** Watch only these namespaces; the whole cluster when undefined. */
   namespaces?: readonly string[];
-  /** Kind keys read as metadata only; defaults to defaultMetadataOnlyKinds. */
-  metadataOnlyKinds?: readonly string[];
   /**
    * The fields of spec and status the cache keeps of a kind judged by a CEL health check (the
    * health library's or the configuration's): what its expressions read. Undefined for other kinds.
@@ -41,7 +27,7 @@ export interface InformerHubOptions {
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
   metrics?: StreamMetrics;
-  logger?: StreamLogger;
+  logger?: Logger;
   /** Jitter source, [0, 1). */
   random?: () => number;
 }
@@ -50,7 +36,6 @@ export class InformerHub {
   readonly restMapper: RestMapper;
   readonly namespaces: readonly string[] | undefined;
   private readonly options: InformerHubOptions;
-  private readonly metadataOnly: ReadonlySet<string>;
   private readonly running = new Map<string, Informer>();
   private warningFeed: WarningFeed | undefined;
 
@@ -58,7 +43,6 @@ export class InformerHub {
     this.options = options;
     this.restMapper = options.restMapper ?? new RestMapper(options.transport);
     this.namespaces = options.namespaces;
-    this.metadataOnly = new Set(options.metadataOnlyKinds ?? defaultMetadataOnlyKinds);
   }
 
   /** apiVersion + kind to its resource, through discovery (see RestMapper). */
@@ -80,7 +64,7 @@ export class InformerHub {
     const informer = startInformer({
       mapping,
       namespaces: this.namespaces,
-      metadataOnly: this.metadataOnly.has(mapping.kindKey),
+      metadataOnly: metadataOnlyKinds.has(mapping.kindKey),
       keptFields: this.options.keptFieldsOf?.(mapping.kindKey),
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,

@@ -25,20 +25,3 @@ export const noopStreamMetrics: StreamMetrics = {
   watchRestart() {},
   objects() {},
 };
-
-type LogMethod = (fields: Record<string, unknown>, message: string) => void;
-
-/** The subset of pino's logger the streams use: a pino logger (or child) fits as is. */
-export interface StreamLogger {
-  debug: LogMethod;
-  info: LogMethod;
-  warn: LogMethod;
-  error: LogMethod;
-}
-
-export const silentLogger: StreamLogger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-};

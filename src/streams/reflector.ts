@@ -14,11 +14,12 @@
 //   can be fixed while the service runs. After a refusal the next step is a list, because only a
 //   list that succeeds proves access is back.
 // Timers run on the injected scheduler, so all of this is tested on virtual time.
+import type { Logger } from "../logging/index.js";
 import { EMPTY, Subscription, expand, map, throwError, timeout, type Observable, type Observer, type SchedulerLike } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
 import { accessProblemOf, type InformerProblem } from "./accessProblem.js";
 import { createBackoff, defaultBackoffPolicy, type Backoff, type BackoffPolicy } from "./backoff.js";
-import type { RestartCause, StreamLogger, StreamMetrics } from "./instrumentation.js";
+import type { RestartCause, StreamMetrics } from "./instrumentation.js";
 import { collectionPath, type ResourceMapping } from "./restMapper.js";
 import { KubeRequestError, isGone, statusError, type KubeTransport } from "./transport.js";
 
@@ -83,7 +84,7 @@ export interface ReflectorOptions<T extends Versioned = KubeObject> {
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
   metrics: StreamMetrics;
-  logger: StreamLogger;
+  logger: Logger;
   random: () => number;
 }
 

@@ -6,6 +6,7 @@
 // a request names it. Positive answers are kept for the life of the process: a kind's plural and
 // scope do not change while its CRD exists.
 import { firstValueFrom } from "rxjs";
+import { clusterScopedKinds } from "../kube/kindFacts.js";
 import { kindKey } from "../kube/kinds.js";
 import { KubeRequestError, type KubeTransport } from "./transport.js";
 
@@ -62,25 +63,26 @@ export class DiscoveryError extends Error {
  * `informer("core/Pod")` works before any discovery round trip.
  */
 export const builtinMappings: readonly ResourceMapping[] = [
-  mapping("v1", "Pod", "pods", true),
-  mapping("v1", "ConfigMap", "configmaps", true),
-  mapping("v1", "Secret", "secrets", true),
-  mapping("v1", "Service", "services", true),
-  mapping("v1", "ServiceAccount", "serviceaccounts", true),
-  mapping("v1", "PersistentVolumeClaim", "persistentvolumeclaims", true),
-  mapping("v1", "Namespace", "namespaces", false),
-  mapping("v1", "Event", "events", true),
-  mapping("apps/v1", "Deployment", "deployments", true),
-  mapping("apps/v1", "ReplicaSet", "replicasets", true),
-  mapping("apps/v1", "StatefulSet", "statefulsets", true),
-  mapping("apps/v1", "DaemonSet", "daemonsets", true),
-  mapping("batch/v1", "Job", "jobs", true),
-  mapping("batch/v1", "CronJob", "cronjobs", true),
+  mapping("v1", "Pod", "pods"),
+  mapping("v1", "ConfigMap", "configmaps"),
+  mapping("v1", "Secret", "secrets"),
+  mapping("v1", "Service", "services"),
+  mapping("v1", "ServiceAccount", "serviceaccounts"),
+  mapping("v1", "PersistentVolumeClaim", "persistentvolumeclaims"),
+  mapping("v1", "Namespace", "namespaces"),
+  mapping("v1", "Event", "events"),
+  mapping("apps/v1", "Deployment", "deployments"),
+  mapping("apps/v1", "ReplicaSet", "replicasets"),
+  mapping("apps/v1", "StatefulSet", "statefulsets"),
+  mapping("apps/v1", "DaemonSet", "daemonsets"),
+  mapping("batch/v1", "Job", "jobs"),
+  mapping("batch/v1", "CronJob", "cronjobs"),
 ];
 
-function mapping(apiVersion: string, kind: string, resource: string, namespaced: boolean): ResourceMapping {
+function mapping(apiVersion: string, kind: string, resource: string): ResourceMapping {
   const { group, version } = splitApiVersion(apiVersion);
-  return { apiVersion, group, version, kind, resource, namespaced, kindKey: kindKey(group, kind) };
+  const key = kindKey(group, kind);
+  return { apiVersion, group, version, kind, resource, namespaced: !clusterScopedKinds.has(key), kindKey: key };
 }
 
 interface DiscoveredResource {

@@ -1,12 +1,13 @@
 // The Warning events feed over a scripted API server on virtual time: warnings only (the field
 // selector in list and watch), started by its first subscriber, the newest per object, and a
 // refusal logged once without stopping anything.
+import type { Logger } from "../logging/index.js";
 import { describe, expect, it } from "vitest";
 import type { ClusterWarning } from "../kube/warnings.js";
 import { legacyWarning } from "../../test/fixtures/kube/events.js";
 import { deployment, replicaSet } from "../../test/fixtures/kube/workloads.js";
 import { InformerHub } from "./informerHub.js";
-import type { StreamLogger } from "./instrumentation.js";
+
 import { ScriptedTransport, VirtualClock, listBody } from "./testing/index.js";
 import { statusError } from "./transport.js";
 
@@ -20,8 +21,8 @@ function setup() {
   const clock = new VirtualClock();
   clock.scheduler.frame = Date.parse("2026-11-29T10:00:30Z");
   const transport = new ScriptedTransport();
-  const warnings: { fields: Record<string, unknown>; message: string }[] = [];
-  const logger: StreamLogger = { debug() {}, info() {}, warn: (fields, message) => warnings.push({ fields, message }), error() {} };
+  const warnings: { fields: object; message: string }[] = [];
+  const logger: Logger = { debug() {}, info() {}, warn: (fields, message) => warnings.push({ fields, message }), error() {} };
   const hub = new InformerHub({ transport, scheduler: clock.scheduler, random: () => 0, logger });
   return { clock, transport, hub, warnings };
 }

@@ -6,10 +6,11 @@
 //
 // Warnings are a diagnosis, not a verdict's input it cannot do without: a list or watch refused
 // (no RBAC for events) is logged once, retried like any other, and observations go on without them.
+import type { Logger } from "../logging/index.js";
 import { Observable, Subject, share, type SchedulerLike } from "rxjs";
 import { decodeWarningEvent, type ClusterWarning, type WarningEventLine } from "../kube/warnings.js";
 import type { InformerProblem } from "./accessProblem.js";
-import type { StreamLogger, StreamMetrics } from "./instrumentation.js";
+import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
 import { builtinMappings } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
@@ -29,7 +30,7 @@ export interface WarningFeedOptions {
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
   metrics: StreamMetrics;
-  logger: StreamLogger;
+  logger: Logger;
   random: () => number;
   limits?: Partial<WarningIndexLimits>;
 }

@@ -11,6 +11,7 @@
 //   is read (`previous`); one that never ran has no log at all, which is said in a note instead.
 // Anything else (NotFound, Forbidden, a custom resource's condition, a pod problem without a
 // container such as Unschedulable) is not about a container: no log is read and nothing is said.
+import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
 import type { ContainerStatus, Deployment, Job, KubeObject, Pod } from "../kube/objects.js";
 import { currentPods, ownedBy } from "../ownership/index.js";
 import { groupKind } from "./kinds.js";
@@ -32,20 +33,11 @@ export type LogChoice = { readonly read: LogTarget } | { readonly note: string }
 
 /** The pods whose problems the failed resource's rule read. */
 function podsOf(object: KubeObject, owned: OwnedObjects): readonly Pod[] | undefined {
-  switch (groupKind(object.apiVersion, object.kind)) {
-    case "core/Pod":
-      return [object as Pod];
-    case "apps/Deployment":
-      return currentPods(object as Deployment, owned.replicaSets, owned.pods);
-    case "apps/StatefulSet":
-    case "apps/DaemonSet":
-    case "apps/ReplicaSet":
-    case "core/ReplicationController":
-    case "batch/Job":
-      return ownedBy(object, owned.pods);
-    default:
-      return undefined;
-  }
+  const kind = groupKind(object.apiVersion, object.kind);
+  if (kind === "core/Pod") return [object as Pod];
+  if (replicaSetOwningKinds.has(kind)) return currentPods(object as Deployment, owned.replicaSets, owned.pods);
+  if (podOwningKinds.has(kind)) return ownedBy(object, owned.pods);
+  return undefined;
 }
 
 function statusOf(pod: Pod, container: string, init: boolean): ContainerStatus | undefined {

@@ -3,6 +3,7 @@
 import { groupKind } from "../kube/kinds.js";
 
 export { groupKind, groupOf } from "../kube/kinds.js";
+export { clusterScopedKinds } from "../kube/kindFacts.js";
 
 export interface Identified {
   apiVersion: string;
@@ -30,31 +31,3 @@ export function objectIdentityKey(obj: { apiVersion: string; kind: string; metad
 export function describeResource(identity: Identified): string {
   return `${identity.kind} ${identity.namespace ? `${identity.namespace}/` : ""}${identity.name}`;
 }
-
-/**
- * Built-in kinds that live outside namespaces. A declared resource of one of these never takes the
- * request's defaultNamespace (kubectl apply drops a namespace written on them, too). Kinds from
- * CRDs are unknown here: the engine passes what discovery says (`isClusterScoped`).
- */
-export const clusterScopedKinds: ReadonlySet<string> = new Set([
-  "core/Namespace",
-  "core/Node",
-  "core/PersistentVolume",
-  "rbac.authorization.k8s.io/ClusterRole",
-  "rbac.authorization.k8s.io/ClusterRoleBinding",
-  "apiextensions.k8s.io/CustomResourceDefinition",
-  "apiregistration.k8s.io/APIService",
-  "admissionregistration.k8s.io/MutatingWebhookConfiguration",
-  "admissionregistration.k8s.io/ValidatingWebhookConfiguration",
-  "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
-  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
-  "storage.k8s.io/StorageClass",
-  "storage.k8s.io/CSIDriver",
-  "storage.k8s.io/VolumeAttachment",
-  "scheduling.k8s.io/PriorityClass",
-  "networking.k8s.io/IngressClass",
-  "node.k8s.io/RuntimeClass",
-  "flowcontrol.apiserver.k8s.io/FlowSchema",
-  "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration",
-  "certificates.k8s.io/CertificateSigningRequest",
-]);

@@ -8,8 +8,9 @@
 // never written. A caller keeps only the state a step returns and never reads or steps one it has
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
 // The tally and the grace ends are kept in step with `resources` here, so no event has to count.
+import { clusterScopedKinds } from "../kube/kindFacts.js";
+import { groupKind, identityKey } from "./kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
-import { clusterScopedKinds, groupKind, identityKey } from "./kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { pending, shownMessage, type ResourceReading } from "./reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "./stages.js";
@@ -130,19 +131,6 @@ export interface ObservationStep {
   readonly changes: readonly ObservationChange[];
   /** The state changed by more than a warning's repeat (what resets the stall clock). */
   readonly progressed: boolean;
-}
-
-/**
- * When the budget runs out: `timeoutSeconds` after `nowMs` (the moment the request was accepted)
- * or the absolute `deadline`, whichever comes first. The engine stores the result with the
- * observation so that a restart never restarts the clock.
- */
-export function budgetDeadline(request: Pick<ObservationRequest, "timeoutSeconds" | "deadline">, nowMs: number): number {
-  const candidates: number[] = [];
-  if (request.timeoutSeconds !== undefined) candidates.push(nowMs + request.timeoutSeconds * 1000);
-  if (request.deadline !== undefined) candidates.push(Date.parse(request.deadline));
-  // The request schema requires one of them; a request without either has no time at all.
-  return candidates.length === 0 ? nowMs : Math.min(...candidates);
 }
 
 export type ClusterScope = (groupKind: string) => boolean;

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { keys, observation, observationRequest, seconds, startedAtMs } from "../../test/fixtures/observation.js";
 import { uidOf } from "../../test/fixtures/kube/meta.js";
 import { advanceClock, markCachesSynced, nextWakeAt, recordDeletion, recordReading, toVerdict, type ObservedObject } from "./observation.js";
-import { budgetDeadline, type ObservationState } from "./observationState.js";
+import { budgetDeadline } from "./budget.js";
+import type { ObservationState } from "./observationState.js";
 import { pending, settled, type ResourceReading } from "./reading.js";
 
 function read(state: ObservationState, key: string, reading: ResourceReading, atSeconds: number, object: Partial<ObservedObject> = {}) {

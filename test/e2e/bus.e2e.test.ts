@@ -2,6 +2,7 @@
 // the client, end to end. The engine behind the request server is a small fake written here (the
 // bus is real; deciding verdicts is not this module's concern). Each run uses its own subject
 // prefix, so its stream and bucket never meet another run's.
+import { silentLogger } from "../../src/logging/index.ts";
 import { randomBytes } from "node:crypto";
 import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -177,7 +178,7 @@ beforeAll(async () => {
   await ensureEventStream(jsm, names, { maxAgeMs: 3_600_000 });
   records = await openObservationRecords(jetstream(nc), { prefix, ttlMs: 3_600_000 });
   engine = new FakeEngine(records, createEventPublisher({ js: jetstream(nc), prefix }));
-  const logger = { info: () => {}, warn: () => {}, error: (fields: object) => internalErrors.push(fields) };
+  const logger = { ...silentLogger, error: (fields: object) => void internalErrors.push(fields) };
   // Two replicas in the queue group, as a real installation runs them.
   const metrics = { requestAnswered: (result: string) => answered.push(result), publishFailed: () => {}, eventsBuffered: () => {} };
   servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));

@@ -6,6 +6,7 @@
  * back the existence-only reasons: a kind classified as having no status has no status field.
  */
 import { describe, expect, it } from "vitest";
+import { clusterScopedKinds } from "../../src/kube/kindFacts.js";
 import { kindKey } from "../../src/kube/kinds.js";
 import { builtInKinds, type KindClass } from "../../src/verdicts/index.js";
 import { kubeJson, loadKubeConfig, type Json } from "../cluster/kubeJson.ts";
@@ -20,6 +21,7 @@ interface ServedKind {
   version: string;
   kind: string;
   watchable: boolean;
+  namespaced: boolean;
 }
 
 async function servedKinds(): Promise<ServedKind[]> {
@@ -30,13 +32,13 @@ async function servedKinds(): Promise<ServedKind[]> {
   }
   const kinds = new Map<string, ServedKind>();
   for (const { group, version, path } of groupVersions) {
-    const resources = (await get(path)).resources as { name: string; kind: string; verbs: string[] }[];
+    const resources = (await get(path)).resources as { name: string; kind: string; verbs: string[]; namespaced: boolean }[];
     for (const resource of resources) {
       if (resource.name.includes("/")) continue; // subresources: status, scale, log, eviction...
       const key = kindKey(group, resource.kind);
       const watchable = resource.verbs.includes("list") && resource.verbs.includes("watch");
       const known = kinds.get(key);
-      if (!known || (watchable && !known.watchable)) kinds.set(key, { key, group, version, kind: resource.kind, watchable });
+      if (!known || (watchable && !known.watchable)) kinds.set(key, { key, group, version, kind: resource.kind, watchable, namespaced: resource.namespaced });
     }
   }
   return [...kinds.values()].toSorted((a, b) => a.key.localeCompare(b.key));
@@ -63,13 +65,17 @@ async function hasStatusField(served: ServedKind): Promise<boolean> {
 }
 
 describe("every served kind is classified", () => {
-  it("discovery lists no built-in kind that builtInKinds leaves out, and existence-only 'no status' kinds have none", async () => {
+  it("discovery lists no built-in kind that builtInKinds leaves out, the kind facts' scope is discovery's, and existence-only 'no status' kinds have none", async () => {
     const served = await servedKinds();
     const custom = await customGroups();
     const watchable = served.filter((kind) => kind.watchable);
     const builtIn = watchable.filter((kind) => !custom.has(kind.group));
     const unclassified = builtIn.filter((kind) => !builtInKinds.has(kind.key)).map((kind) => kind.key);
     expect(unclassified).toEqual([]);
+
+    // The kind facts' scope is what discovery says: a cluster-scoped kind never takes a request's defaultNamespace.
+    const scopeWrong = builtIn.filter((kind) => clusterScopedKinds.has(kind.key) === kind.namespaced).map((kind) => `${kind.key} (namespaced: ${kind.namespaced})`);
+    expect(scopeWrong).toEqual([]);
 
     const claimedWithoutStatus = builtIn.filter((kind) => builtInKinds.get(kind.key)!.why.startsWith("no status"));
     const withStatus: string[] = [];

@@ -77,8 +77,16 @@ describe("a ResourceQuota too small for the Deployment", () => {
     const warned = events.find((event): event is Extract<ObservationEvent, { type: "progress" }> => event.type === "progress" && event.resource.warning !== undefined);
     expect(warned?.resource.warning).toMatchObject({ kind: "ReplicaSet", reason: "FailedCreate" });
     expect(warned?.resource.warning?.message).toMatch(/is forbidden: exceeded quota: compute, requested: .*cpu=2.*limited: .*cpu=1/);
-    // A repeat of the same warning changes its count, never publishes the same text again.
-    expect(events.filter((event) => event.type === "progress" && event.resource.warning?.reason === "FailedCreate")).toHaveLength(1);
+    // A repeat of the same warning changes its count, never publishes the same text again: after
+    // the progress event that brought FailedCreate, one carrying it again was published for a change
+    // of the reading itself. The Deployment's own ReplicaFailure condition (reason FailedCreate) can
+    // reach the service after the ReplicaSet's warning did, on a loaded machine.
+    const readings = events.flatMap((event) => (event.type === "progress" ? [event.resource] : []));
+    const carrying = readings.flatMap((reading, index) => (reading.warning?.reason === "FailedCreate" ? [{ reading, previous: readings[index - 1] }] : []));
+    expect(carrying.length).toBeGreaterThanOrEqual(1);
+    for (const { reading, previous } of carrying.slice(1)) {
+      expect([reading.state, reading.reason]).not.toEqual([previous?.state, previous?.reason]);
+    }
 
     console.info(`quota timeout: ${verdict.message}`);
     expect(verdict.outcome).toBe("timed_out");

@@ -1,5 +1,6 @@
 // A real ObservationEngine over a real InformerHub, whose API server is a ScriptedCluster, on
 // virtual time: tests change objects in the cluster, move the clock, and read what was published.
+import type { Logger } from "../../logging/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
 import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
@@ -10,8 +11,8 @@ import { LeaseKeeper } from "../leaseKeeper.js";
 import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
 import { InMemoryLeaseStore } from "./inMemoryLeases.js";
-import type { EngineLogger } from "../telemetry.js";
-import { CapturingEventSink } from "./capturingEventSink.js";
+
+import { CapturingEventStore } from "./capturingEventStore.js";
 import { InMemoryObservationRecords } from "./inMemoryRecords.js";
 import { ScriptedCluster } from "./scriptedCluster.js";
 
@@ -73,9 +74,10 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     ...(options.timing && { timing: options.timing }),
   });
   const records = new InMemoryObservationRecords();
-  const events = new CapturingEventSink();
+  const events = new CapturingEventStore();
   const logged: LoggedLine[] = [];
-  const logger: EngineLogger = {
+  const logger: Logger = {
+    debug: () => {},
     info: (fields, message) => logged.push({ level: "info", message, fields }),
     warn: (fields, message) => logged.push({ level: "warn", message, fields }),
     error: (fields, message) => logged.push({ level: "error", message, fields }),

@@ -1,7 +1,7 @@
 // Test support for the observation engine: an API server's collections over the streams'
 // scripted transport, in-memory observation records with KV semantics, and an event sink that
 // keeps what was published. Not used by the service itself.
-export { CapturingEventSink } from "./capturingEventSink.js";
+export { CapturingEventStore } from "./capturingEventStore.js";
 export { InMemoryObservationRecords } from "./inMemoryRecords.js";
 export { InMemoryLeaseStore } from "./inMemoryLeases.js";
 export { ScriptedCluster } from "./scriptedCluster.js";

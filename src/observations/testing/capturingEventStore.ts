@@ -1,10 +1,10 @@
-// An EventSink that keeps what the engine published, each event checked against the wire schema
-// (what a subscriber would refuse to decode must fail the test that produced it). The sink never
+// An EventStore that keeps what the engine published, each event checked against the wire schema
+// (what a subscriber would refuse to decode must fail the test that produced it). The store never
 // rejects, as the contract says; an invalid event is kept aside and reported by every reader.
-import type { EventSink } from "../engine.js";
+import type { EventStore } from "../ports.js";
 import { ObservationEvent, describeIssues, describeResource, parseWith, type ObservationVerdict } from "../../verdicts/index.js";
 
-export class CapturingEventSink implements EventSink {
+export class CapturingEventStore implements EventStore {
   private readonly published: ObservationEvent[] = [];
   private readonly invalid: string[] = [];
 

@@ -1,0 +1,52 @@
+// Which informers an observation reads, and what they say about it besides objects: that they
+// have all listed (the absence grace starts, the caches are read), and that one was refused
+// access (RBAC: what it reads through it cannot be read at all). A resource is read through the
+// informer of its own kind and, for a workload, through those of what it owns (kindFacts): its
+// pods, and a Deployment's ReplicaSets too.
+import { combineLatest, filter, map, merge, take, type Observable } from "rxjs";
+import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
+import type { Logger } from "../logging/index.js";
+import type { Informer, InformerProblem, ResourceMapping } from "../streams/index.js";
+import { groupKind, type ObservationState } from "../verdicts/index.js";
+import type { KindSource } from "./ports.js";
+
+/**
+ * The declared kinds' mappings (one per kind), plus Pods and ReplicaSets when a declared workload
+ * owns them. A Pod or ReplicaSet kind that cannot be resolved is logged and left out: the declared
+ * kinds are still read.
+ */
+export async function mappingsRead(
+  kinds: Pick<KindSource, "resolve">,
+  state: ObservationState,
+  declared: readonly ResourceMapping[],
+  logger: Logger,
+): Promise<ResourceMapping[]> {
+  const needed = new Map(declared.map((mapping) => [mapping.kindKey, mapping]));
+  const declaredKinds = [...state.resources.values()].map((r) => groupKind(r.identity.apiVersion, r.identity.kind));
+  try {
+    if (declaredKinds.some((kind) => podOwningKinds.has(kind))) {
+      const pods = await kinds.resolve("v1", "Pod");
+      needed.set(pods.kindKey, pods);
+    }
+    if (declaredKinds.some((kind) => replicaSetOwningKinds.has(kind))) {
+      const replicaSets = await kinds.resolve("apps/v1", "ReplicaSet");
+      needed.set(replicaSets.kindKey, replicaSets);
+    }
+  } catch (error) {
+    logger.error({ observationId: state.observationId, err: error }, "cannot resolve Pod or ReplicaSet");
+  }
+  return [...needed.values()];
+}
+
+/** Emits once, when every one of `informers` has listed. */
+export function allSynced(informers: readonly Informer[]): Observable<unknown> {
+  return combineLatest(informers.map((informer) => informer.synced$)).pipe(
+    filter((flags) => flags.every(Boolean)),
+    take(1),
+  );
+}
+
+/** Every refusal of any of `informers`, with the informer's mapping; the current ones replay on subscription. */
+export function refusals(informers: readonly Informer[]): Observable<{ mapping: ResourceMapping; problems: readonly InformerProblem[] }> {
+  return merge(...informers.map(({ mapping, problems$ }) => problems$.pipe(map((problems) => ({ mapping, problems })))));
+}

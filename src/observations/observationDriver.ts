@@ -1,0 +1,242 @@
+// Drives the observations this replica holds, from the moment they begin here to their verdict
+// or their leaving: routed objects are read into the reducer, each step is applied, its events go
+// out once a record holding them is stored, and the verdict is delivered exactly once.
+//
+// Invariants:
+// - every decision is the reducer's; the driver only passes it readings and the scheduler's clock,
+//   so a verdict can be reconstructed from the record and the cluster;
+// - a resource that left `pending` (settled or failed) is dropped from routing: never read again;
+// - budget and absence grace run on one timer per observation at the reducer's nextWakeAt:
+//   nothing polls the API server;
+// - a kind stagewatch may not list or watch fails, at once, every pending resource the
+//   observation reads through it: no event can come to settle it while RBAC refuses it;
+// - the record is the journal: a step's events go out once a record holding them is stored, and
+//   the verdict only from the replica whose terminal compare-and-swap won (verdictDelivery).
+import {
+  advanceClock,
+  evaluateResource,
+  markCachesSynced,
+  nextWakeAt,
+  newestWarning,
+  recordAccessProblem,
+  recordDeletion,
+  recordReading,
+  stallNotice,
+  warningSlackMs,
+  withWarning,
+  type ObservationEvent,
+  type ObservationStep,
+  type ObservationVerdict,
+} from "../verdicts/index.js";
+import type { ResourceMapping } from "../streams/index.js";
+import { EventRouter, type DeletedObject, type ObjectToRead } from "./eventRouter.js";
+import { guarded } from "./guarded.js";
+import { allSynced, mappingsRead, refusals } from "./informerWiring.js";
+import type { LiveObservation } from "./liveObservation.js";
+import { FailureLogs } from "./logTails.js";
+import type { EngineSettings } from "./ports.js";
+import { refusedResources } from "./refusals.js";
+import type { VerdictDelivery } from "./verdictDelivery.js";
+
+export class ObservationDriver {
+  private readonly settings: EngineSettings;
+  private readonly delivery: VerdictDelivery;
+  private readonly live = new Map<string, LiveObservation>();
+  private readonly router: EventRouter;
+  private readonly failureLogs: FailureLogs;
+  /** Verdicts decided here and not yet stored and published. */
+  private readonly deliveries = new Set<Promise<unknown>>();
+
+  constructor(settings: EngineSettings, delivery: VerdictDelivery) {
+    this.settings = settings;
+    this.delivery = delivery;
+    this.router = new EventRouter({
+      kinds: settings.kinds,
+      warnings: settings.warnings,
+      logger: settings.logger,
+      onRead: (read) => this.read(read),
+      onDeleted: (deleted) => this.deleted(deleted),
+    });
+    this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger });
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** The observation driven here under `observationId`, while it is. */
+  driven(observationId: string): LiveObservation | undefined {
+    return this.live.get(observationId);
+  }
+
+  ids(): string[] {
+    return [...this.live.keys()];
+  }
+
+  /** Starts driving `live`, whose declared resources resolve to `mappings` (request order). */
+  begin(live: LiveObservation, mappings: readonly ResourceMapping[]): void {
+    this.live.set(live.id, live);
+    // The request server logs the accepted request; the driver logs stages and the verdict.
+    this.settings.metrics.observationStarted();
+    // An adopted observation whose deadline passed while nobody drove it times out now, with the
+    // readings its record holds, before any informer could read it afresh.
+    const wakeAt = nextWakeAt(live.state);
+    if (wakeAt !== undefined && wakeAt <= this.now()) this.apply(live, advanceClock(live.state, this.now()));
+    if (!live.driving) return;
+    live.watchForStalls((quietMs) => guarded(this.settings.logger, { observationId: live.id }, () => this.announceStall(live, quietMs)));
+    this.router.followWarnings();
+    [...live.state.resources].forEach(([key, { identity }], index) => {
+      this.router.wait(key, { mapping: mappings[index]!, namespace: identity.namespace, name: identity.name }, live.id);
+    });
+    void mappingsRead(this.settings.kinds, live.state, mappings, this.settings.logger).then((read) => {
+      const informers = this.router.subscribe(read);
+      // The informers replay their current problems on subscription, which may decide the
+      // observation before `subscribe` returns: `keep` ends a subscription that no longer matters.
+      live.keep(
+        refusals(informers).subscribe(({ mapping, problems }) =>
+          guarded(this.settings.logger, { observationId: live.id, kind: mapping.kindKey }, () => {
+            for (const { key, problem } of refusedResources(live.state, mapping, problems)) {
+              if (!live.driving) return;
+              this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
+            }
+          }),
+        ),
+      );
+      live.keep(
+        allSynced(informers).subscribe(() =>
+          guarded(this.settings.logger, { observationId: live.id }, () => {
+            if (!live.driving) return;
+            this.apply(live, markCachesSynced(live.state, this.now()));
+            this.router.readCached(live.state.resources.keys(), live.id);
+          }),
+        ),
+      );
+    });
+    this.schedule(live);
+  }
+
+  /** Stops driving without a verdict (the observation went elsewhere); `keepWriting`: what was read is still stored (hand-over). */
+  drop(observationId: string, { keepWriting = false } = {}): void {
+    const live = this.live.get(observationId);
+    if (!live) return;
+    live.stopDriving("left");
+    if (!keepWriting) live.record.abandon();
+    this.forget(live);
+  }
+
+  /** Resolves when every verdict decided here so far was stored and published (or stood down). */
+  async delivered(): Promise<void> {
+    await Promise.allSettled([...this.deliveries]);
+  }
+
+  /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
+  stop(): void {
+    this.router.stop();
+    for (const live of this.live.values()) live.stopDriving("left");
+  }
+
+  apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
+    const changed = step.state !== live.state;
+    live.state = step.state;
+    const { observationId, deployment } = live.state;
+    const at = new Date(this.now()).toISOString();
+    const events: ObservationEvent[] = [];
+    let verdict: ObservationVerdict | undefined;
+    for (const change of step.changes) {
+      switch (change.type) {
+        case "resource":
+          if (change.resource.state !== "pending") this.router.stopWaiting(change.key, observationId);
+          events.push({ type: "progress", observationId, deployment, at, resource: change.resource });
+          break;
+        case "stage":
+          this.settings.metrics.stageReached(change.stage, deployment, (this.now() - live.state.startedAtMs) / 1000);
+          this.settings.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
+          events.push({ type: "stage", observationId, deployment, at, stage: change.stage });
+          break;
+        case "verdict":
+          verdict = change.verdict;
+          break;
+      }
+    }
+    if (verdict) {
+      this.decide(live, verdict, events, receivedAt);
+      return;
+    }
+    if (changed) {
+      if (step.progressed) live.moved();
+      // The record follows every reading (coalesced by the writer), so an adopter resumes from the
+      // newest one; the step's events go out once a record holding them is stored.
+      const stored = live.record.update();
+      if (events.length > 0) void stored.then((ok) => ok && events.forEach((event) => void this.settings.events.publish(event)));
+    }
+    this.schedule(live);
+  }
+
+  private schedule(live: LiveObservation): void {
+    live.schedule(() => guarded(this.settings.logger, { observationId: live.id }, () => this.apply(live, advanceClock(live.state, this.now()))));
+  }
+
+  /** Evaluates a routed object for the observations named, each with its own failOn and generation. */
+  private read({ key, object, owned, warnings, observers, receivedAt }: ObjectToRead): void {
+    for (const id of observers) {
+      const live = this.live.get(id);
+      const resource = live?.state.resources.get(key);
+      if (!live?.driving || !resource || resource.reading.state !== "pending") continue;
+      const evaluated = evaluateResource({
+        object,
+        ...(owned && { owned }),
+        requestedGeneration: resource.identity.generation,
+        failOn: live.state.failOn,
+        healthChecks: this.settings.healthChecks,
+      });
+      const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);
+      const reading = withWarning(evaluated, warning, live.state.failOn);
+      const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
+      this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);
+    }
+  }
+
+  private deleted({ key, uid, observers, receivedAt }: DeletedObject): void {
+    for (const id of observers) {
+      const live = this.live.get(id);
+      if (live?.driving) this.apply(live, recordDeletion(live.state, key, uid, this.now()), receivedAt);
+    }
+  }
+
+  private decide(live: LiveObservation, verdict: ObservationVerdict, events: readonly ObservationEvent[], receivedAt: number | undefined): void {
+    live.stopDriving("deciding");
+    this.forget(live);
+    // The failing container's log tail, when asked for, is read before the terminal write (logTails:
+    // bounded, never failing), so what is stored is what is published.
+    const wanted = this.failureLogs.wanted(live.logs, verdict);
+    if (wanted) live.record.hold();
+    const detailed = wanted ? this.failureLogs.attach(live.id, verdict) : Promise.resolve(verdict);
+    // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
+    const delivery = detailed.then((decided) => {
+      live.decided = decided;
+      return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: decided, events, receivedAt }, stored));
+    });
+    live.delivery = delivery;
+    this.deliveries.add(delivery);
+    void delivery.finally(() => this.deliveries.delete(delivery));
+  }
+
+  /** One `stalled` notice naming what the observation waits on (StallWatch decides when). */
+  private announceStall(live: LiveObservation, quietMs: number): void {
+    if (!live.driving) return;
+    const { observationId, deployment } = live.state;
+    const notice = stallNotice(live.state, quietMs);
+    this.settings.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");
+    void this.settings.events.publish({ type: "stalled", observationId, deployment, at: new Date(this.now()).toISOString(), sinceSeconds: quietMs / 1000, ...notice });
+  }
+
+  /** No longer driven here: out of the map and out of routing. */
+  private forget(live: LiveObservation): void {
+    for (const key of live.state.resources.keys()) this.router.stopWaiting(key, live.id);
+    this.live.delete(live.id);
+  }
+
+  private now(): number {
+    return this.settings.scheduler.now();
+  }
+}

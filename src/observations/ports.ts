@@ -1,0 +1,67 @@
+// What the engine is built from, as ports it is handed: where kinds and their informers come
+// from, where events are stored, the records and leases of the bus, the clock. A leaf of this
+// folder: every module of the engine imports these from here, none from the engine itself.
+import { asyncScheduler, type SchedulerLike } from "rxjs";
+import type { ObservationRecords } from "../bus/index.js";
+import { newObservationId } from "../bus/index.js";
+import { silentLogger, type Logger } from "../logging/index.js";
+import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
+import type { ObservationEvent, Rule } from "../verdicts/index.js";
+import type { LeaseKeeper } from "./leaseKeeper.js";
+import { noopEngineMetrics, type EngineMetrics } from "./telemetry.js";
+
+/** Where kinds and their informers come from: the InformerHub in the service, a fake in unit tests. */
+export interface KindSource {
+  resolve(apiVersion: string, kind: string): Promise<ResourceMapping>;
+  informer(target: ResourceMapping): Informer;
+  /** The namespaces watched; undefined for the whole cluster. */
+  readonly namespaces: readonly string[] | undefined;
+}
+
+/** Where the engine's events go: the bus's event stream. */
+export interface EventStore {
+  /** Stores the event on the bus; resolves when stored or given up on, never rejects. */
+  publish(event: ObservationEvent): Promise<unknown>;
+  /** Whether the observation's verdict is already on the bus (a crash may have come between deciding and publishing). */
+  hasVerdict(deployment: string, observationId: string): Promise<boolean>;
+  /** Drops the events of an observation still waiting to be sent: it went to another replica. */
+  discard(observationId: string): void;
+}
+
+export interface ObservationEngineOptions {
+  kinds: KindSource;
+  events: EventStore;
+  records: ObservationRecords;
+  /** This replica's leases: one for each observation it drives. */
+  leases: LeaseKeeper;
+  /** The clock the reducer reads and the timers run on; a virtual-time scheduler in tests. */
+  scheduler?: SchedulerLike;
+  newObservationId?: () => string;
+  metrics?: EngineMetrics;
+  logger?: Logger;
+  /** How many decided observations `get` answers from memory before falling back to the records. */
+  decidedMemory?: number;
+  /** CEL health checks of custom kinds by kind key (compileHealthChecks). */
+  healthChecks?: ReadonlyMap<string, Rule>;
+  /** Warning events shown in pending readings; none when undefined (`--warning-events=false`). */
+  warnings?: WarningSource;
+  /** Reads a failing container's log for requests with `logs: true`; absent: such requests get a note (serve --container-logs). */
+  podLogs?: PodLogReader;
+}
+
+/** The options with every default applied, once. */
+export type EngineSettings = Readonly<
+  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs">> & Pick<ObservationEngineOptions, "warnings" | "podLogs">
+>;
+
+export function engineSettings(options: ObservationEngineOptions): EngineSettings {
+  return {
+    scheduler: asyncScheduler,
+    newObservationId,
+    metrics: noopEngineMetrics,
+    logger: silentLogger,
+    decidedMemory: 10_000,
+    healthChecks: new Map(),
+    ...options,
+  };
+}
