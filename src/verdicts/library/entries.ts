@@ -1234,6 +1234,18 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Flux v2.6: kustomize.toolkit.fluxcd.io/v1 KustomizationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of kustomize-controller)"
   },
   {
+    "apiVersion": "kyverno.io/v1",
+    "kind": "ClusterPolicy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "Kyverno v1.15: api/kyverno/v1 PolicyStatus (conditions Ready)"
+  },
+  {
+    "apiVersion": "kyverno.io/v1",
+    "kind": "Policy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "Kyverno v1.15: api/kyverno/v1 PolicyStatus (conditions Ready)"
+  },
+  {
     "apiVersion": "lifecycle.keptn.sh/v1",
     "kind": "KeptnAppVersion",
     "current": "has(status.status) && status.status in ['Succeeded', 'Warning']",
@@ -1329,12 +1341,48 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "MinIO Operator v7.1: pkg/apis/minio.min.io/v2 TenantStatus (currentState, healthStatus) and the operator's state messages"
   },
   {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "Alertmanager",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Reconciled' && c.status != 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason))[0].reason : ''",
+    "source": "prometheus-operator v0.85: pkg/apis/monitoring/v1 Alertmanager status (conditions Available True/Degraded/False, Reconciled; replicas, availableReplicas)"
+  },
+  {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "Prometheus",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Reconciled' && c.status != 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason))[0].reason : ''",
+    "source": "prometheus-operator v0.85: pkg/apis/monitoring/v1 Prometheus status (conditions Available True/Degraded/False, Reconciled; replicas, availableReplicas)"
+  },
+  {
+    "apiVersion": "monitoring.coreos.com/v1alpha1",
+    "kind": "PrometheusAgent",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Reconciled' && c.status != 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason))[0].reason : ''",
+    "source": "prometheus-operator v0.85: pkg/apis/monitoring/v1 PrometheusAgent status (conditions Available True/Degraded/False, Reconciled; replicas, availableReplicas)"
+  },
+  {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "ThanosRuler",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, c.type == 'Reconciled' && c.status != 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason)) ? status.conditions.filter(c, c.type in ['Available', 'Reconciled'] && c.status != 'True' && has(c.reason))[0].reason : ''",
+    "source": "prometheus-operator v0.85: pkg/apis/monitoring/v1 ThanosRuler status (conditions Available True/Degraded/False, Reconciled; replicas, availableReplicas)"
+  },
+  {
     "apiVersion": "networking.gke.io/v1",
     "kind": "ManagedCertificate",
     "current": "has(status.certificateStatus) && status.certificateStatus == 'Active'",
     "reason": "has(status.certificateStatus) ? status.certificateStatus : ''",
     "message": "has(status.domainStatus) && status.domainStatus.exists(d, has(d.status) && d.status != 'Active') ? status.domainStatus.filter(d, has(d.status) && d.status != 'Active')[0].domain + ': ' + status.domainStatus.filter(d, has(d.status) && d.status != 'Active')[0].status : ''",
     "source": "GKE managed-certificate-controller: ManagedCertificateStatus (certificateStatus, domainStatus[].status)"
+  },
+  {
+    "apiVersion": "nmstate.io/v1",
+    "kind": "NodeNetworkConfigurationPolicy",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Degraded' && c.status == 'True' && has(c.reason) && c.reason == 'FailedToConfigure')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['Degraded', 'Progressing', 'Ignored'] && c.status == 'True' && has(c.reason)) ? status.conditions.filter(c, c.type in ['Degraded', 'Progressing', 'Ignored'] && c.status == 'True' && has(c.reason))[0].reason : ''",
+    "source": "kubernetes-nmstate v0.84: api/shared NodeNetworkConfigurationPolicyStatus (conditions Available, Progressing, Degraded, Ignored)"
   },
   {
     "apiVersion": "notification.toolkit.fluxcd.io/v1",
@@ -1421,6 +1469,34 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False') ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].reason : has(status.upgradeInProgress) && status.upgradeInProgress != '' ? 'UpgradeInProgress' : has(status.phase) ? status.phase : ''",
     "message": "has(status.conditions) && status.conditions.exists(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False' && has(c.message)) ? status.conditions.filter(c, c.type in ['ChildResourceDeployed', 'ChildResourcesHealthy', 'ProgressiveUpgradeSucceeded'] && c.status == 'False')[0].message : has(status.message) ? status.message : ''",
     "source": "Numaplane v0.20: pkg/apis/numaplane/v1alpha1 PipelineRolloutStatus (phase, message, upgradeInProgress, observedGeneration, conditions)"
+  },
+  {
+    "apiVersion": "objectbucket.io/v1alpha1",
+    "kind": "ObjectBucketClaim",
+    "current": "has(status.phase) && status.phase == 'Bound'",
+    "failed": "has(status.phase) && status.phase == 'Failed'",
+    "reason": "has(status.phase) ? status.phase : ''",
+    "source": "lib-bucket-provisioner v0.x: pkg/apis/objectbucket.io/v1alpha1 ObjectBucketClaimStatus (phase Pending, Bound, Released, Failed)"
+  },
+  {
+    "apiVersion": "ocs.openshift.io/v1",
+    "kind": "StorageCluster",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Available' && c.status == 'True') && !status.conditions.exists(c, c.type in ['Progressing', 'Degraded'] && c.status == 'True')",
+    "reason": "has(status.conditions) && status.conditions.exists(c, (c.type == 'Available' && c.status != 'True') || (c.type in ['Progressing', 'Degraded'] && c.status == 'True')) ? status.conditions.filter(c, (c.type == 'Available' && c.status != 'True') || (c.type in ['Progressing', 'Degraded'] && c.status == 'True'))[0].reason : ''",
+    "source": "ODF ocs-operator 4.19: api/v1 StorageClusterStatus (phase, conditions Available, Progressing, Degraded, ReconcileComplete)"
+  },
+  {
+    "apiVersion": "onepassword.com/v1",
+    "kind": "OnePasswordItem",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+    "source": "1Password Connect operator v1.8: api/v1 OnePasswordItemStatus (condition Ready)"
+  },
+  {
+    "apiVersion": "openfaas.com/v1",
+    "kind": "Function",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && status.conditions.exists(c, c.type == 'Healthy' && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, ((c.type == 'Stalled' && c.status == 'True')))",
+    "source": "OpenFaaS Pro operator 0.5: Function status (conditions Ready, Healthy, Reconciling, Stalled; replicas)"
   },
   {
     "apiVersion": "opentelemetry.io/v1beta1",
@@ -1676,6 +1752,14 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "Percona Operator for MongoDB v1.20: pkg/apis/psmdb/v1 PerconaServerMongoDBStatus (state, ready, size, message, observedGeneration)"
   },
   {
+    "apiVersion": "pulumi.com/v1",
+    "kind": "Stack",
+    "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "inProgress": "has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True')",
+    "failed": "has(status.conditions) && status.conditions.exists(c, ((c.type == 'Stalled' && c.status == 'True')) && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "source": "Pulumi Kubernetes Operator v2.2: api/auto/v1alpha1 StackStatus (observedGeneration, conditions Ready, Reconciling, Stalled)"
+  },
+  {
     "apiVersion": "pxc.percona.com/v1",
     "kind": "PerconaXtraDBCluster",
     "current": "has(status.state) && status.state == 'ready' && (!has(status.size) || (has(status.ready) && status.ready >= status.size))",
@@ -1787,6 +1871,24 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "source": "OpenShift API 4.19: route/v1 RouteStatus (ingress[].conditions Admitted)"
   },
   {
+    "apiVersion": "services.cloud.sap.com/v1",
+    "kind": "ServiceBinding",
+    "current": "has(status.conditions) && ['Ready', 'Succeeded'].all(t, status.conditions.exists(c, c.type == t && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True') ? status.conditions.filter(c, c.type == 'Failed')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'Failed')[0].message : ''",
+    "source": "SAP BTP Service Operator v0.9: api/v1 ServiceBindingStatus (conditions Ready, Succeeded, Failed with observedGeneration)"
+  },
+  {
+    "apiVersion": "services.cloud.sap.com/v1",
+    "kind": "ServiceInstance",
+    "current": "has(status.conditions) && ['Ready', 'Succeeded'].all(t, status.conditions.exists(c, c.type == t && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "failed": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True') ? status.conditions.filter(c, c.type == 'Failed')[0].reason : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'Failed' && c.status == 'True' && has(c.message)) ? status.conditions.filter(c, c.type == 'Failed')[0].message : ''",
+    "source": "SAP BTP Service Operator v0.9: api/v1 ServiceInstanceStatus (conditions Ready, Succeeded, Failed with observedGeneration)"
+  },
+  {
     "apiVersion": "serving.knative.dev/v1",
     "kind": "Service",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
@@ -1883,6 +1985,16 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "reason": "has(status.applicationState) && has(status.applicationState.state) ? status.applicationState.state : ''",
     "message": "has(status.applicationState) && has(status.applicationState.errorMessage) ? status.applicationState.errorMessage : ''",
     "source": "Kubeflow Spark operator v2.2: api/v1beta2 SparkApplicationStatus (applicationState.state, errorMessage, executorState)"
+  },
+  {
+    "apiVersion": "spot.io/v1beta1",
+    "kind": "SpotDeployment",
+    "current": "has(status.phase) ? status.phase == 'Healthy' : has(status.currentPodHash) && (\n  (has(status.blueGreen) && has(status.blueGreen.activeSelector) && status.blueGreen.activeSelector == status.currentPodHash) ||\n  (has(status.stableRS) && status.stableRS == status.currentPodHash) ||\n  (has(status.canary) && has(status.canary.stableRS) && status.canary.stableRS == status.currentPodHash)) &&\n(has(status.updatedReplicas) ? status.updatedReplicas : 0) >= (has(spec.replicas) ? spec.replicas : 1) && (has(status.availableReplicas) ? status.availableReplicas : 0) >= (has(status.updatedReplicas) ? status.updatedReplicas : 0) && (has(status.replicas) ? status.replicas : 0) <= (has(status.updatedReplicas) ? status.updatedReplicas : 0)",
+    "inProgress": "(has(spec.workloadRef) && has(metadata.annotations) && 'rollout.argoproj.io/workload-generation' in metadata.annotations\n  && (!has(status.workloadObservedGeneration) || status.workloadObservedGeneration != metadata.annotations['rollout.argoproj.io/workload-generation'])) ||\n(has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) || (has(status.phase) && status.phase in ['Progressing', 'Paused'])",
+    "failed": "has(status.conditions) && status.conditions.exists(c,\n  (c.type == 'InvalidSpec' && c.status == 'True') ||\n  (c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted'))",
+    "reason": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ? 'InvalidSpec' : has(status.conditions) && status.conditions.exists(c, c.type == 'Progressing' && has(c.reason) && c.reason == 'RolloutAborted') ? 'RolloutAborted' : (has(spec.paused) && spec.paused) || (has(status.pauseConditions) && size(status.pauseConditions) > 0) ? 'Paused' : has(status.phase) ? status.phase : ''",
+    "message": "has(status.conditions) && status.conditions.exists(c, c.type == 'InvalidSpec' && c.status == 'True') ?\n  status.conditions.filter(c, c.type == 'InvalidSpec')[0].message :\nhas(status.message) ? status.message : ''",
+    "source": "Spot Ocean CD v1: SpotDeployment status (the Argo Rollouts status fields: phase, message, pauseConditions, stableRS, currentPodHash, conditions InvalidSpec and Progressing)"
   },
   {
     "apiVersion": "tower.ansible.com/v1alpha1",
