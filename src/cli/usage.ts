@@ -19,6 +19,7 @@ Usage:
   stagewatch list                the observations in progress, with the replica that owns each
   stagewatch get ID              an observation: stages, outcome, budget left, one row per resource
   stagewatch cancel ID           cancel an observation in progress
+  stagewatch health [KIND]       the health library: the custom kinds judged out of the box
   stagewatch demo                local control plane, NATS, the service and three sample deployments
 
 Run 'stagewatch <command> --help' for a command's flags.

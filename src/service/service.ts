@@ -22,6 +22,7 @@ import {
   leaseTimingFor,
 } from "../observations/index.js";
 import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/index.js";
+import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf } from "./metrics.js";
 import { serviceSettings, type ServiceConfig } from "./settings.js";
@@ -47,7 +48,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
-    ...(config.healthChecks && { wholeStatusKinds: [...config.healthChecks.keys()] }),
+    keptFieldsOf: (kindKey) => cachedFieldsOf(kindKey, config.healthChecks),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),
   });

@@ -66,7 +66,7 @@ export {
   ruleFor,
   rules,
   settleAPIService,
-  settleByConditions,
+  settleByCommonSignals,
   settleCertificateSigningRequest,
   settleCronJob,
   settleCustomResourceDefinition,
@@ -84,6 +84,9 @@ export {
 } from "./rules/index.js";
 export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
 
+export { cachedFieldsOf } from "./cachedFields.js";
+export { entryKey, libraryEntries, libraryEntryFor, libraryRuleFor } from "./library/index.js";
+export type { LibraryEntry } from "./library/index.js";
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";

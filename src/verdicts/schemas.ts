@@ -43,7 +43,9 @@ const apiVersionPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 export const ResourceIdentity = z
   .strictObject({
     apiVersion: z.string().regex(apiVersionPattern, "must be 'v1' or 'group/version', e.g. 'apps/v1'"),
-    kind: z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "must be a CamelCase kind, e.g. 'Deployment'").max(63),
+    // CamelCase by convention, but the API server takes a lowercase first letter and charts ship
+    // one (Zalando's `postgresql`).
+    kind: z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a kind, e.g. 'Deployment': letters and digits, starting with a letter").max(63),
     namespace: NamespaceName.optional(),
     name: z.string().min(1, "required").max(253, "at most 253 characters"),
     /** The metadata.generation the apply produced; status older than it is not read. */
@@ -84,6 +86,14 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
   }
 }) as unknown as typeof Stage;
 
+/** A reason a request can name in failOn: what controllers write in a condition's reason (metav1.Condition's pattern, with dots). */
+export const FailOnReason = z
+  .string()
+  .max(128, "at most 128 characters")
+  .regex(/^[A-Za-z]([A-Za-z0-9_.,:-]*[A-Za-z0-9_])?$/, "must be a reason as controllers write it: a letter, then letters, digits, '_', '.', ',', ':' or '-' (e.g. 'ImagePullBackOff', 'ACK.Terminal')");
+
+export const loadBalancerAddressChoices = ["wait", "ignore"] as const;
+
 export const DeploymentName = z
   .string()
   .regex(/^[a-z0-9-]{1,63}$/, "1-63 characters of a-z, 0-9 and '-' (it becomes a subject token and a metric label)");
@@ -109,8 +119,18 @@ export const ObservationRequest = z
      * --container-logs), else the failure carries a `logNote` saying so.
      */
     logs: z.boolean().optional(),
-    /** Waiting reasons (pods), Ready=False reasons (custom resources) and Warning event reasons that fail at once. */
-    failOn: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a CamelCase reason")).max(64).default([...defaultFailOn]),
+    /**
+     * Waiting reasons (pods), the reasons of conditions and phases speaking against a custom resource,
+     * and Warning event reasons that fail at once. Reasons as controllers write them: CamelCase words,
+     * with the '.', ':', '_' and '-' some use (`ACK.Terminal`).
+     */
+    failOn: z.array(FailOnReason).max(64).default([...defaultFailOn]),
+    /**
+     * `wait` (the default, as Helm's legacy wait and Argo CD): a LoadBalancer Service is settled once a
+     * load-balancer controller wrote its address. `ignore`: settled without one, for clusters that
+     * have no load-balancer controller (kind, kwok, bare metal), as kstatus reads it.
+     */
+    loadBalancerAddress: z.enum(loadBalancerAddressChoices).optional(),
   })
   .superRefine((request, ctx) => {
     if (request.timeoutSeconds === undefined && request.deadline === undefined) {
