@@ -29,9 +29,9 @@ describe("logTailOf", () => {
     expect(tail.truncated).toBe(true);
   });
 
-  it("cuts a long line after scrubbing it, and removes control characters", () => {
+  it("cuts a long line to its bound, the `…` included, and removes control characters", () => {
     const tail = logTailOf(target, `\u001b[31mERROR\u001b[0m Authorization: Bearer abc.def.ghi ${"z".repeat(50)}\r\n`, limits);
-    expect(tail.lines).toEqual([`[31mERROR[0m Authorization: Bearer [redacted] ${"z".repeat(60 - 46)}…`]);
+    expect(tail.lines).toEqual([`[31mERROR[0m Authorization: Bearer [redacted] ${"z".repeat(60 - 47)}…`]);
     expect(tail.truncated).toBe(true);
   });
 
