@@ -1,9 +1,6 @@
 // Microseconds the credential scrubber spends per KiB of text, from 1 KiB to 1 MiB, on inputs
-// written to make backtracking patterns slow: long runs of one character (`.`, `=`, `/`, `@`,
-// `:`), `a-a-a-...` (a run of a URL scheme's characters, and of "word boundaries"), base64 without
-// a terminator, a PEM header with no END, JWT heads that never get their second dot, `://` with
-// no userinfo, credential names with no value. A linear scrubber's time per KiB stays flat as the
-// text grows; a quadratic one's grows with it.
+// written to make backtracking patterns slow (test/fixtures/adversarialText.ts). A linear
+// scrubber's time per KiB stays flat as the text grows; a quadratic one's grows with it.
 //
 // Two figures per input and size, each for today's code and the code before it (src/verdicts/
 // scrub.ts and reading.ts of commit f4a8504, taken from git and run in this same process on the
@@ -20,6 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { adversarialInputs, adversarialText, type AdversarialInput } from "../test/fixtures/adversarialText.ts";
 import { writeResults } from "./support/results.ts";
 
 type Scrub = { scrubCredentials(text: string): string };
@@ -37,34 +35,6 @@ const minimumMs = 200;
 const minimumRounds = 3;
 /** An old figure whose single run took longer than this is the last measured for its input. */
 const budgetMs = 2_000;
-
-/** `head` once, then `unit` repeated to the size. */
-const inputs: Record<string, { head?: string; unit: string }> = {
-  "a-a-a-": { unit: "a-" },
-  dots: { unit: "." },
-  equals: { unit: "=" },
-  slashes: { unit: "/" },
-  "at signs": { unit: "@" },
-  colons: { unit: ":" },
-  spaces: { unit: " " },
-  letters: { unit: "a" },
-  "base64 without a terminator": { unit: "QUJD" },
-  "PEM header, base64 body, no END": { head: "-----BEGIN RSA PRIVATE KEY-----\n", unit: "MIIEowIBAAKCAQEA" },
-  "orphan END markers": { unit: "-----END A" },
-  "JWT heads without a second dot": { unit: "eyJhbGciOiJIUzI1NiJ9." },
-  "schemes without userinfo": { unit: "x://" },
-  "userinfo without @": { unit: "x://u:p" },
-  "command-line flags without a value": { unit: "--password" },
-  "credential names without a separator": { unit: "password" },
-  "unclosed quoted values": { unit: 'password="' },
-  "bearer without a token": { unit: "bearer " },
-  "harmless key=value": { unit: "key=value&" },
-};
-
-function textOf({ head = "", unit }: { head?: string; unit: string }, kib: number): string {
-  const length = kib * 1024;
-  return (head + unit.repeat(Math.ceil(length / unit.length))).slice(0, length);
-}
 
 /** Milliseconds one call takes: one call when it is slow (its JIT warm-up is noise then), else averaged. */
 function msPerCall(run: (text: string) => string, text: string): number {
@@ -88,7 +58,7 @@ type Figure = number | { projected: number };
 const round = (value: number) => Math.round(value * 100) / 100;
 
 /** Microseconds per KiB at every size; once a run takes longer than the budget, projected. */
-function perKiB(run: (text: string) => string, input: { head?: string; unit: string }, budgeted: boolean): Record<number, Figure> {
+function perKiB(run: (text: string) => string, input: AdversarialInput, budgeted: boolean): Record<number, Figure> {
   const figures: Record<number, Figure> = {};
   const measured: { kib: number; ms: number }[] = [];
   for (const kib of sizesKiB) {
@@ -101,7 +71,7 @@ function perKiB(run: (text: string) => string, input: { head?: string; unit: str
       figures[kib] = { projected: round((ms * 1000) / kib) };
       continue;
     }
-    const ms = msPerCall(run, textOf(input, kib));
+    const ms = msPerCall(run, adversarialText(input, kib * 1024));
     measured.push({ kib, ms });
     figures[kib] = round((ms * 1000) / kib);
   }
@@ -139,7 +109,7 @@ try {
   const baseline = await load(baselineRoot);
   const patterns: Table = {};
   const clean: Table = {};
-  for (const [name, input] of Object.entries(inputs)) {
+  for (const [name, input] of Object.entries(adversarialInputs)) {
     patterns[name] = {
       current: perKiB((text) => current.scrub.scrubCredentials(text), input, false),
       baseline: perKiB((text) => baseline.scrub.scrubCredentials(text), input, true),
@@ -163,7 +133,7 @@ try {
     unit: "microseconds per KiB of input (the text's size, whatever part of it is read)",
     sizesKiB,
     budgetMs,
-    inputs: Object.fromEntries(Object.entries(inputs).map(([name, { head, unit }]) => [name, `${head ? JSON.stringify(head) + " then " : ""}${JSON.stringify(unit)} repeated`])),
+    inputs: Object.fromEntries(Object.entries(adversarialInputs).map(([name, { head, unit }]) => [name, `${head ? JSON.stringify(head) + " then " : ""}${JSON.stringify(unit)} repeated`])),
     baseline: {
       commit: baselineCommit,
       design: "URL userinfo, JWT and the other patterns anchored on \\b, retried from every character of a run; clean scrubs the whole text, then folds it",
