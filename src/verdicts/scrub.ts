@@ -23,7 +23,7 @@ import { scrubUrlUserinfo } from "./urlUserinfo.js";
 const redacted = "[redacted]";
 
 /** Names that hold a credential as their value: `DB_PASSWORD=`, `"client_secret":`, `AccountKey=`. */
-const credentialName = "password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|secret[_-]?key";
+const credentialName = "(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|secret[_-]?key)";
 /** A value: quoted whole, or a run up to the next separator. */
 const value = `"[^"]*"|'[^']*'|[^\\s&,;"']+`;
 
@@ -48,9 +48,12 @@ const patterns: readonly (readonly [RegExp, Replacement])[] = [
   [/([?&;](?:x-amz-(?:signature|credential|security-token)|x-goog-(?:signature|credential)|sig|signature)=)[^&\s"'#]+/gi, `$1${redacted}`],
   // key=value / key: value / "key":"value" / {'key': 'value'} for any name ending in a credential
   // word, whatever comes before it (`DB_PASSWORD`, `PGPASSWORD`, `spring.datasource.password`).
-  [new RegExp(`(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:${credentialName}))(["']?\\s*[=:]\\s*)(${value})`, "gi"), `$1$2${redacted}`],
+  // The name is taken whole by a lookahead and matched back (`(?=(x+))\1`: a lookahead never gives
+  // characters back), then its end is checked once: trying each credential word at each character
+  // of a long name would cost the run's length times the words.
+  [new RegExp(`(?<![A-Za-z0-9_.-])(?=([A-Za-z0-9_.-]+))\\1(?<=${credentialName})(["']?\\s*[=:]\\s*)(${value})`, "gi"), `$1$2${redacted}`],
   // Command lines: `--password hunter2`, `--db-password "x"`, `-token abc`.
-  [new RegExp(`(?<![A-Za-z0-9_-])(--?[A-Za-z0-9_-]*?(?:${credentialName}))(\\s+)(?!-)(${value})`, "gi"), `$1$2${redacted}`],
+  [new RegExp(`(?<![A-Za-z0-9_-])(?=(-[A-Za-z0-9_-]+))\\1(?<=${credentialName})(\\s+)(?!-)(${value})`, "gi"), `$1$2${redacted}`],
   // Self-identifying token formats, wherever they appear: Docker Hub, GitHub, GitLab, Slack.
   [/(?<![A-Za-z0-9_-])(?:dckr_(?:pat|jti|oat)_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|xapp-)[A-Za-z0-9_\-=]+/g, redacted],
   // Stripe secret and restricted keys (publishable pk_ keys are public), npm tokens.
