@@ -11,7 +11,8 @@
 // - A pattern begins only where a run of its first class begins (a lookbehind for "no such
 //   character before"), so a long run is scanned once, not again from each of its characters.
 //   `\b` does not do that for runs of `-` or `.`, which is how `a-a-a-...` made the old URL and JWT
-//   patterns quadratic.
+//   patterns quadratic. Or it begins at a separator (`=`, `:`, a space) and looks behind it for
+//   the name, with the lookbehind after the separator so that it is tried at separators only.
 // - No quantified part is followed by one whose class overlaps it, except where what follows is a
 //   literal that ends the match at once; values are a run of one class, ended by a character
 //   outside it.
@@ -26,6 +27,19 @@ const redacted = "[redacted]";
 const credentialName = "(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|secret[_-]?key)";
 /** A value: quoted whole, or a run up to the next separator. */
 const value = `"[^"]*"|'[^']*'|[^\\s&,;"']+`;
+
+const selfIdentifying = [
+  // Docker Hub, GitHub, GitLab, Slack.
+  "(?:dckr_(?:pat|jti|oat)_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|xapp-)[A-Za-z0-9_\\-=]+",
+  // Stripe secret and restricted keys (publishable pk_ keys are public).
+  "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}",
+  "npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+  // AWS access key ids (long-lived AKIA, temporary ASIA), Google API keys.
+  "(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+  "AIza[A-Za-z0-9_-]{35}",
+  // JWTs: header and payload are enough (a signature cut off by a bound leaves them readable).
+  "eyJ[A-Za-z0-9_-]*\\.eyJ[A-Za-z0-9_-]*(?:\\.[A-Za-z0-9_-]*)?",
+];
 
 type Replacement = string | ((match: string, ...groups: string[]) => string);
 
@@ -48,22 +62,14 @@ const patterns: readonly (readonly [RegExp, Replacement])[] = [
   [/([?&;](?:x-amz-(?:signature|credential|security-token)|x-goog-(?:signature|credential)|sig|signature)=)[^&\s"'#]+/gi, `$1${redacted}`],
   // key=value / key: value / "key":"value" / {'key': 'value'} for any name ending in a credential
   // word, whatever comes before it (`DB_PASSWORD`, `PGPASSWORD`, `spring.datasource.password`).
-  // The name is taken whole by a lookahead and matched back (`(?=(x+))\1`: a lookahead never gives
-  // characters back), then its end is checked once: trying each credential word at each character
-  // of a long name would cost the run's length times the words.
-  [new RegExp(`(?<![A-Za-z0-9_.-])(?=([A-Za-z0-9_.-]+))\\1(?<=${credentialName})(["']?\\s*[=:]\\s*)(${value})`, "gi"), `$1$2${redacted}`],
-  // Command lines: `--password hunter2`, `--db-password "x"`, `-token abc`.
-  [new RegExp(`(?<![A-Za-z0-9_-])(?=(-[A-Za-z0-9_-]+))\\1(?<=${credentialName})(\\s+)(?!-)(${value})`, "gi"), `$1$2${redacted}`],
-  // Self-identifying token formats, wherever they appear: Docker Hub, GitHub, GitLab, Slack.
-  [/(?<![A-Za-z0-9_-])(?:dckr_(?:pat|jti|oat)_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|xapp-)[A-Za-z0-9_\-=]+/g, redacted],
-  // Stripe secret and restricted keys (publishable pk_ keys are public), npm tokens.
-  [/(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}/g, redacted],
-  [/(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/g, redacted],
-  // AWS access key ids (long-lived AKIA, temporary ASIA) and Google API keys.
-  [/(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, redacted],
-  [/(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}/g, redacted],
-  // JWTs: header and payload are enough (a signature cut off by a bound leaves them readable).
-  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?/g, redacted],
+  // Found from the separator, the name then looked for behind it (the lookbehind after the `[=:]`,
+  // so it is tried at separators only): a pattern starting at the name would try each credential
+  // word at each character of every word of the text.
+  [new RegExp(`([=:])(?<=${credentialName}["']?\\s*[=:])(\\s*)(${value})`, "gi"), `$1$2${redacted}`],
+  // Command lines: `--password hunter2`, `--db-password "x"`, `-token abc`; found from the space.
+  [new RegExp(`(\\s)(?<=(?:^|[^A-Za-z0-9_-])-[A-Za-z0-9_-]*${credentialName}\\s)(\\s*)(?!-)(${value})`, "gi"), `$1$2${redacted}`],
+  // Formats that say what they are, wherever they appear. One pattern, so one pass over the text.
+  [new RegExp(`(?<![A-Za-z0-9_-])(?:${selfIdentifying.join("|")})`, "g"), redacted],
 ];
 
 /** The text with anything that looks like a credential replaced by `[redacted]`. Linear in the text. */
