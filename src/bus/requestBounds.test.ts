@@ -3,6 +3,7 @@
 // (the arithmetic is written above DeploymentName in src/verdicts/schemas.ts).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { observationRequest } from "../../test/fixtures/observation.js";
 import { requestFieldValue } from "../../test/fixtures/requestFields.js";
 import { GetRequest, ObservationRequest } from "../verdicts/schemas.js";
 import { busNames } from "./subjects.js";
@@ -10,13 +11,7 @@ import { busNames } from "./subjects.js";
 const names = busNames(`${"p".repeat(31)}.${"q".repeat(32)}`);
 /** What nats.js asks for `kv.get(key)` on a bucket that allows direct gets, as the records bucket does. */
 const directGet = (bucket: string, key: string) => `$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${key}`;
-const request = {
-  key: "ci-4812/payments",
-  deployment: "payments",
-  require: "healthy",
-  timeoutSeconds: 300,
-  resources: [{ apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" }],
-};
+const request = observationRequest();
 
 describe("subjects made of accepted request fields", () => {
   it("an accepted observationId makes record, lease and event subjects under 512 characters", () => {

@@ -1,16 +1,11 @@
 // The bounds of the request fields that reach a NATS subject or a KV key (see the comment above
 // DeploymentName in schemas.ts): each refusal names the field and says what it takes.
 import { describe, expect, it } from "vitest";
+import { observationRequest } from "../../test/fixtures/observation.js";
 import { CancelRequest, GetRequest, ObservationRequest } from "./schemas.js";
 import { parseWith } from "./validation.js";
 
-const request = {
-  key: "ci-4812/payments",
-  deployment: "payments",
-  require: "healthy",
-  timeoutSeconds: 300,
-  resources: [{ apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" }],
-};
+const request = observationRequest();
 const issuesOf = (schema: Parameters<typeof parseWith>[0], body: unknown) => {
   const parsed = parseWith(schema, body);
   return parsed.ok ? [] : parsed.issues;
