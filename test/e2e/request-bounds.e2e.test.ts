@@ -119,6 +119,7 @@ function attack(field: Field, value: string, via: "get" | "cancel"): [string, un
 
 describe("fields that reach a subject or a KV key", () => {
   it("any length and any characters: refused naming the field or answered, the service never off the bus", async () => {
+    const tried = new Set<string>();
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<Field>("observationId", "key", "deployment"),
@@ -127,6 +128,7 @@ describe("fields that reach a subject or a KV key", () => {
         async (field, value, via) => {
           const [subject, body] = attack(field, value, via);
           const reply = await ask(subject, body);
+          tried.add(`${field} ${withinBounds[field](value) ? "within" : "past"} its bounds`);
           if (withinBounds[field](value)) {
             // A well-formed id nobody was given is simply not found; a valid key or deployment is accepted.
             if (field === "observationId") expect(reply).toMatchObject({ ok: false, error: { code: "not_found" } });
@@ -148,6 +150,9 @@ describe("fields that reach a subject or a KV key", () => {
       {
         numRuns: 150,
         examples: [
+          ["observationId", "3f2a9c1e-0b4d-4e8f-9a7b-6c5d4e3f2a1b", "cancel"],
+          ["key", "ci-4812/payments (retry 2)", "get"],
+          ["deployment", "payments-v2", "get"],
           ["observationId", "a".repeat(5_000), "get"],
           ["observationId", "a".repeat(5_000), "cancel"],
           ["observationId", "a".repeat(65), "get"],
@@ -157,5 +162,8 @@ describe("fields that reach a subject or a KV key", () => {
       },
     );
     expect(serviceConnection.isClosed()).toBe(false);
+    expect([...tried].sort()).toEqual(
+      ["deployment", "key", "observationId"].flatMap((field) => [`${field} past its bounds`, `${field} within its bounds`]),
+    );
   });
 });
