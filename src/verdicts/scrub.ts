@@ -8,13 +8,13 @@
 //
 // Any writer of an Event or a status can put a megabyte of text in front of this, so every
 // pattern runs in time linear in the text, and callers scrub a bounded text (scrubBounded):
-// - A pattern begins only where a run of its first class begins (a lookbehind for "no such
-//   character before"), so a long run is scanned once, not again from each of its characters.
-//   `\b` does not do that for runs of `-` or `.`, which is how `a-a-a-...` made the old URL and JWT
-//   patterns quadratic. Or it begins at a separator (`=`, `:`, a space) and looks behind it for
-//   the name, with the lookbehind after the separator so that it is tried at separators only.
-// - No quantified part is followed by one whose class overlaps it, except where what follows is a
-//   literal that ends the match at once; values are a run of one class, ended by a character
+// - Each pattern starts where a failed attempt scans nothing the next attempt scans again: at the
+//   start of a run of its first class (a lookbehind for "no such character before"), at a literal
+//   (`-----BEGIN`, `pull rate limit as`), or at a separator (`=`, `:`, a space) with the lookbehind
+//   for the name placed after it, so that it is tried at separators only. `\b` is no such start in
+//   runs of `-` or `.`: that is how `a-a-a-...` made the old URL and JWT patterns quadratic.
+// - Past its start, a quantified part that overlaps what follows it (`[A-Z0-9 ]* PRIVATE KEY`)
+//   backtracks within its own run only, and values are a run of one class ended by a character
 //   outside it.
 // - The URL userinfo, whose password may hold `/` and `@`, is a scanner (urlUserinfo.ts).
 // bench/scrub.bench.ts measures the time per KiB on adversarial inputs.
