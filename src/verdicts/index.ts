@@ -14,6 +14,7 @@ export {
   GetRequest,
   NamespaceName,
   ObservationEvent,
+  ObservationId,
   ObservationRequest,
   ObservationVerdict,
   ObserveReply,

@@ -94,13 +94,36 @@ export const FailOnReason = z
 
 export const loadBalancerAddressChoices = ["wait", "ignore"] as const;
 
+// Request fields that reach a NATS subject or a KV key are bounded in length and alphabet here,
+// at the edge. nats-server closes a connection whose control line (`PUB <subject> <reply> <size>`)
+// passes its max_control_line, 4 KiB by default ("maximum control line exceeded"), so one `get`
+// with a long id would take the service off the bus. The longest subject a request can make is
+// the KV direct get of its record, `$JS.API.DIRECT.GET.KV_<bucket>.$KV.<bucket>.observations.<id>`
+// with <bucket> `<prefix>-observations`: 2 × prefix + 67 + id characters; the event subject
+// `<prefix>.events.<deployment>.<id>` is prefix + 9 + deployment + id. With ids of at most 64 and
+// deployments of at most 63 characters, a prefix as long as 64 makes 259 characters, about 320
+// with the reply inbox: under a tenth of the limit whatever a request holds. `key` reaches the
+// claims bucket only as its sha256 (bus/observationRecords.ts); its bound keeps records and
+// replies small, and it may not hold control characters because replies, logs and the CLI echo it.
+
 export const DeploymentName = z
   .string()
   .regex(/^[a-z0-9-]{1,63}$/, "1-63 characters of a-z, 0-9 and '-' (it becomes a subject token and a metric label)");
 
+/** The ids stagewatch gives are UUIDs (36 characters); the alphabet is a subject token's. */
+export const ObservationId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 letters, digits, '-' and '_' (an id stagewatch gave: it becomes a subject token and a KV key)");
+
+const RequestKey = z
+  .string()
+  .min(1, "required")
+  .max(256, "at most 256 characters")
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not hold control characters");
+
 export const ObservationRequest = z
   .strictObject({
-    key: z.string().min(1, "required").max(256, "at most 256 characters"),
+    key: RequestKey,
     deployment: DeploymentName,
     require: RequiredStage,
     timeoutSeconds: z.int().positive().max(7 * 24 * 3600, "at most 7 days").optional(),
@@ -248,12 +271,12 @@ export type VerdictEvent = z.infer<typeof VerdictEvent>;
 export type ObservationEvent = z.infer<typeof ObservationEvent>;
 
 export const CancelRequest = z.strictObject({
-  observationId: z.string().min(1, "required"),
+  observationId: ObservationId,
   reason: z.string().max(1024).optional(),
 });
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
-export const GetRequest = z.strictObject({ observationId: z.string().min(1, "required") });
+export const GetRequest = z.strictObject({ observationId: ObservationId });
 export type GetRequest = z.infer<typeof GetRequest>;
 
 export const errorCodes = ["invalid_request", "conflict", "not_found", "too_large", "unavailable", "internal"] as const;
