@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Pod } from "../src/kube/objects.ts";
-import { collectGarbage, writeResults } from "./support/results.ts";
+import { heapBytesPerObject, writeResults } from "./support/results.ts";
 
 const baselineCommit = "0ebf907a17fdabc151f6551a8cea8764fbc89901";
 const pods = 20_000;
@@ -78,18 +78,9 @@ function podJson(i: number): string {
 const target = { apiVersion: "v1", kind: "Pod", kindKey: "core/Pod", metadataOnly: false };
 const texts = Array.from({ length: pods }, (_, i) => podJson(i));
 
-/** Bytes of heap one kept object costs: heap growth over `pods` objects, after full collections. */
+/** Bytes of heap one kept pod costs (heapBytesPerObject over the pods' texts). */
 function bytesPerPod(keep: (text: string) => void, release: () => void): number {
-  const samples: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    collectGarbage();
-    const before = process.memoryUsage().heapUsed;
-    for (const text of texts) keep(text);
-    collectGarbage();
-    samples.push((process.memoryUsage().heapUsed - before) / pods);
-    release();
-  }
-  return Math.round(samples.sort((a, b) => a - b)[Math.floor(rounds / 2)]!);
+  return heapBytesPerObject(texts, rounds, keep, release);
 }
 
 function measure({ strip, cache, owned }: Implementation) {

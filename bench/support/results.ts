@@ -26,3 +26,20 @@ export function collectGarbage(): void {
   gc();
   gc();
 }
+
+/**
+ * Bytes of heap one kept object costs: heap growth over `texts`, each kept by `keep`, after full
+ * collections; the median of `rounds` rounds, `release` dropping what was kept between them.
+ */
+export function heapBytesPerObject(texts: readonly string[], rounds: number, keep: (text: string) => void, release: () => void): number {
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    for (const text of texts) keep(text);
+    collectGarbage();
+    samples.push((process.memoryUsage().heapUsed - before) / texts.length);
+    release();
+  }
+  return Math.round(samples.sort((a, b) => a - b)[Math.floor(rounds / 2)]!);
+}

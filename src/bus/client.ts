@@ -20,6 +20,7 @@ import {
   GetReply,
   maxBodyBytes,
   ObservationEvent,
+  ObservationId,
   ObservationRequest,
   ObserveReply,
   type ObservationRequestInput,
@@ -36,7 +37,7 @@ import {
 } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
 import { EventQueue } from "./eventQueue.js";
-import { busNames, defaultSubjectPrefix, isSubjectToken, subjectPrefixFromEnv, type BusNames } from "./subjects.js";
+import { busNames, defaultSubjectPrefix, subjectPrefixFromEnv, type BusNames } from "./subjects.js";
 
 export type ObserverSettings = {
   /** Default: connectObserver reads $STAGEWATCH_SUBJECT_PREFIX, else `stagewatch`; createObserver uses `stagewatch`. */
@@ -206,8 +207,11 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
     const stop = (reason: Error) => finish({ error: reason });
     stops.add(stop);
 
-    if (!isSubjectToken(observationId)) {
-      finish({ error: new ObservationRejectedError("invalid_request", "invalid observation id", [{ path: "observationId", message: "must be a subject token" }]) });
+    // The service's own bound: an id it refuses is no id it gave, and would make a consumer's subject.
+    const valid = ObservationId.safeParse(observationId);
+    if (!valid.success) {
+      const issues = valid.error.issues.map(({ message }) => ({ path: "observationId", message }));
+      finish({ error: new ObservationRejectedError("invalid_request", "invalid observation id", issues) });
       return { progress, verdict };
     }
 

@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<Command>> = {
   list: async () => (await import("./listCommand.js")).listCommand,
   get: async () => (await import("./operatorCommands.js")).getCommand,
   cancel: async () => (await import("./operatorCommands.js")).cancelCommand,
+  health: async () => (await import("./healthCommand.js")).healthCommand,
   verify: async () => (await import("./verifyCommand.js")).verifyCommand,
   keys: async () => (await import("./keysCommand.js")).keysCommand,
 };

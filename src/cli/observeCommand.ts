@@ -39,6 +39,9 @@ Flags:
                           context's namespace, else "default": where kubectl apply put them)
   --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
                           Warning event reasons such as FailedCreate (default ImagePullBackOff,InvalidImageName)
+  --load-balancer-address wait|ignore
+                          wait (default) for a LoadBalancer Service's address, or settle it
+                          without one (clusters with no load-balancer controller: kind, bare metal)
   --logs                  on a failure, print the failing container's last log lines (read once
                           by the service, scrubbed; needs serve --container-logs)
   --json                  print the verdict as JSON, with "verified": whether it was verified
@@ -65,6 +68,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     key: { type: "string" },
     namespace: { type: "string" },
     "fail-on": { type: "string" },
+    "load-balancer-address": { type: "string" },
     json: { type: "boolean", default: false },
     logs: { type: "boolean", default: false },
     progress: { type: "string", default: "auto" },
@@ -100,6 +104,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
     ...(values.logs && { logs: true }),
+    ...(values["load-balancer-address"] !== undefined && { loadBalancerAddress: values["load-balancer-address"] as ObservationRequestInput["loadBalancerAddress"] }),
   };
   // Checked before connecting, although the client checks again: a typo (`--require rendered`,
   // `--deployment Web_1`) is bad input (2) even while NATS is down, never "unreachable" (3), which

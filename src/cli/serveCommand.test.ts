@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { newKey, oldKey, userSeed } from "../signing/testing/keys.js";
 import { runCommand } from "./testing/commandRun.js";
 
@@ -18,6 +18,11 @@ const newSeed = seedFile("new.nk", "SNAGD2BEDG33A6OILBGJWYE3ZVLWLDV7T5ZIJTNX34KE
 const nowhere = { NATS_URL: "nats://127.0.0.1:1" };
 
 describe("serve --signing-key", () => {
+  // serve's module brings the whole service, the Kubernetes client and the health library: paid once, here.
+  beforeAll(async () => {
+    await import("./serveCommand.js");
+  }, 120_000);
+
   it.each([
     ["a missing file", ["--signing-key", join(dir, "missing.nk")], {}, "--signing-key: cannot read"],
     ["a NATS user's seed", ["--signing-key", seedFile("user.nk", userSeed)], {}, "holds an nkeys seed of another kind"],

@@ -21,6 +21,7 @@ Usage:
   stagewatch cancel ID           cancel an observation in progress
   stagewatch verify FILE         check a verdict kept as evidence against the service's public key
   stagewatch keys create FILE    make the key pair the service signs verdicts with
+  stagewatch health [KIND]       the health library: the custom kinds judged out of the box
   stagewatch demo                local control plane, NATS, the service and three sample deployments
 
 Run 'stagewatch <command> --help' for a command's flags.

@@ -176,7 +176,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     const h = engineHarness();
     h.cluster.customKind("sandbox.example.com/v1", { name: "pods", kind: "Pod", namespaced: true });
     const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2 });
-    // Its controller is our ReplicaSet, and its status reads like a pod the kubelet gave up on.
+    // Its controller is our ReplicaSet, and its status carries a reason a pod the kubelet gave up on would.
     const sandbox = apiObject<KubeObject>({
       apiVersion: "sandbox.example.com/v1",
       kind: "Pod",
@@ -187,7 +187,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
         generation: 1,
         ownerReferences: [controllerRef(rs)],
       },
-      status: { observedGeneration: 1, phase: "Failed", reason: "InvalidImageName", conditions: [condition("Ready", "True", "Provisioned")] },
+      status: { observedGeneration: 1, phase: "Running", reason: "InvalidImageName", conditions: [condition("Ready", "True", "Provisioned")] },
     });
     await put(h, rollingOut(1), rs);
     const id = await h.start(observationRequest({ resources: [{ apiVersion: "sandbox.example.com/v1", kind: "Pod", name: "api-sandbox" }, api] }));

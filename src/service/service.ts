@@ -23,6 +23,7 @@ import {
 } from "../observations/index.js";
 import { serviceSigner, unsignedService } from "../signing/index.js";
 import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/index.js";
+import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf } from "./metrics.js";
 import { serviceSettings, type ServiceConfig } from "./settings.js";
@@ -48,7 +49,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
-    ...(config.healthChecks && { wholeStatusKinds: [...config.healthChecks.keys()] }),
+    keptFieldsOf: (kindKey) => cachedFieldsOf(kindKey, config.healthChecks),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),
   });

@@ -21,7 +21,7 @@ export interface ServiceConfig {
   /** 0 picks a free port. */
   metricsPort?: number;
   subjectPrefix?: string;
-  /** CEL health checks of custom kinds, compiled (compileHealthChecks): their status is cached whole. */
+  /** CEL health checks of custom kinds, compiled (compileHealthChecks); they decide instead of the health library's entries. */
   healthChecks?: ReadonlyMap<string, Rule>;
   /** Warning events shown in readings; off, events are never listed or watched. */
   warningEvents?: boolean;

@@ -7,6 +7,7 @@ import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
 import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
+import type { KeptFields } from "./fieldSelection.js";
 import { stripObject, type StripTarget } from "./strip.js";
 import type { ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
@@ -42,8 +43,8 @@ export interface InformerOptions {
   namespaces: readonly string[] | undefined;
   /** List and watch as PartialObjectMetadata: the objects' content never reaches the process. */
   metadataOnly: boolean;
-  /** Keep status as the server wrote it (kinds judged by CEL health checks). */
-  wholeStatus?: boolean;
+  /** The fields of spec and status to keep (kinds judged by CEL health checks): what their expressions read. */
+  keptFields?: KeptFields | undefined;
   transport: KubeTransport;
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
@@ -91,7 +92,7 @@ class SharedInformer implements Informer {
     const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
     const unlisted = new Set(scopes);
     const { apiVersion, kind, kindKey } = options.mapping;
-    const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, wholeStatus: options.wholeStatus === true };
+    const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, ...(options.keptFields && { keptFields: options.keptFields }) };
     // The gauge is set when the count moves, not on every update (most are modifications): a
     // labelled set hashes its labels each call, on the path of every watch event.
     let reportedSize: number | undefined;

@@ -4,6 +4,7 @@
 import { silentLogger, type Logger } from "../logging/index.js";
 import { asyncScheduler, type SchedulerLike } from "rxjs";
 import { metadataOnlyKinds } from "../kube/kindFacts.js";
+import type { KeptFields } from "./fieldSelection.js";
 import { startInformer, type Informer } from "./informer.js";
 import { noopStreamMetrics, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
@@ -17,8 +18,11 @@ export interface InformerHubOptions {
   restMapper?: RestMapper;
   /** Watch only these namespaces; the whole cluster when undefined. */
   namespaces?: readonly string[];
-  /** Kind keys whose status the cache keeps whole: those judged by CEL health checks. */
-  wholeStatusKinds?: readonly string[];
+  /**
+   * The fields of spec and status the cache keeps of a kind judged by a CEL health check (the
+   * health library's or the configuration's): what its expressions read. Undefined for other kinds.
+   */
+  keptFieldsOf?: (kindKey: string) => KeptFields | undefined;
   /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
@@ -32,7 +36,6 @@ export class InformerHub {
   readonly restMapper: RestMapper;
   readonly namespaces: readonly string[] | undefined;
   private readonly options: InformerHubOptions;
-  private readonly wholeStatus: ReadonlySet<string>;
   private readonly running = new Map<string, Informer>();
   private warningFeed: WarningFeed | undefined;
 
@@ -40,7 +43,6 @@ export class InformerHub {
     this.options = options;
     this.restMapper = options.restMapper ?? new RestMapper(options.transport);
     this.namespaces = options.namespaces;
-    this.wholeStatus = new Set(options.wholeStatusKinds ?? []);
   }
 
   /** apiVersion + kind to its resource, through discovery (see RestMapper). */
@@ -63,7 +65,7 @@ export class InformerHub {
       mapping,
       namespaces: this.namespaces,
       metadataOnly: metadataOnlyKinds.has(mapping.kindKey),
-      wholeStatus: this.wholeStatus.has(mapping.kindKey),
+      keptFields: this.options.keptFieldsOf?.(mapping.kindKey),
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },

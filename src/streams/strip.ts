@@ -9,7 +9,8 @@
 //   ReplicaSets carry (it picks a Deployment's current ReplicaSet), and labels under
 //   `stagewatch.io/` only: rules read the bootstrap label and nothing else from labels (pods are
 //   joined to workloads by owner UID, never by selector), and a pod's other labels would cost more
-//   memory than everything else kept for it.
+//   memory than everything else kept for it. A CEL health check may name a label or annotation of
+//   its kind (`metadata.annotations['cnpg.io/reconciliationLoop']`): those are kept too.
 // - known workload kinds (Pod, Deployment, ReplicaSet, StatefulSet, DaemonSet, Job): the spec
 //   and status fields their rules read; for pods, only the conditions that say something the
 //   container statuses do not (see podConditionTypes).
@@ -20,7 +21,10 @@
 //   status (inventories, per-resource lists, `health: {status: Healthy}`) is emptied, not dropped:
 //   the field stays as `{}` or `[]`, because whether a controller has written a status at all is
 //   what separates AwaitingStatus from settled, and `status: {health: {...}}` is a written status.
-//   The spec is dropped.
+//   The spec is dropped, but for `spec.paused`, which the fallback reads.
+// - kinds judged by a CEL health check (the health library's or the service's configuration): the
+//   fields of spec and status its expressions read, and those its rule reads around them
+//   (conditions, message, phase), nested or not (fieldSelection.ts).
 // - dropped although it sits among kept fields: a condition's lastTransitionTime, a running
 //   container's startedAt (`running: {}` stays) and a pod's nodeName. No rule reads them, and
 //   they are what tells apart the statuses of pods that run as they should: without them those
@@ -31,6 +35,7 @@
 // - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
 import type { Condition, ContainerState, ContainerStatus, KubeObject, ObjectMeta, OwnerReference } from "../kube/objects.js";
 import { revisionAnnotation } from "../kube/objects.js";
+import { selectFields, type KeptFields } from "./fieldSelection.js";
 import { SharedValues } from "./sharedValues.js";
 
 type Json = Record<string, unknown>;
@@ -51,22 +56,23 @@ export interface StripTarget {
   kindKey: string;
   metadataOnly: boolean;
   /**
-   * Keep status as the server wrote it: the kind is judged by CEL health checks, whose expressions
-   * may read any of it (the spec is still dropped, metadata stripped as for every kind).
+   * Keep these fields of spec and status (`{spec: {...}, status: {...}}`): what the CEL health
+   * check judging the kind reads (fieldSelection.ts); metadata is stripped as for every kind.
    */
-  wholeStatus?: boolean;
+  keptFields?: KeptFields;
 }
 
 /** The object as the rules see it, or undefined when it has no name or uid (not an object of the collection). */
 export function stripObject(raw: unknown, target: StripTarget): KubeObject | undefined {
   if (!isRecord(raw)) return undefined;
-  const metadata = stripMeta(raw.metadata);
+  const metadata = stripMeta(raw.metadata, target.keptFields);
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
-  if (target.wholeStatus) {
-    const body = wholeStatusBody(raw);
-    if (body.status) object.status = body.status;
+  if (target.keptFields) {
+    const body = selectedBody(raw, target.keptFields);
+    if (body.spec) object.spec = shared.share(body.spec);
+    if (body.status) object.status = shared.share(body.status);
     return object;
   }
   const body = (bodies[target.kindKey] ?? genericBody)(raw);
@@ -79,7 +85,7 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
  * Whether two stripped objects read the same to every rule. The strip shares equal parts (spec,
  * status, owner references, kept labels and annotations), so equal parts are the same objects and
  * this costs a few reference comparisons. It errs one way only: parts equal in content but not
- * shared (whole-status kinds, the table started afresh between the two) read as a change.
+ * shared (the table started afresh between the two) read as a change.
  */
 export function readsTheSame(previous: KubeObject, next: KubeObject): boolean {
   const a = previous.metadata;
@@ -197,13 +203,15 @@ function replicaSetBody(raw: Json): Body {
   return workload(raw, ["replicas"], ["replicas", "readyReplicas", "availableReplicas", "terminatingReplicas"]);
 }
 
-function wholeStatusBody(raw: Json): Body {
-  return isRecord(raw.status) ? { status: raw.status } : {};
+function selectedBody(raw: Json, kept: KeptFields): Body {
+  const body = selectFields({ spec: raw.spec, status: raw.status }, kept) as Body;
+  return { ...(isRecord(body.spec) && { spec: body.spec }), ...(isRecord(body.status) && { status: body.status }) };
 }
 
 function genericBody(raw: Json): Body {
   const status = genericStatus(raw.status);
-  return status ? { status } : {};
+  const spec = nonEmpty(scalars(raw.spec, ["paused"]));
+  return { ...(spec && { spec }), ...(status && { status }) };
 }
 
 function genericStatus(raw: unknown): Body["status"] {
@@ -233,8 +241,18 @@ function loadBalancerIngress(raw: unknown): { ip?: string; hostname?: string }[]
   return exact(kept);
 }
 
-function stripMeta(raw: unknown): ObjectMeta | undefined {
+/** The labels or annotations a health check names (`metadata.labels['x']`), besides those every kind keeps. */
+function namedKeys(kept: KeptFields | undefined, field: "labels" | "annotations"): (key: string) => boolean {
+  const metadata = kept === true ? true : kept?.metadata;
+  const named = metadata === true ? true : metadata?.[field];
+  if (named === true) return () => true;
+  return named === undefined ? () => false : (key) => Object.hasOwn(named, key);
+}
+
+function stripMeta(raw: unknown, kept?: KeptFields): ObjectMeta | undefined {
   if (!isRecord(raw) || typeof raw.name !== "string" || typeof raw.uid !== "string") return undefined;
+  const namedLabel = namedKeys(kept, "labels");
+  const namedAnnotation = namedKeys(kept, "annotations");
   return defined({
     name: raw.name,
     namespace: shared.string(str(raw.namespace)),
@@ -243,8 +261,8 @@ function stripMeta(raw: unknown): ObjectMeta | undefined {
     generation: num(raw.generation),
     creationTimestamp: shared.string(str(raw.creationTimestamp)),
     deletionTimestamp: str(raw.deletionTimestamp),
-    labels: sharedIfAny(entries(raw.labels, (key) => key.startsWith(keptLabelPrefix))),
-    annotations: sharedIfAny(entries(raw.annotations, (key) => keptAnnotations.includes(key))),
+    labels: sharedIfAny(entries(raw.labels, (key) => key.startsWith(keptLabelPrefix) || namedLabel(key))),
+    annotations: sharedIfAny(entries(raw.annotations, (key) => keptAnnotations.includes(key) || namedAnnotation(key))),
     ownerReferences: sharedIfAny(ownerReferences(raw.ownerReferences)),
   });
 }

@@ -14,6 +14,7 @@ export {
   GetRequest,
   NamespaceName,
   ObservationEvent,
+  ObservationId,
   ObservationRequest,
   ObservationVerdict,
   ObserveReply,
@@ -67,7 +68,7 @@ export {
   ruleFor,
   rules,
   settleAPIService,
-  settleByConditions,
+  settleByCommonSignals,
   settleCertificateSigningRequest,
   settleCronJob,
   settleCustomResourceDefinition,
@@ -85,6 +86,9 @@ export {
 } from "./rules/index.js";
 export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
 
+export { cachedFieldsOf } from "./cachedFields.js";
+export { entryKey, libraryEntries, libraryEntryFor, libraryRuleFor } from "./library/index.js";
+export type { LibraryEntry } from "./library/index.js";
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";

@@ -29,9 +29,30 @@ describe("logTailOf", () => {
     expect(tail.truncated).toBe(true);
   });
 
-  it("cuts a long line after scrubbing it, and removes control characters", () => {
+  it("cuts a long line to its bound, the `…` included, and removes control characters", () => {
     const tail = logTailOf(target, `\u001b[31mERROR\u001b[0m Authorization: Bearer abc.def.ghi ${"z".repeat(50)}\r\n`, limits);
-    expect(tail.lines).toEqual([`[31mERROR[0m Authorization: Bearer [redacted] ${"z".repeat(60 - 46)}…`]);
+    expect(tail.lines).toEqual([`[31mERROR[0m Authorization: Bearer [redacted] ${"z".repeat(60 - 47)}…`]);
+    expect(tail.truncated).toBe(true);
+  });
+
+  it("redacts a PEM key across its lines, and one whose BEGIN is above the tail", () => {
+    const key = ["-----BEGIN PRIVATE KEY-----", "MC4CAQAwBQYDK2VwBCIEIBf1w0EXAMPLE", "KEYDATAxRk9uZW5ldHdvcms=", "-----END PRIVATE KEY-----"];
+    expect(logTailOf(target, ["loading key", ...key, "loaded"].join("\n"), { ...limits, lines: 10 }).lines).toEqual([
+      "loading key",
+      "[redacted]",
+      "loaded",
+    ]);
+    // The read kept only the newest lines: the key's head is gone, its tail still a secret.
+    expect(logTailOf(target, ["loading key", ...key, "loaded"].join("\n"), limits)).toEqual({
+      ...shown,
+      lines: ["[redacted]", "loaded"],
+      truncated: true,
+    });
+  });
+
+  it("a line of megabytes is cut before it is scrubbed, and says so", () => {
+    const tail = logTailOf(target, `token=abc123 ${"a-".repeat(512 * 1024)}\n`, { ...limits, bytes: 2 * 1024 * 1024 });
+    expect(tail.lines).toEqual([`token=[redacted] ${"a-".repeat(30)}`.slice(0, 59) + "…"]);
     expect(tail.truncated).toBe(true);
   });
 
@@ -41,6 +62,12 @@ describe("logTailOf", () => {
 });
 
 describe("logNoteOf", () => {
+  it("cuts the server's words to one sentence's length", () => {
+    const note = logNoteOf(target, `InternalError: ${"x".repeat(100_000)}`);
+    expect(note.length).toBeLessThanOrEqual(512);
+    expect(note.endsWith("…")).toBe(true);
+  });
+
   it("names the container and scrubs the server's words", () => {
     expect(logNoteOf({ ...target, init: true, previous: true }, "Forbidden: token=abc123 cannot get pods/log")).toBe(
       "log of pod schema-migrate-8q2lw init container migrate (previous) not read: Forbidden: token=[redacted] cannot get pods/log",

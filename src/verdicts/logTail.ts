@@ -4,14 +4,15 @@
 // escape sequences), bounded so a verdict stays a few KB in the record, the stream and the CLI.
 import type { LogTarget } from "./failingContainer.js";
 import type { LogTail } from "./schemas.js";
-import { scrubCredentials } from "./scrub.js";
+import { scrubBounded, scrubCredentials, scrubLookahead } from "./scrub.js";
+import { cut } from "./text.js";
 
 export interface LogTailLimits {
   /** Lines kept, the newest (the read asks for one more, to know whether older ones exist). */
   readonly lines: number;
   /** The read's `limitBytes`: the kubelet stops there, so a body that long may end inside a line. */
   readonly bytes: number;
-  /** Characters kept of one line. */
+  /** Characters kept of one line, with the `…` that marks a cut. */
   readonly lineChars: number;
 }
 
@@ -31,18 +32,26 @@ export function logTailOf(target: LogTarget, text: string, limits: LogTailLimits
     lines = lines.slice(-limits.lines);
     truncated = true;
   }
-  const kept = lines.map((raw) => {
-    // Scrubbed before it is cut: a credential cut in half might no longer look like one.
-    const line = scrubCredentials(raw.replace(controlCharacters, ""));
+  // Each line cut to its bound (and the scrubber's lookahead, so a credential straddling the bound
+  // is still seen whole), then the lines scrubbed together: a PEM key spans lines, and is redacted
+  // as one (its lines become one `[redacted]`).
+  const windowChars = limits.lineChars + scrubLookahead;
+  if (lines.some((raw) => raw.length > windowChars)) truncated = true;
+  const window = lines.map((raw) => raw.slice(0, windowChars).replace(controlCharacters, ""));
+  const scrubbed = window.length === 0 ? [] : scrubCredentials(window.join("\n")).split("\n");
+  const kept = scrubbed.map((line) => {
     if (line.length <= limits.lineChars) return line;
     truncated = true;
-    return `${line.slice(0, limits.lineChars)}…`;
+    return cut(line, limits.lineChars);
   });
   return { pod: target.pod, container: target.container, init: target.init, previous: target.previous, lines: kept, truncated };
 }
 
-/** `log of pod p container c not read: Forbidden: ...`, scrubbed: the server's words may quote a token. */
+/** A note is one sentence; the server's part of it can be a whole response body. */
+const maxNoteLength = 512;
+
+/** `log of pod p container c not read: Forbidden: ...`, cut and scrubbed: the server's words may quote a token. */
 export function logNoteOf(target: LogTarget, why: string): string {
   const which = `${target.init ? "init container" : "container"} ${target.container}${target.previous ? " (previous)" : ""}`;
-  return scrubCredentials(`log of pod ${target.pod} ${which} not read: ${why}`);
+  return scrubBounded(`log of pod ${target.pod} ${which} not read: ${why}`, maxNoteLength);
 }

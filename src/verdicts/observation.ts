@@ -16,6 +16,7 @@
 // Only a grace ending, the budget running out and toVerdict read every resource.
 import { advanceStageBy, blockedStage, stageRank, stagesBetween } from "./stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
+import { withLoadBalancerChoice } from "./loadBalancerChoice.js";
 import { isTerminal, transition } from "./outcome.js";
 import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "./reading.js";
 import type { Failure, ObservationVerdict, Outcome, Stage } from "./schemas.js";
@@ -243,7 +244,7 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
       // An object without metadata.generation (ConfigMap, Secret) has no spec version to wait for.
       applied: requested === undefined || observed.generation === undefined || observed.generation >= requested,
       deletedAtMs: undefined,
-      reading: observed.reading,
+      reading: withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress),
     });
   });
 }

@@ -10,6 +10,7 @@
 // The tally and the grace ends are kept in step with `resources` here, so no event has to count.
 import { clusterScopedKinds } from "../kube/kindFacts.js";
 import { groupKind, identityKey } from "./kinds.js";
+import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { pending, shownMessage, type ResourceReading } from "./reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "./stages.js";
@@ -86,6 +87,8 @@ export interface ObservationState {
   readonly deployment: string;
   readonly required: Stage;
   readonly failOn: ReadonlySet<string>;
+  /** Whether a LoadBalancer Service waits for its address (loadBalancerChoice.ts). */
+  readonly loadBalancerAddress: LoadBalancerAddress;
   readonly absentGraceMs: number;
   readonly startedAtMs: number;
   readonly deadlineMs: number;
@@ -196,6 +199,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       deployment: request.deployment,
       required: request.require,
       failOn: new Set(request.failOn),
+      loadBalancerAddress: request.loadBalancerAddress ?? "wait",
       absentGraceMs: request.absentGraceSeconds * 1000,
       startedAtMs: input.startedAtMs,
       deadlineMs: input.deadlineMs,

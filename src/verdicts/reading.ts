@@ -1,9 +1,9 @@
 // What a rule concludes about one resource, kstatus-style: a closed state, the cluster's own
 // CamelCase reason when there is one, and a line a person reads. Readings are built only through
-// these constructors, which is where cluster text is scrubbed and folded onto one line: a verdict
-// prints one line a resource, and nothing unscrubbed may leave the service.
+// these constructors, which is where cluster text is cut, scrubbed and folded onto one line: a
+// verdict prints one line a resource, and nothing unscrubbed may leave the service.
 import type { ResourceState, ResourceWarning } from "./schemas.js";
-import { scrubCredentials } from "./scrub.js";
+import { scrubBounded } from "./scrub.js";
 
 export interface ResourceReading {
   readonly state: ResourceState;
@@ -42,9 +42,24 @@ export const readingReasons = {
   deleted: "Deleted",
 } as const;
 
-/** Cluster text as it may leave the service: credentials scrubbed, on one line. */
-export function clean(message: string): string {
-  return scrubCredentials(message).replace(/\s*\r?\n\s*/g, " ").trim();
+/**
+ * The most of a reading's message a verdict carries. A condition message is a sentence or two, a
+ * termination message at most 4 KiB (the kubelet's cap) and usually a line; but any writer of a
+ * custom resource's status can put a megabyte there, and a verdict holds a message a resource.
+ * The log tail (logTail.ts) is where a failure's long text belongs.
+ */
+export const maxMessageLength = 1024;
+
+// Whitespace around a line break, found from the start of its run only: `\s*\r?\n\s*` scans a
+// run of spaces again from each space when no line break ends it, quadratic in the run.
+const lineBreak = /(?<![^\S\n])[^\S\n]*\n\s*/g;
+
+/**
+ * Cluster text as it may leave the service: cut to `maxChars` first (so a megabyte costs what the
+ * bound costs), credentials scrubbed, on one line.
+ */
+export function clean(message: string, maxChars: number = maxMessageLength): string {
+  return scrubBounded(message, maxChars).replace(lineBreak, " ").trim();
 }
 
 export function pending(reason: string | undefined, message: string): ResourceReading {

@@ -43,7 +43,9 @@ const apiVersionPattern = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 export const ResourceIdentity = z
   .strictObject({
     apiVersion: z.string().regex(apiVersionPattern, "must be 'v1' or 'group/version', e.g. 'apps/v1'"),
-    kind: z.string().regex(/^[A-Z][A-Za-z0-9]*$/, "must be a CamelCase kind, e.g. 'Deployment'").max(63),
+    // CamelCase by convention, but the API server takes a lowercase first letter and charts ship
+    // one (Zalando's `postgresql`).
+    kind: z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a kind, e.g. 'Deployment': letters and digits, starting with a letter").max(63),
     namespace: NamespaceName.optional(),
     name: z.string().min(1, "required").max(253, "at most 253 characters"),
     /** The metadata.generation the apply produced; status older than it is not read. */
@@ -84,13 +86,44 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
   }
 }) as unknown as typeof Stage;
 
+/** A reason a request can name in failOn: what controllers write in a condition's reason (metav1.Condition's pattern, with dots). */
+export const FailOnReason = z
+  .string()
+  .max(128, "at most 128 characters")
+  .regex(/^[A-Za-z]([A-Za-z0-9_.,:-]*[A-Za-z0-9_])?$/, "must be a reason as controllers write it: a letter, then letters, digits, '_', '.', ',', ':' or '-' (e.g. 'ImagePullBackOff', 'ACK.Terminal')");
+
+export const loadBalancerAddressChoices = ["wait", "ignore"] as const;
+
+// Request fields that reach a NATS subject or a KV key are bounded in length and alphabet here,
+// at the edge. nats-server closes a connection whose control line (`PUB <subject> <reply> <size>`)
+// passes its max_control_line, 4 KiB by default ("maximum control line exceeded"), so one `get`
+// with a long id would take the service off the bus. The longest subject a request can make is
+// the KV direct get of its record, `$JS.API.DIRECT.GET.KV_<bucket>.$KV.<bucket>.observations.<id>`
+// with <bucket> `<prefix>-observations`: 2 × prefix + 67 + id characters; the event subject
+// `<prefix>.events.<deployment>.<id>` is prefix + 9 + deployment + id. With ids of at most 64 and
+// deployments of at most 63 characters, a prefix as long as 64 makes 259 characters, about 320
+// with the reply inbox: under a tenth of the limit whatever a request holds. `key` reaches the
+// claims bucket only as its sha256 (bus/observationRecords.ts); its bound keeps records and
+// replies small, and it may not hold control characters because replies, logs and the CLI echo it.
+
 export const DeploymentName = z
   .string()
   .regex(/^[a-z0-9-]{1,63}$/, "1-63 characters of a-z, 0-9 and '-' (it becomes a subject token and a metric label)");
 
+/** The ids stagewatch gives are UUIDs (36 characters); the alphabet is a subject token's. */
+export const ObservationId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 letters, digits, '-' and '_' (an id stagewatch gave: it becomes a subject token and a KV key)");
+
+const RequestKey = z
+  .string()
+  .min(1, "required")
+  .max(256, "at most 256 characters")
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not hold control characters");
+
 export const ObservationRequest = z
   .strictObject({
-    key: z.string().min(1, "required").max(256, "at most 256 characters"),
+    key: RequestKey,
     deployment: DeploymentName,
     require: RequiredStage,
     timeoutSeconds: z.int().positive().max(7 * 24 * 3600, "at most 7 days").optional(),
@@ -109,8 +142,18 @@ export const ObservationRequest = z
      * --container-logs), else the failure carries a `logNote` saying so.
      */
     logs: z.boolean().optional(),
-    /** Waiting reasons (pods), Ready=False reasons (custom resources) and Warning event reasons that fail at once. */
-    failOn: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be a CamelCase reason")).max(64).default([...defaultFailOn]),
+    /**
+     * Waiting reasons (pods), the reasons of conditions and phases speaking against a custom resource,
+     * and Warning event reasons that fail at once. Reasons as controllers write them: CamelCase words,
+     * with the '.', ':', '_' and '-' some use (`ACK.Terminal`).
+     */
+    failOn: z.array(FailOnReason).max(64).default([...defaultFailOn]),
+    /**
+     * `wait` (the default, as Helm's legacy wait and Argo CD): a LoadBalancer Service is settled once a
+     * load-balancer controller wrote its address. `ignore`: settled without one, for clusters that
+     * have no load-balancer controller (kind, kwok, bare metal), as kstatus reads it.
+     */
+    loadBalancerAddress: z.enum(loadBalancerAddressChoices).optional(),
   })
   .superRefine((request, ctx) => {
     if (request.timeoutSeconds === undefined && request.deadline === undefined) {
@@ -245,12 +288,12 @@ export type VerdictEvent = z.infer<typeof VerdictEvent>;
 export type ObservationEvent = z.infer<typeof ObservationEvent>;
 
 export const CancelRequest = z.strictObject({
-  observationId: z.string().min(1, "required"),
+  observationId: ObservationId,
   reason: z.string().max(1024).optional(),
 });
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
-export const GetRequest = z.strictObject({ observationId: z.string().min(1, "required") });
+export const GetRequest = z.strictObject({ observationId: ObservationId });
 export type GetRequest = z.infer<typeof GetRequest>;
 
 export const errorCodes = ["invalid_request", "conflict", "not_found", "too_large", "unavailable", "internal"] as const;

@@ -16,6 +16,18 @@ export function listParts(...parts: readonly Part[]): string {
   return present(parts).join(", ");
 }
 
+/**
+ * At most `maxChars` characters of `text`, the last one `…` when some were cut. A cut never splits
+ * a surrogate pair: half an emoji is not text any reader (or JSON Schema validator) accepts.
+ */
+export function cut(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let end = maxChars - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
 /** `1 replica`, `2 replicas`. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;

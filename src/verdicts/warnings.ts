@@ -48,12 +48,11 @@ function resourceWarning(warning: ClusterWarning): ResourceWarning {
 }
 
 function showWarning({ involved, reason, message, count, lastSeenMs }: ClusterWarning): ResourceWarning {
-  const text = clean(message);
   return {
     kind: involved.kind,
     name: involved.name,
     reason,
-    message: text.length > maxWarningMessageLength ? `${text.slice(0, maxWarningMessageLength - 1)}…` : text,
+    message: clean(message, maxWarningMessageLength),
     count,
     lastSeen: new Date(lastSeenMs).toISOString(),
   };

@@ -357,8 +357,11 @@ describe("cancel and get", () => {
     const observer = createObserver(nc, { prefix });
     expect(await observer.get(newObservationId())).toBeUndefined();
     expect(await observer.cancel(newObservationId(), "operator gave up")).toBeUndefined();
-    const raw = (await rawRequest(names.get, JSON.stringify({ observationId: "no.such.id" }))) as ErrorReply;
-    expect(raw.error).toEqual({ code: "not_found", message: "no observation no.such.id", issues: [{ path: "observationId", message: "no such observation" }] });
+    const raw = (await rawRequest(names.get, JSON.stringify({ observationId: "no-such-id" }))) as ErrorReply;
+    expect(raw.error).toEqual({ code: "not_found", message: "no observation no-such-id", issues: [{ path: "observationId", message: "no such observation" }] });
+    // An id that is no subject token is none stagewatch gave: refused before any lookup.
+    const malformed = (await rawRequest(names.get, JSON.stringify({ observationId: "no.such.id" }))) as ErrorReply;
+    expect(malformed.error).toMatchObject({ code: "invalid_request", issues: [{ path: "observationId" }] });
     await observer.close();
   });
 

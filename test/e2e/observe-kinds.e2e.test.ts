@@ -83,8 +83,8 @@ describe("a chart of CronJob, CRD and CRs, bare ReplicaSet", () => {
     expect(verdict).toMatchObject({ outcome: "succeeded", reached: "healthy" });
     const byKind = Object.fromEntries(verdict.resources.map((r) => [r.identity.kind, r]));
     expect(byKind.CronJob).toMatchObject({ state: "settled", message: "exists, schedule 0 3 * * *" });
-    expect(byKind.CustomResourceDefinition).toMatchObject({ state: "settled", message: "the initial names have been accepted" });
-    expect(byKind.Gadget).toMatchObject({ state: "settled", message: "status written, no conditions" });
+    expect(byKind.CustomResourceDefinition).toMatchObject({ state: "settled", message: "Established=True: the initial names have been accepted" });
+    expect(byKind.Gadget).toMatchObject({ state: "settled", message: "no readiness signal (no conditions, phase or state); a health check for the kind would read it" });
     expect(byKind.ReplicaSet).toMatchObject({ state: "settled", message: "2/2 replicas ready" });
     await events.return?.();
   });

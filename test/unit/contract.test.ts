@@ -13,7 +13,7 @@ import { contractSchemas } from "../../scripts/contract/jsonSchemas.ts";
 import { serviceSigner } from "../../src/signing/index.ts";
 import { newKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
-import { ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { CancelRequest, GetRequest, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { observation } from "../fixtures/observation.ts";
 
 const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));
@@ -83,11 +83,22 @@ describe("the JSON Schemas validate what the code sends and refuse what it refus
     { name: "an unknown field", body: { ...specRequest, timeoutSecond: 300 } },
     { name: "require: rendered", body: { ...specRequest, require: "rendered" } },
     { name: "a deployment that is not a subject token", body: { ...specRequest, deployment: "Web_1" } },
+    { name: "a key holding a control character", body: { ...specRequest, key: "ci-4812\u001b[2J" } },
     { name: "no resources", body: { ...specRequest, resources: [] } },
     { name: "a generation of 0", body: { ...specRequest, resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 0 }] } },
   ])("refused by both: $name", ({ body }) => {
     expect(ObservationRequest.safeParse(body).success).toBe(false);
     expect(validate("ObservationRequest", body)).not.toEqual([]);
+  });
+
+  test.each([
+    { name: "an id of 65 characters", observationId: "a".repeat(65) },
+    { name: "an id holding a '.'", observationId: "no.such.id" },
+  ])("get and cancel refused by both: $name", ({ observationId }) => {
+    for (const [name, schema] of [["GetRequest", GetRequest], ["CancelRequest", CancelRequest]] as const) {
+      expect(schema.safeParse({ observationId }).success).toBe(false);
+      expect(validate(name, { observationId })).not.toEqual([]);
+    }
   });
 
   test("a verdict, its replies and its events as the code builds them", () => {

@@ -1,13 +1,14 @@
 // Every kind a Kubernetes 1.37 API server serves (list and watch; the create-only review kinds
 // such as TokenReview cannot be observed), with how it is judged. The e2e discovery test fails on
 // a served built-in kind missing here, so a new Kubernetes release cannot add a kind that is
-// silently judged by the conditions fallback. Three classes:
+// silently judged by the fallback. Three classes:
 // - ruled: a rule of its own (registry.ts), from the kind's documented readiness signal;
 // - existence: settled once it exists, because it has no status, or what its status reports is no
 //   verdict on the apply (the reason says which);
-// - generic: the conditions rule by design: a status written by its controller whose conditions
+// - generic: the common signals rule by design: a status written by its controller whose conditions
 //   (or their absence) mean what the generic rule reads.
-// Kinds of custom resources (CRDs, aggregated APIs) are generic unless a rule names them.
+// Kinds of custom resources (CRDs, aggregated APIs) are generic unless the health library or a
+// configured health check names them.
 
 export const kindClasses = ["ruled", "existence", "generic"] as const;
 export type KindClass = (typeof kindClasses)[number];
@@ -116,5 +117,5 @@ export const builtInKinds: ReadonlyMap<string, KindJudgement> = new Map<string, 
 
 /** How a kind is judged: its built-in class, or generic for custom kinds. */
 export function judgementOf(kindKey: string): KindJudgement {
-  return builtInKinds.get(kindKey) ?? { judged: "generic", why: "a custom kind: the conditions rule" };
+  return builtInKinds.get(kindKey) ?? { judged: "generic", why: "a custom kind: the health library's entry, else the common signals rule" };
 }

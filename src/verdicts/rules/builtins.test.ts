@@ -67,6 +67,16 @@ describe("ReplicaSet declared on its own", () => {
       expected: { state: "pending", reason: "FailedCreate", message: `0/3 replicas ready; FailedCreate: ${quotaRefusal}` },
     },
     {
+      name: "derived: every replica ready, ReplicaFailure=True still holds it back (kstatus reads it so)",
+      input: {
+        object: withStatus(ready, {
+          ...ready.status,
+          conditions: [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: quotaRefusal }],
+        }),
+      },
+      expected: { state: "pending", reason: "FailedCreate", message: `2/2 replicas ready; FailedCreate: ${quotaRefusal}` },
+    },
+    {
       name: "derived: scaled down, one replica still counted (pending termination)",
       input: { object: { ...ready, spec: { ...ready.spec, replicas: 1 }, status: { ...ready.status, readyReplicas: 1, availableReplicas: 1 } } },
       expected: { state: "pending", message: "1/1 replicas ready, 1 pending termination" },
@@ -137,7 +147,7 @@ describe("CustomResourceDefinition", () => {
       input: { object: captured("crd-created") },
       expected: { state: "pending", reason: "AwaitingStatus", message: "the API server has not checked its names yet" },
     },
-    { name: "Established=True", input: { object: established }, expected: { state: "settled", message: "the initial names have been accepted" } },
+    { name: "Established=True, naming the condition that decided", input: { object: established }, expected: { state: "settled", message: "Established=True: the initial names have been accepted" } },
     {
       name: "derived: names accepted, Established=False Installing (what the naming controller writes first)",
       input: {
@@ -278,7 +288,11 @@ describe("kinds without status", () => {
 describe("custom resources", () => {
   run([
     { name: "no status yet", input: { object: captured("cr-no-status") }, expected: { state: "pending", reason: "AwaitingStatus", message: "no status written yet" } },
-    { name: "nested status only: written, settled", input: { object: captured("cr-nested-status") }, expected: { state: "settled", message: "status written, no conditions" } },
+    {
+      name: "nested status only: settled, saying it read no readiness signal",
+      input: { object: captured("cr-nested-status") },
+      expected: { state: "settled", message: "no readiness signal (no conditions, phase or state); a health check for the kind would read it" },
+    },
     { name: "status: null is no status, not a TypeError", input: { object: withStatus(captured("cr-no-status"), null) }, expected: { state: "pending", reason: "AwaitingStatus", message: "no status written yet" } },
   ]);
 });
@@ -290,7 +304,7 @@ describe("kind classification", () => {
     expect(ruleKeys.toSorted()).toEqual(ruled.toSorted());
   });
 
-  it("existence kinds settle on existence, generic kinds fall back to the conditions rule", () => {
+  it("existence kinds settle on existence, generic kinds fall back to the common signals rule", () => {
     for (const kind of existenceOnlyKinds) expect(rules.get(kind), kind).toBe(settleExisting);
     const generic = [...builtInKinds].filter(([, { judged }]) => judged === "generic").map(([kind]) => kind);
     for (const kind of generic) expect(rules.has(kind), kind).toBe(false);

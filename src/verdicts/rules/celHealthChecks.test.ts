@@ -46,21 +46,25 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: "Certificate: Ready, not issuing", input: { object: certificate([ready]) }, expected: { state: "settled", message: `current holds: ${certificateCheck.current}` } },
   {
-    name: "Certificate: issuing wins over Ready=False (inProgress is evaluated first)",
+    name: "Certificate: Ready, not issuing: settled in the object's words",
+    input: { object: certificate([ready]) },
+    expected: { state: "settled", message: "Ready=True: Certificate is up to date and has not expired" },
+  },
+  {
+    name: "Certificate: issuing wins over Ready=False (inProgress is evaluated first), with Ready's reason and message",
     input: { object: certificate([issuing, notReady]) },
-    expected: { state: "pending", reason: "HealthCheckInProgress", message: `inProgress holds: ${certificateCheck.inProgress}` },
+    expected: { state: "pending", reason: "DoesNotExist", message: "Issuing certificate as Secret does not exist" },
   },
   {
-    name: "Certificate: Ready=False, not issuing, fails",
+    name: "Certificate: Ready=False, not issuing, fails with the condition's reason and message",
     input: { object: certificate([notReady]) },
-    expected: { state: "failed", reason: "HealthCheckFailed", message: `failed holds: ${certificateCheck.failed}` },
+    expected: { state: "failed", reason: "DoesNotExist", message: "Issuing certificate as Secret does not exist" },
   },
   {
-    name: "Certificate: no status yet is pending with the evaluation error, not a crash",
+    name: "Certificate: no status yet is awaiting its status, not an expression error",
     input: { object: certificate(undefined) },
-    expected: { state: "pending", reason: "HealthCheckError", message: `inProgress expression ${certificateCheck.inProgress}: unresolved attribute` },
+    expected: { state: "pending", reason: "AwaitingStatus", message: "no status written yet" },
   },
   {
     name: "Certificate: the generic checks run first (generation not observed)",
@@ -73,9 +77,19 @@ const cases: Case[] = [
     expected: { state: "settled", message: `current holds: ${gadgetCheck.current}` },
   },
   {
-    name: "captured Gadget without status: pending, the field named",
+    name: "captured Gadget without status: awaiting its status",
     input: { object: captured("cr-no-status") },
-    expected: { state: "pending", reason: "HealthCheckError", message: `failed expression ${gadgetCheck.failed}: unresolved attribute` },
+    expected: { state: "pending", reason: "AwaitingStatus", message: "no status written yet" },
+  },
+  {
+    name: "a status written without the field an expression reads: pending, the field named",
+    input: { object: { ...captured("cr-nested-status"), status: { nodes: [] } } },
+    expected: { state: "pending", reason: "HealthCheckError", message: `failed expression ${gadgetCheck.failed}: field not found: health` },
+  },
+  {
+    name: "Gadget failed with a status.message: the object's words, not the expression",
+    input: { object: { ...captured("cr-nested-status"), status: { health: { status: "Broken" }, message: "quota for gadgets exhausted" } } },
+    expected: { state: "failed", reason: "HealthCheckFailed", message: "quota for gadgets exhausted" },
   },
   {
     name: "Gadget reported Broken: failed",
@@ -88,9 +102,9 @@ const cases: Case[] = [
     expected: { state: "pending", reason: "HealthCheckInProgress", message: `waiting for current: ${gadgetCheck.current}` },
   },
   {
-    name: "a kind without a health check keeps the conditions rule",
+    name: "a kind without a health check keeps the fallback",
     input: { object: { ...captured("cr-nested-status"), kind: "Widget" } },
-    expected: { state: "settled", message: "status written, no conditions" },
+    expected: { state: "settled", message: "no readiness signal (no conditions, phase or state); a health check for the kind would read it" },
   },
 ];
 
@@ -106,6 +120,24 @@ describe("CEL health checks", () => {
       reason: "HealthCheckError",
       message: "current expression status.health.status: returned string, not a bool",
     });
+  });
+});
+
+describe("a health check's own reason and message expressions", () => {
+  const check = {
+    ...gadgetCheck,
+    reason: "has(status.health.reason) ? status.health.reason : ''",
+    message: "has(status.health.detail) ? 'health: ' + status.health.detail : ''",
+  };
+  const rules = compileHealthChecks([check]);
+  const read = (status: Record<string, unknown>) => evaluateResource({ object: { ...captured("cr-nested-status"), status }, failOn: new Set(), healthChecks: rules });
+
+  it("say the reading's reason and words", () => {
+    expect(read({ health: { status: "Broken", reason: "DiskFull", detail: "volume data-0 is full" } })).toEqual({ state: "failed", reason: "DiskFull", message: "health: volume data-0 is full" });
+  });
+
+  it("an empty string leaves the defaults", () => {
+    expect(read({ health: { status: "Broken" } })).toEqual({ state: "failed", reason: "HealthCheckFailed", message: `failed holds: ${check.failed}` });
   });
 });
 

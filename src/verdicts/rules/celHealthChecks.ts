@@ -4,7 +4,12 @@
 // variables (`status`, `metadata`, `spec`). After the generic checks (deleting, generation not yet
 // observed), they are evaluated in Flux's order, inProgress, failed, current; the first that holds
 // decides, and none holding is pending. For a kind with such a rule, it decides instead of the
-// conditions rule.
+// health library's entry and the fallback.
+//
+// A reading carries the object's own words, not only the expression that held: optional `reason`
+// and `message` expressions (CEL returning a string) say them; without those, a pending or failed
+// reading takes the condition that speaks against the object, else `status.message`, and a settled
+// one its positive condition (signals.ts). Only when the object says nothing is the expression shown.
 //
 // Where stagewatch differs from Flux, on purpose:
 // - An expression that errors at run time (a field not written yet, a type mismatch) is a pending
@@ -23,7 +28,11 @@ import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { z } from "zod";
 import type { KubeObject } from "../../kube/objects.js";
 import { groupKind } from "../kinds.js";
-import { failed, pending, settled, type ResourceReading } from "../reading.js";
+import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { fieldsReadByCheck, type FieldTree } from "./fieldsRead.js";
+
+export type { FieldTree } from "./fieldsRead.js";
+import { reasonWord, wordsAgainst, wordsFor } from "./signals.js";
 import { builtInKinds } from "./builtInKinds.js";
 import type { Rule, RuleInput } from "./input.js";
 
@@ -35,6 +44,10 @@ export const HealthCheck = z.strictObject({
   current: expression,
   inProgress: expression.optional(),
   failed: expression.optional(),
+  /** CEL returning the reason a pending or failed reading carries (a CamelCase word). */
+  reason: expression.optional(),
+  /** CEL returning the object's own words for the reading (a condition's message, `status.message`). */
+  message: expression.optional(),
 });
 export type HealthCheck = z.infer<typeof HealthCheck>;
 
@@ -51,7 +64,7 @@ export const healthCheckReasons = {
   inProgress: "HealthCheckInProgress",
 } as const;
 
-type Which = "inProgress" | "failed" | "current";
+type Which = "inProgress" | "failed" | "current" | "reason" | "message";
 
 /** An expression that does not compile: which kind, which of its expressions, and why. */
 export class HealthCheckCompileError extends Error {
@@ -77,7 +90,9 @@ function compile(kindKey: string, which: Which, source: string): Program {
     throw new HealthCheckCompileError(kindKey, which, source, error instanceof Error ? error.message : String(error), { cause: error });
   }
   const program: Program = (object) => {
-    const bindings: Record<string, unknown> = {};
+    // An absent spec or status reads as empty, so that `has(status.conditions)` guards hold false
+    // rather than fail: the cache drops the spec of kinds whose checks read none of it.
+    const bindings: Record<string, unknown> = { spec: {}, status: {} };
     for (const [key, value] of Object.entries(object)) if (value !== undefined && value !== null) bindings[key] = value;
     try {
       const result = run(bindings as never);
@@ -91,7 +106,14 @@ function compile(kindKey: string, which: Which, source: string): Program {
   return program;
 }
 
-function ruleOf(check: HealthCheck, kindKey: string): Rule {
+/** The string an optional words expression gives for this object; undefined when absent, failing or empty. */
+function said(program: Program | undefined, object: KubeObject): string | undefined {
+  const outcome = program?.(object);
+  return outcome && "value" in outcome && typeof outcome.value === "string" && outcome.value !== "" ? outcome.value : undefined;
+}
+
+/** One health check compiled into a rule; throws HealthCheckCompileError as compileHealthChecks does. */
+export function compileHealthCheck(check: HealthCheck, kindKey: string): Rule {
   const steps = (
     [
       ["inProgress", check.inProgress],
@@ -99,20 +121,46 @@ function ruleOf(check: HealthCheck, kindKey: string): Rule {
       ["current", check.current],
     ] as const
   ).flatMap(([which, source]) => (source === undefined ? [] : [{ which, source, program: compile(kindKey, which, source) }]));
-  return ({ object }: RuleInput): ResourceReading => {
+  const reasonProgram = check.reason === undefined ? undefined : compile(kindKey, "reason", check.reason);
+  const messageProgram = check.message === undefined ? undefined : compile(kindKey, "message", check.message);
+
+  const notDone = (object: KubeObject, fallbackReason: string, fallbackMessage: string) => {
+    const against = wordsAgainst(object);
+    const reason = said(reasonProgram, object) ?? against?.reason;
+    return { reason: reasonWord(reason, fallbackReason), message: said(messageProgram, object) ?? against?.message ?? fallbackMessage };
+  };
+
+  const rule = ({ object }: RuleInput): ResourceReading => {
+    // Before its controller writes a status, an object can only be settled by an entry that settles
+    // on existence (`current: "true"`); an expression failing on the missing fields says no more.
+    const unwritten = object.status === undefined || object.status === null;
+    const awaitingStatus = pending(readingReasons.awaitingStatus, "no status written yet");
     for (const { which, source, program } of steps) {
       const outcome = program(object);
-      if ("error" in outcome) return pending(healthCheckReasons.expressionError, `${which} expression ${source}: ${outcome.error}`);
+      if ("error" in outcome) {
+        return unwritten ? awaitingStatus : pending(healthCheckReasons.expressionError, `${which} expression ${source}: ${outcome.error}`);
+      }
       if (typeof outcome.value !== "boolean") {
         return pending(healthCheckReasons.expressionError, `${which} expression ${source}: returned ${typeof outcome.value}, not a bool`);
       }
       if (!outcome.value) continue;
-      if (which === "inProgress") return pending(healthCheckReasons.inProgress, `inProgress holds: ${source}`);
-      if (which === "failed") return failed(healthCheckReasons.failedExpression, `failed holds: ${source}`);
-      return settled(`current holds: ${source}`);
+      if (which === "current") return settled(said(messageProgram, object) ?? wordsFor(object) ?? `current holds: ${source}`);
+      const reading = notDone(object, which === "failed" ? healthCheckReasons.failedExpression : healthCheckReasons.inProgress, `${which} holds: ${source}`);
+      return which === "failed" ? failed(reading.reason, reading.message) : pending(reading.reason, reading.message);
     }
-    return pending(healthCheckReasons.inProgress, `waiting for current: ${check.current}`);
+    if (unwritten) return awaitingStatus;
+    const waiting = notDone(object, healthCheckReasons.inProgress, `waiting for current: ${check.current}`);
+    return pending(waiting.reason, waiting.message);
   };
+  fieldsByRule.set(rule, fieldsReadByCheck(check));
+  return rule;
+}
+
+const fieldsByRule = new WeakMap<Rule, FieldTree>();
+
+/** The fields of spec and status a rule compiled from a health check reads (what the cache must keep); undefined for other rules. */
+export function fieldsReadByRule(rule: Rule): FieldTree | undefined {
+  return fieldsByRule.get(rule);
 }
 
 /**
@@ -125,7 +173,7 @@ export function compileHealthChecks(checks: readonly HealthCheck[]): ReadonlyMap
     const kindKey = groupKind(check.apiVersion, check.kind);
     if (builtInKinds.has(kindKey)) throw new Error(`health check for ${kindKey}: built-in kinds keep their own rule; CEL health checks are for custom kinds`);
     if (compiled.has(kindKey)) throw new Error(`health check for ${kindKey}: given twice`);
-    compiled.set(kindKey, ruleOf(check, kindKey));
+    compiled.set(kindKey, compileHealthCheck(check, kindKey));
   }
   return compiled;
 }

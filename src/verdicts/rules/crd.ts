@@ -11,7 +11,8 @@ export function settleCustomResourceDefinition({ object }: RuleInput): ResourceR
   const names = conditions.find((c) => c.type === "NamesAccepted");
   if (names?.status === "False") return failed(names.reason ?? "NamesNotAccepted", names.message ?? "names not accepted");
   const established = conditions.find((c) => c.type === "Established");
-  if (established?.status === "True") return settled(established.message || "Established");
+  // Named: its message ("the initial names have been accepted") reads like NamesAccepted's.
+  if (established?.status === "True") return settled(`Established=True${established.message ? `: ${established.message}` : ""}`);
   if (established === undefined) return pending(readingReasons.awaitingStatus, "the API server has not checked its names yet");
   return pending(established.reason ?? "NotEstablished", established.message ?? `Established is ${established.status}`);
 }

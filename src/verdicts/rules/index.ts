@@ -1,10 +1,10 @@
 // Per-kind rules (SPEC section 4): one small function a kind, registered by `group/Kind`, run after
-// the generic checks and before the conditions fallback.
+// the generic checks and before the fallback (commonSignals.ts).
 export { settleAPIService } from "./apiservice.js";
 export { builtInKinds, judgementOf, kindClasses } from "./builtInKinds.js";
 export type { KindClass, KindJudgement } from "./builtInKinds.js";
 export { HealthCheck, HealthCheckCompileError, HealthCheckConfig, compileHealthChecks, healthCheckReasons } from "./celHealthChecks.js";
-export { settleByConditions } from "./conditions.js";
+export { settleByCommonSignals } from "./commonSignals.js";
 export { settleCronJob } from "./cronjob.js";
 export { settleCustomResourceDefinition } from "./crd.js";
 export { settleCertificateSigningRequest } from "./csr.js";

@@ -1,17 +1,19 @@
 // Which rule reads which kind, keyed by `group/Kind` (core group written `core`). Evaluation runs
-// the generic checks first, then the kind's rule; the documented fallback for every kind not
-// listed here (custom resources, and the built-ins builtInKinds.ts classes as generic) is the
-// conditions rule.
+// the generic checks first, then the kind's rule: a configured health check, else the health
+// library's entry (custom kinds), else the built-in rule; the documented fallback for every kind
+// none of these covers (and the built-ins builtInKinds.ts classes as generic) is the common
+// signals rule, which fails safe.
 import type { ResourceReading } from "../reading.js";
 import { groupKind } from "../kinds.js";
 import { settleAPIService } from "./apiservice.js";
-import { settleByConditions } from "./conditions.js";
+import { settleByCommonSignals } from "./commonSignals.js";
 import { settleCronJob } from "./cronjob.js";
 import { settleCustomResourceDefinition } from "./crd.js";
 import { settleCertificateSigningRequest } from "./csr.js";
 import { settleDaemonSet } from "./daemonset.js";
 import { settleDeployment } from "./deployment.js";
 import { existenceOnlyKinds, settleExisting } from "./existence.js";
+import { libraryRuleFor } from "../library/index.js";
 import { checkGeneric } from "./genericChecks.js";
 import type { OwnedObjects, Rule, RuleInput } from "./input.js";
 import { settleJob } from "./job.js";
@@ -42,7 +44,7 @@ export const rules: ReadonlyMap<string, Rule> = new Map<string, Rule>([
   ...existenceOnlyKinds.map((kind): [string, Rule] => [kind, settleExisting]),
 ]);
 
-export const fallbackRule: Rule = settleByConditions;
+export const fallbackRule: Rule = settleByCommonSignals;
 
 export function ruleFor(apiVersion: string, kind: string): Rule {
   return rules.get(groupKind(apiVersion, kind)) ?? fallbackRule;
@@ -56,9 +58,10 @@ export type EvaluationInput = Omit<RuleInput, "owned"> & {
 
 const nothingOwned: OwnedObjects = { replicaSets: [], pods: [] };
 
-/** Reads one object: generic checks, then its kind's rule (a configured health check, its built-in rule, or the conditions fallback). */
+/** Reads one object: generic checks, then its kind's rule (a configured health check, the library's, its built-in rule, or the fallback). */
 export function evaluateResource({ healthChecks, ...input }: EvaluationInput): ResourceReading {
   const full: RuleInput = { ...input, owned: input.owned ?? nothingOwned };
   const { apiVersion, kind } = full.object;
-  return checkGeneric(full) ?? (healthChecks?.get(groupKind(apiVersion, kind)) ?? ruleFor(apiVersion, kind))(full);
+  const key = groupKind(apiVersion, kind);
+  return checkGeneric(full) ?? (healthChecks?.get(key) ?? libraryRuleFor(key) ?? ruleFor(apiVersion, kind))(full);
 }

@@ -5,7 +5,9 @@
 // the controller looks at it (the field is not omitempty), so observedGeneration decides whether
 // the counts are the controller's at all. ReplicaFailure (FailedCreate: quota, admission, a
 // missing ServiceAccount) is pending with the API server's refusal, as for Deployments: it clears
-// once the cause is fixed, and it is often the only place the cause shows.
+// once the cause is fixed, and it is often the only place the cause shows. It holds the ReplicaSet
+// back even with every replica ready (kstatus reads it so): the controller could not create a pod
+// it wanted, and the counts may be those of an older spec's pods.
 import type { Condition, ReplicaSet } from "../../kube/objects.js";
 import { ownedBy } from "../../ownership/index.js";
 import type { ResourceReading } from "../reading.js";
@@ -34,11 +36,12 @@ export function settleReplicaSet({ object, owned, failOn }: RuleInput): Resource
     total > desired && `${total - desired} pending termination`,
     terminating > 0 && `${terminating} terminating`,
   );
+  const blockers = replicaFailure(status.conditions ?? []);
   return judgeWorkload({
     summary,
-    complete: ready === desired && available === desired && total === desired && terminating === 0,
+    complete: ready === desired && available === desired && total === desired && terminating === 0 && blockers.length === 0,
     pods: ownedBy(replicaSet, owned.pods),
     failOn,
-    blockers: replicaFailure(status.conditions ?? []),
+    blockers,
   });
 }
