@@ -1,9 +1,13 @@
 // `stagewatch demo`'s flags, refused before anything starts: with --kubeconfig at nothing, it must
 // never start a local cluster here. The demo itself runs in test/e2e/cli.e2e.test.ts.
-import { expect, test } from "vitest";
-import { runCli, type CliResult } from "./testing/runCli.js";
+import { beforeAll, expect, test } from "vitest";
+import { output, runCli } from "./testing/runCli.js";
 
-const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+// The demo's module brings the service and the Kubernetes client: paid once here, not inside
+// the first test's time bound.
+beforeAll(async () => {
+  await import("./demoCommand.js");
+}, 60_000);
 
 test.each([
   { name: "--kubeconfig without NATS_URL", args: ["--kubeconfig", "/nonexistent", "--exit"], env: {}, stderr: "--kubeconfig needs NATS_URL as well" },

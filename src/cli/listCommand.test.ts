@@ -2,10 +2,9 @@
 // What reads the buckets of a running service is in test/e2e/operator-list.e2e.test.ts; that list
 // loads no Kubernetes client is in test/unit/cli-imports.test.ts.
 import { describe, expect, test } from "vitest";
-import { runCli, type CliResult } from "./testing/runCli.js";
+import { output, runCli } from "./testing/runCli.js";
 
 const env = { NATS_URL: "nats://127.0.0.1:1" };
-const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
 
 describe("stagewatch list", () => {
   test.each([

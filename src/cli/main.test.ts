@@ -4,10 +4,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test } from "vitest";
-import { runCli, type CliResult } from "./testing/runCli.js";
+import { beforeAll, expect, test } from "vitest";
+import { output, runCli } from "./testing/runCli.js";
 
-const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+// serve's module brings the service and the Kubernetes client: seconds on a loaded machine, paid
+// here once rather than inside the first serve test's time bound.
+beforeAll(async () => {
+  await import("./serveCommand.js");
+}, 60_000);
 
 test("no command: exit 2 with the overview", async () => {
   const result = await runCli([]);

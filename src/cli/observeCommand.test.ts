@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { runCli, type CliResult } from "./testing/runCli.js";
+import { output, runCli } from "./testing/runCli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "observe-"));
 const good = join(dir, "good");
@@ -17,7 +17,6 @@ const absent = join(dir, "absent.yaml");
 
 // HOME without a kubeconfig: the default namespace is "default", as for a CI job without one.
 const env = { NATS_URL: "nats://127.0.0.1:1", HOME: dir };
-const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
 
 describe("stagewatch observe: bad input exits 2 and says what is wrong, even with NATS unreachable", () => {
   test.each([

@@ -1,10 +1,9 @@
 // `stagewatch get` and `cancel`: their answers to bad input, run in this process and refused
 // before anything connects. What asks a running service is in test/e2e/operator-commands.e2e.test.ts.
 import { describe, expect, test } from "vitest";
-import { runCli, type CliResult } from "./testing/runCli.js";
+import { output, runCli } from "./testing/runCli.js";
 
 const env = { NATS_URL: "nats://127.0.0.1:1" };
-const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
 
 describe("stagewatch get and cancel", () => {
   test.each([

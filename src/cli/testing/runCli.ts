@@ -27,3 +27,6 @@ export async function runCli(argv: readonly string[], options: CliRunOptions = {
   });
   return { status, stdout, stderr };
 }
+
+/** Both streams, for the message of a failed exit-code assertion. */
+export const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
