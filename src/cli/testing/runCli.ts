@@ -28,5 +28,5 @@ export async function runCli(argv: readonly string[], options: CliRunOptions = {
   return { status, stdout, stderr };
 }
 
-/** Both streams, for the message of a failed exit-code assertion. */
-export const output = (result: CliResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+/** Both streams, for the message of a failed exit-code assertion (the e2e tests' spawned CLI's too). */
+export const output = (result: Pick<CliResult, "stdout" | "stderr">) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;

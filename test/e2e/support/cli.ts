@@ -35,5 +35,4 @@ export function runStagewatch(args: readonly string[], options: StagewatchRunOpt
   });
 }
 
-/** Both streams, for the message of a failed exit-code assertion. */
-export const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+export { output } from "../../../src/cli/testing/runCli.ts";
