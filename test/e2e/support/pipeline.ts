@@ -59,7 +59,7 @@ export async function pipelines(options: { dir: string; cli: string; kubeconfigP
 export interface PipelineEnvironment {
   /** The subject prefix the compiled `stagewatch serve` answers on. */
   prefix: string;
-  /** The scratch directory: the build, `bin/`, the jobs' checkouts. */
+  /** The scratch directory: `bin/`, the jobs' checkouts. */
   dir: string;
   /** A namespace of the e2e cluster for the file's objects. */
   namespace: string;
