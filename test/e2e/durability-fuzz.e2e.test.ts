@@ -111,9 +111,9 @@ async function heapUsed(url: string): Promise<number> {
 }
 
 it(`answers ${REQUESTS.toLocaleString("en")} generated and mutated requests, each ok or a field error, while real observations run and are decided correctly`, async () => {
-  // Sampled before the real observations start: it holds this process for seconds (8 s on the
-  // loaded 2-core machine), and the clients' requests in flight meanwhile (each run's event
-  // consumer asking for the stream's info) would time out before their answers are read.
+  // Sampled before the real observations start: it holds this process for seconds on a loaded
+  // 2-core machine, and the clients' requests in flight meanwhile (each run's event consumer
+  // asking for the stream's info) would time out before their answers are read.
   const generated = fc.sample(requests(), { seed: SEED, numRuns: REQUESTS });
   const real = Array.from({ length: 3 }, (_, i) => `real-${i}`);
   await apply(kc, ...real.map((name) => deployment({ namespace, name, fault: Fault.NeverReady }).manifest));
