@@ -12,6 +12,7 @@ import { connectObserver, type Observer } from "../bus/index.js";
 import { startService } from "../service/service.js";
 import { describeResource, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
 import { parseCommandArgs } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { durationFlagSeconds } from "./duration.js";
 import { failureLogText } from "./failureLogText.js";
 import { readDeclaredResources } from "./manifests.js";
@@ -151,7 +152,13 @@ function line(deployment: string, event: ObservationEvent): string | undefined {
   }
 }
 
-async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample: Sample, timeoutSeconds: number): Promise<ObservationVerdict> {
+async function observeSample(
+  observer: Observer,
+  kubeConfig: KubeConfig,
+  sample: Sample,
+  timeoutSeconds: number,
+  stdout: CommandIo["stdout"],
+): Promise<ObservationVerdict> {
   const dir = join(repoRoot, "examples", "demo", sample.deployment);
   await apply(kubeConfig, sample.namespace, await manifestObjects(dir));
   const run = await observer.observe({
@@ -166,12 +173,13 @@ async function observeSample(observer: Observer, kubeConfig: KubeConfig, sample:
   });
   for await (const event of run.progress) {
     const text = line(sample.deployment, event);
-    if (text) process.stdout.write(`${text}\n`);
+    if (text) stdout.write(`${text}\n`);
   }
   return run.verdict;
 }
 
-export async function demoCommand(argv: readonly string[]): Promise<number> {
+export async function demoCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const { stdout, env } = io;
   const { values } = parseCommandArgs(argv, {
     kubeconfig: { type: "string" },
     exit: { type: "boolean", default: false },
@@ -179,15 +187,15 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
-    process.stdout.write(demoUsage);
+    stdout.write(demoUsage);
     return 0;
   }
   const timeoutSeconds = durationFlagSeconds("--timeout", values.timeout);
-  if (values.kubeconfig && !process.env.NATS_URL) throw new UsageError("--kubeconfig needs NATS_URL as well");
+  if (values.kubeconfig && !env["NATS_URL"]) throw new UsageError("--kubeconfig needs NATS_URL as well");
 
-  process.stdout.write(values.kubeconfig ? "using the given cluster\n" : "starting a local control plane and NATS (first run builds them from Go modules)...\n");
+  stdout.write(values.kubeconfig ? "using the given cluster\n" : "starting a local control plane and NATS (first run builds them from Go modules)...\n");
   const cluster: LocalClusterHandle = values.kubeconfig
-    ? { kubeconfigPath: values.kubeconfig, natsUrl: process.env.NATS_URL!, stop: async () => {} }
+    ? { kubeconfigPath: values.kubeconfig, natsUrl: env["NATS_URL"]!, stop: async () => {} }
     : await startCluster();
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(cluster.kubeconfigPath);
@@ -203,20 +211,20 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     containerLogs: true,
   });
   const servingLogs = await serveDemoLogs(kubeConfig);
-  process.stdout.write(`stagewatch is serving; metrics at ${service.metricsUrl}/metrics; logs in ${logFile}\n\n`);
+  stdout.write(`stagewatch is serving; metrics at ${service.metricsUrl}/metrics; logs in ${logFile}\n\n`);
 
   const observer = await connectObserver({ servers: cluster.natsUrl });
   try {
-    const verdicts = await Promise.all(samples.map((sample) => observeSample(observer, kubeConfig, sample, timeoutSeconds)));
-    process.stdout.write("\nverdicts:\n");
+    const verdicts = await Promise.all(samples.map((sample) => observeSample(observer, kubeConfig, sample, timeoutSeconds, stdout)));
+    stdout.write("\nverdicts:\n");
     verdicts.forEach((verdict, index) => {
-      process.stdout.write(`  ${verdict.outcome.padEnd(10)} ${verdict.message}  (expected: ${samples[index]!.expect})\n`);
+      stdout.write(`  ${verdict.outcome.padEnd(10)} ${verdict.message}  (expected: ${samples[index]!.expect})\n`);
       const log = failureLogText(verdict.failure);
-      if (log) process.stdout.write(`${log.trimEnd().replace(/^/gm, "             ")}\n`);
+      if (log) stdout.write(`${log.trimEnd().replace(/^/gm, "             ")}\n`);
     });
-    process.stdout.write(`\nmetrics: ${service.metricsUrl}/metrics\n`);
+    stdout.write(`\nmetrics: ${service.metricsUrl}/metrics\n`);
     if (!values.exit) {
-      process.stdout.write(`KUBECONFIG=${cluster.kubeconfigPath} NATS_URL=${cluster.natsUrl}\nCtrl-C stops the demo.\n`);
+      stdout.write(`KUBECONFIG=${cluster.kubeconfigPath} NATS_URL=${cluster.natsUrl}\nCtrl-C stops the demo.\n`);
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);

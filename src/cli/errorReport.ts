@@ -3,11 +3,12 @@
 import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError, VerdictVerificationError } from "../bus/clientErrors.js";
 import { NatsConfigError } from "../bus/connectionOptions.js";
 import { describeIssues } from "../verdicts/validation.js";
+import type { CommandIo } from "./commandIo.js";
 import { ManifestError } from "./manifests.js";
 import { exitCodes, UsageError } from "./usage.js";
 
-export async function reportError(error: unknown): Promise<number> {
-  const say = (message: string) => process.stderr.write(`stagewatch: ${message}\n`);
+export async function reportError(error: unknown, stderr: CommandIo["stderr"]): Promise<number> {
+  const say = (message: string) => stderr.write(`stagewatch: ${message}\n`);
   if (error instanceof ObservationRejectedError) {
     say(`request rejected (${error.code}): ${describeIssues(error.issues) || error.message}`);
     return exitCodes.badInput;

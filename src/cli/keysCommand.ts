@@ -5,6 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { newSigningSeed } from "../signing/keys.js";
 import { parseCommandArgsWithOperands } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { readSigningKey } from "./signingKeyFile.js";
 import { exitCodes, UsageError } from "./usage.js";
 
@@ -21,10 +22,10 @@ The key pair stagewatch serve signs verdicts with (an nkeys server key: seed SN.
 Exit codes: 0 done, 2 bad input (an existing or unreadable FILE, no seed in it).
 `;
 
-export async function keysCommand(argv: readonly string[]): Promise<number> {
+export async function keysCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgsWithOperands(argv, { help: { type: "boolean", short: "h" } });
   if (values.help) {
-    process.stdout.write(keysUsage);
+    io.stdout.write(keysUsage);
     return exitCodes.reached;
   }
   const [action, path, ...rest] = positionals;
@@ -32,7 +33,7 @@ export async function keysCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError("expected 'keys create FILE' or 'keys show FILE'");
   }
   if (action === "show") {
-    process.stdout.write(`${readSigningKey(path, "keys show").publicKey}\n`);
+    io.stdout.write(`${readSigningKey(path, "keys show").publicKey}\n`);
     return exitCodes.reached;
   }
   const { seed, publicKey } = newSigningSeed();
@@ -42,6 +43,6 @@ export async function keysCommand(argv: readonly string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`keys create: cannot write ${path}: ${(error as Error).message}`, { cause: error });
   }
-  process.stdout.write(`${publicKey}\n`);
+  io.stdout.write(`${publicKey}\n`);
   return exitCodes.reached;
 }

@@ -1,36 +1,26 @@
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+// `stagewatch list`'s answers to bad input, run in this process: refused before anything connects.
+// What reads the buckets of a running service is in test/e2e/operator-list.e2e.test.ts; that list
+// loads no Kubernetes client is in test/unit/cli-imports.test.ts.
 import { describe, expect, test } from "vitest";
+import { output, runCli } from "./testing/runCli.js";
 
-/** Every package a module reaches through static imports of the repository's own files. */
-function packagesReached(entry: string): Set<string> {
-  const packages = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const source = readFileSync(file, "utf8");
-    for (const [, specifier] of source.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"/gms)) {
-      if (specifier!.startsWith(".")) visit(resolve(dirname(file), specifier!.replace(/\.js$/, ".ts")));
-      else packages.add(specifier!);
-    }
-  };
-  visit(entry);
-  return packages;
-}
-
-const kubernetesPackages = (entry: string) => [...packagesReached(fileURLToPath(new URL(entry, import.meta.url)))].filter((name) => name.startsWith("@kubernetes/"));
+const env = { NATS_URL: "nats://127.0.0.1:1" };
 
 describe("stagewatch list", () => {
-  test("loads no Kubernetes client: it reads NATS only", () => {
-    expect(packagesReached(fileURLToPath(new URL("./listCommand.ts", import.meta.url)))).toContain("@nats-io/kv");
-    expect(kubernetesPackages("./listCommand.ts")).toEqual([]);
+  test.each([
+    { name: "an unknown output format", args: ["-o", "yaml"], stderr: "-o/--output: must be one of table, json" },
+    { name: "an operand", args: ["extra"], stderr: "Unexpected argument 'extra'" },
+    { name: "a bad prefix", args: ["--subject-prefix=a b"], stderr: `--subject-prefix: "a b" is not a subject prefix` },
+  ])("$name: exit 2", async ({ args, stderr }) => {
+    const result = await runCli(["list", "--subject-prefix=e2e-list", ...args], { env });
+    expect(result.status, output(result)).toBe(2);
+    expect(result.stderr).toContain(stderr);
+    expect(result.stdout).toBe("");
   });
 
-  test("nor does the dispatch in main.ts, which loads each command when it runs; get and cancel need none either", () => {
-    expect(kubernetesPackages("./main.ts")).toEqual([]);
-    expect(kubernetesPackages("./operatorCommands.ts")).toEqual([]);
-    expect(kubernetesPackages("./observeCommand.ts")).toEqual([]);
+  test("--help: exit 0, usage on stdout", async () => {
+    const result = await runCli(["list", "--help"], { env });
+    expect(result.status, output(result)).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: stagewatch list/);
   });
 });

@@ -8,6 +8,7 @@ import { natsConfigFromEnv } from "../bus/connectionOptions.js";
 import { readInProgress } from "../bus/inProgress.js";
 import { describeIssues } from "../verdicts/validation.js";
 import { parseCommandArgs } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { inProgressItem, inProgressTable } from "./inProgressTable.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
@@ -31,7 +32,7 @@ stagewatch service ever ran with this prefix.
 
 const outputFormats = ["table", "json"] as const;
 
-export async function listCommand(argv: readonly string[]): Promise<number> {
+export async function listCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     deployment: { type: "string" },
     output: { type: "string", short: "o", default: "table" },
@@ -39,24 +40,24 @@ export async function listCommand(argv: readonly string[]): Promise<number> {
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
-    process.stdout.write(listUsage);
+    io.stdout.write(listUsage);
     return exitCodes.reached;
   }
   if (!(outputFormats as readonly string[]).includes(values.output)) throw new UsageError(`-o/--output: must be one of ${outputFormats.join(", ")}`);
-  const prefix = resolveSubjectPrefix(values["subject-prefix"], process.env);
-  const nats = natsConfigFromEnv(process.env);
+  const prefix = resolveSubjectPrefix(values["subject-prefix"], io.env);
+  const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
   const nowMs = Date.now();
   const listing = await readInProgress({ ...nats.value, prefix, nowMs });
-  for (const { observationId, problem } of listing.unreadable) process.stderr.write(`stagewatch: observation ${observationId} left out: ${problem}\n`);
+  for (const { observationId, problem } of listing.unreadable) io.stderr.write(`stagewatch: observation ${observationId} left out: ${problem}\n`);
   const items = listing.observations.map(inProgressItem).filter((item) => values.deployment === undefined || item.deployment === values.deployment);
   if (values.output === "json") {
-    process.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
   } else if (items.length === 0) {
-    process.stderr.write(`No observations in progress${values.deployment === undefined ? "" : ` for deployment ${values.deployment}`} (subject prefix ${prefix}).\n`);
+    io.stderr.write(`No observations in progress${values.deployment === undefined ? "" : ` for deployment ${values.deployment}`} (subject prefix ${prefix}).\n`);
   } else {
-    process.stdout.write(inProgressTable(items, nowMs));
+    io.stdout.write(inProgressTable(items, nowMs));
   }
   return exitCodes.reached;
 }

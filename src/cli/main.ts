@@ -6,9 +6,12 @@
 // only once something has been thrown. `serve` and `demo` bring the whole service and the
 // Kubernetes client; `observe`, `list`, `get` and `cancel` only the bus client, zod and yaml
 // (test/unit/cli-imports.test.ts walks their import graphs).
+//
+// Commands write and read the `io` they are given, not the process's streams and environment
+// (commandIo.ts), so their exit codes and messages are unit tests (main.test.ts and one file per
+// command). `serve` does not take it yet: it reads process.env and prints its --help itself.
+import type { Command, CommandIo } from "./commandIo.js";
 import { exitCodes, overview } from "./usage.js";
-
-type Command = (argv: readonly string[]) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import("./serveCommand.js")).serveCommand,
@@ -22,21 +25,21 @@ const commands: Record<string, () => Promise<Command>> = {
   keys: async () => (await import("./keysCommand.js")).keysCommand,
 };
 
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "-h" || name === "--help" || name === "help") {
-    process.stdout.write(overview);
+    io.stdout.write(overview);
     return name === undefined ? exitCodes.badInput : exitCodes.reached;
   }
   const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
-    process.stderr.write(`stagewatch: unknown command '${name}'\n\n${overview}`);
+    io.stderr.write(`stagewatch: unknown command '${name}'\n\n${overview}`);
     return exitCodes.badInput;
   }
   try {
-    return await (await load())(rest);
+    return await (await load())(rest, io);
   } catch (error) {
     const { reportError } = await import("./errorReport.js");
-    return reportError(error);
+    return reportError(error, io.stderr);
   }
 }

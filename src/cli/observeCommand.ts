@@ -12,6 +12,7 @@ import { natsConfigFromEnv } from "../bus/connectionOptions.js";
 import { ObservationRequest, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../verdicts/schemas.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
 import { parseCommandArgs } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { durationFlagSeconds } from "./duration.js";
 import { failureLogText } from "./failureLogText.js";
 import { kubeconfigNamespace } from "./kubeconfigNamespace.js";
@@ -58,7 +59,7 @@ STAGEWATCH_VERIFY_KEY.
 Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
 `;
 
-export async function observeCommand(argv: readonly string[]): Promise<number> {
+export async function observeCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     filename: { type: "string", short: "f", multiple: true },
     deployment: { type: "string" },
@@ -78,7 +79,7 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
-    process.stdout.write(observeUsage);
+    io.stdout.write(observeUsage);
     return exitCodes.reached;
   }
   if (!values.filename?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
@@ -87,20 +88,20 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   if (!progressModes.includes(values.progress as ProgressMode)) {
     throw new UsageError(`--progress: must be one of ${progressModes.join(", ")}`);
   }
-  const prefix = resolveSubjectPrefix(values["subject-prefix"], process.env);
-  const live = values.progress === "tty" || (values.progress === "auto" && process.stderr.isTTY === true);
-  const nats = natsConfigFromEnv(process.env);
+  const prefix = resolveSubjectPrefix(values["subject-prefix"], io.env);
+  const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
+  const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
-  const verifyKey = resolveVerifyKeys(values["verify-key"], process.env).map((key) => key.publicKey);
+  const verifyKey = resolveVerifyKeys(values["verify-key"], io.env).map((key) => key.publicKey);
 
-  const resources = await readDeclaredResources(values.filename);
+  const resources = await readDeclaredResources(values.filename, { readStdin: io.readStdin });
   const request: ObservationRequestInput = {
     key: values.key ?? `${values.deployment}/${randomUUID()}`,
     deployment: values.deployment,
     require: values.require as Stage,
     timeoutSeconds,
     ...(values.stall !== undefined && { stallSeconds: durationFlagSeconds("--stall", values.stall) }),
-    defaultNamespace: values.namespace ?? (await kubeconfigNamespace(process.env)),
+    defaultNamespace: values.namespace ?? (await kubeconfigNamespace(io.env, io.env["HOME"] === undefined ? {} : { home: io.env["HOME"] })),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
     ...(values.logs && { logs: true }),
@@ -115,13 +116,13 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
   const observer = await connectObserver({ ...nats.value, prefix, verifyKey, logger: rejections.logger });
   try {
     const run = await observer.observe(request);
-    process.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
+    io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
     // The views (and the rules' descriptions they print) load once the request is on its way: the
     // events that arrive meanwhile wait in the run's queue.
     const { liveView, plainView } = await import("./progressViews.js");
     const view: ProgressView = live
       ? liveView({
-          terminal: process.stderr,
+          terminal: io.stderr,
           start: {
             deployment: request.deployment,
             observationId: run.observationId,
@@ -132,20 +133,20 @@ export async function observeCommand(argv: readonly string[]): Promise<number> {
           // The service's clock and resolved namespaces, and on a replay the readings so far; the
           // view starts from the local guess when it does not answer.
           current: await observer.get(run.observationId).catch(() => undefined),
-          colour: process.env["NO_COLOR"] === undefined || process.env["NO_COLOR"] === "",
+          colour: io.env["NO_COLOR"] === undefined || io.env["NO_COLOR"] === "",
         })
-      : plainView((text) => process.stderr.write(text));
+      : plainView((text) => io.stderr.write(text));
     for await (const event of run.progress) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
     if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
     // `verified` is observe's own note beside the service's verdict, not part of what it signed.
-    process.stdout.write(values.json ? `${JSON.stringify({ ...verdict, verified: observer.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
-    if (!observer.verifies) process.stderr.write(unverifiedNotice);
+    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, verified: observer.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
+    if (!observer.verifies) io.stderr.write(unverifiedNotice);
     return exitCodeOf(verdict);
   } finally {
     const rejected = rejections.line(observer.rejected);
-    if (rejected) process.stderr.write(rejected);
+    if (rejected) io.stderr.write(rejected);
     await observer.close();
   }
 }

@@ -10,6 +10,7 @@ import { natsConfigFromEnv } from "../bus/connectionOptions.js";
 import type { ObservationVerdict } from "../verdicts/schemas.js";
 import { describeIssues } from "../verdicts/validation.js";
 import { parseCommandArgsWithOperands } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
 import { resolveVerifyKeys, unverifiedNotice, verifyKeyHelp, verifyKeyOption } from "./verification.js";
@@ -61,12 +62,12 @@ const commonOptions = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-function parseOperatorArgs(argv: readonly string[], usage: string, withReason: boolean): OperatorArgs | undefined {
+function parseOperatorArgs(argv: readonly string[], io: CommandIo, usage: string, withReason: boolean): OperatorArgs | undefined {
   const { values, positionals } = withReason
     ? parseCommandArgsWithOperands(argv, { ...commonOptions, reason: { type: "string" } })
     : parseCommandArgsWithOperands(argv, commonOptions);
   if (values.help) {
-    process.stdout.write(usage);
+    io.stdout.write(usage);
     return undefined;
   }
   if (positionals.length !== 1) throw new UsageError(`expected one OBSERVATION_ID, got ${positionals.length}`);
@@ -74,14 +75,14 @@ function parseOperatorArgs(argv: readonly string[], usage: string, withReason: b
   return {
     observationId: positionals[0]!,
     output: values.output as OperatorArgs["output"],
-    prefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
-    verifyKey: resolveVerifyKeys(values["verify-key"], process.env).map((key) => key.publicKey),
+    prefix: resolveSubjectPrefix(values["subject-prefix"], io.env),
+    verifyKey: resolveVerifyKeys(values["verify-key"], io.env).map((key) => key.publicKey),
     reason: (values as { reason?: string }).reason,
   };
 }
 
-async function withObserver<T>({ prefix, verifyKey }: OperatorArgs, use: (observer: Observer) => Promise<T>): Promise<T> {
-  const nats = natsConfigFromEnv(process.env);
+async function withObserver<T>(env: NodeJS.ProcessEnv, { prefix, verifyKey }: OperatorArgs, use: (observer: Observer) => Promise<T>): Promise<T> {
+  const nats = natsConfigFromEnv(env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const observer = await connectObserver({ ...nats.value, prefix, verifyKey });
   try {
@@ -91,31 +92,31 @@ async function withObserver<T>({ prefix, verifyKey }: OperatorArgs, use: (observ
   }
 }
 
-function print(verdict: ObservationVerdict, { output, verifyKey }: OperatorArgs): void {
-  process.stdout.write(output === "json" ? `${JSON.stringify(verdict, null, 2)}\n` : verdictTable(verdict, Date.now()));
-  if (verifyKey.length === 0) process.stderr.write(unverifiedNotice);
+function print(io: CommandIo, verdict: ObservationVerdict, { output, verifyKey }: OperatorArgs): void {
+  io.stdout.write(output === "json" ? `${JSON.stringify(verdict, null, 2)}\n` : verdictTable(verdict, Date.now()));
+  if (verifyKey.length === 0) io.stderr.write(unverifiedNotice);
 }
 
-function notFound(observationId: string): number {
-  process.stderr.write(`stagewatch: no observation ${observationId}\n`);
+function notFound(io: CommandIo, observationId: string): number {
+  io.stderr.write(`stagewatch: no observation ${observationId}\n`);
   return exitCodes.badInput;
 }
 
-export async function getCommand(argv: readonly string[]): Promise<number> {
-  const args = parseOperatorArgs(argv, getUsage, false);
+export async function getCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const args = parseOperatorArgs(argv, io, getUsage, false);
   if (args === undefined) return exitCodes.reached;
-  const verdict = await withObserver(args, (observer) => observer.get(args.observationId));
-  if (verdict === undefined) return notFound(args.observationId);
-  print(verdict, args);
+  const verdict = await withObserver(io.env, args, (observer) => observer.get(args.observationId));
+  if (verdict === undefined) return notFound(io, args.observationId);
+  print(io, verdict, args);
   return verdict.outcome === "in_progress" || verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
 }
 
-export async function cancelCommand(argv: readonly string[]): Promise<number> {
-  const args = parseOperatorArgs(argv, cancelUsage, true);
+export async function cancelCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const args = parseOperatorArgs(argv, io, cancelUsage, true);
   if (args === undefined) return exitCodes.reached;
-  const verdict = await withObserver(args, (observer) => observer.cancel(args.observationId, args.reason));
-  if (verdict === undefined) return notFound(args.observationId);
-  if (verdict.outcome !== "cancelled") process.stderr.write(`stagewatch: observation ${args.observationId} was already decided: ${verdict.outcome}\n`);
-  print(verdict, args);
+  const verdict = await withObserver(io.env, args, (observer) => observer.cancel(args.observationId, args.reason));
+  if (verdict === undefined) return notFound(io, args.observationId);
+  if (verdict.outcome !== "cancelled") io.stderr.write(`stagewatch: observation ${args.observationId} was already decided: ${verdict.outcome}\n`);
+  print(io, verdict, args);
   return exitCodes.reached;
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { signBody } from "../signing/index.js";
 import { newKey, oldKey } from "../signing/testing/keys.js";
 import { failedVerdict } from "../../test/fixtures/verdicts.js";
-import { runCommand } from "./testing/commandRun.js";
+import { runCli } from "./testing/runCli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "stagewatch-verify-"));
 const verdict = failedVerdict;
@@ -17,7 +17,7 @@ const file = (content: unknown) => {
   writeFileSync(path, typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`);
   return path;
 };
-const verify = (path: string, ...args: string[]) => runCommand(["verify", path, ...args]);
+const verify = (path: string, ...args: string[]) => runCli(["verify", path, ...args]);
 
 describe("stagewatch verify", () => {
   it("a verdict file as observe --verdict-file writes it: exit 0, saying what was checked", async () => {
@@ -38,15 +38,19 @@ describe("stagewatch verify", () => {
     expect((await verify(file({ ...signed, verified: true }), "--key", newKey.publicKey)).status).toBe(0);
   });
 
+  it("'-': standard input", async () => {
+    expect((await runCli(["verify", "-", "--key", newKey.publicKey], { stdin: JSON.stringify(signed) })).status).toBe(0);
+  });
+
   it("a verdict event as read from the stream", async () => {
     const event = signBody({ type: "verdict", observationId: verdict.observationId, deployment: "payments", at: verdict.decidedAt, verdict: signed }, newKey);
     expect((await verify(file(event), "--key", newKey.publicKey)).status).toBe(0);
   });
 
   it("the key from $STAGEWATCH_VERIFY_KEY, and during a rotation either of two", async () => {
-    expect((await runCommand(["verify", file(signed)], { STAGEWATCH_VERIFY_KEY: newKey.publicKey })).status).toBe(0);
+    expect((await runCli(["verify", file(signed)], { env: { STAGEWATCH_VERIFY_KEY: newKey.publicKey } })).status).toBe(0);
     const byOld = file(signBody(verdict, oldKey));
-    expect((await runCommand(["verify", byOld], { STAGEWATCH_VERIFY_KEY: `${newKey.publicKey},${oldKey.publicKey}` })).status).toBe(0);
+    expect((await runCli(["verify", byOld], { env: { STAGEWATCH_VERIFY_KEY: `${newKey.publicKey},${oldKey.publicKey}` } })).status).toBe(0);
     expect((await verify(byOld, "--key", newKey.publicKey, "--key", oldKey.publicKey)).status).toBe(0);
   });
 
@@ -70,7 +74,7 @@ describe("stagewatch verify", () => {
     ["a key that is no public key", () => [file(signed), "--key", "SNAGJSASU"], "--key: \"SNAGJSASU\" is not an nkeys server public key"],
     ["two files", () => [file(signed), file(signed), "--key", newKey.publicKey], "expected one FILE, got 2"],
   ])("%s: exit 2", async (_, args, message) => {
-    const result = await runCommand(["verify", ...args()]);
+    const result = await runCli(["verify", ...args()]);
     expect(result.status, result.stderr).toBe(2);
     expect(result.stderr).toContain(message);
   });

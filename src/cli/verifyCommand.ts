@@ -9,6 +9,7 @@ import { checkEvent, checkVerdict, type Trust } from "../signing/trust.js";
 import { ObservationVerdict, VerdictEvent } from "../verdicts/schemas.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
 import { parseCommandArgsWithOperands } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { exitCodes, UsageError } from "./usage.js";
 import { resolveVerifyKeys } from "./verification.js";
 
@@ -27,29 +28,29 @@ Exit codes: 0 valid, 1 invalid (unsigned, changed, signed by another key), 2 bad
 file, not JSON, not a verdict, no key given).
 `;
 
-export async function verifyCommand(argv: readonly string[]): Promise<number> {
+export async function verifyCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgsWithOperands(argv, { key: { type: "string", multiple: true }, help: { type: "boolean", short: "h" } });
   if (values.help) {
-    process.stdout.write(verifyUsage);
+    io.stdout.write(verifyUsage);
     return exitCodes.reached;
   }
   if (positionals.length !== 1) throw new UsageError(`expected one FILE, got ${positionals.length}`);
   const path = positionals[0]!;
-  const keys = resolveVerifyKeys(values.key, process.env, "--key");
+  const keys = resolveVerifyKeys(values.key, io.env, "--key");
   if (keys.length === 0) throw new UsageError("no key to verify with: give --key or STAGEWATCH_VERIFY_KEY");
-  const { verdict, trust } = check(readJson(path), keys);
+  const { verdict, trust } = check(await readJson(path, io), keys);
   if (!trust.trusted) {
-    process.stdout.write(`invalid: ${trust.message}\n`);
+    io.stdout.write(`invalid: ${trust.message}\n`);
     return exitCodes.failed;
   }
-  process.stdout.write(`valid: observation ${verdict.observationId}, deployment ${verdict.deployment}, key ${verdict.key}: ${verdict.outcome} (signed by ${trust.key})\n`);
+  io.stdout.write(`valid: observation ${verdict.observationId}, deployment ${verdict.deployment}, key ${verdict.key}: ${verdict.outcome} (signed by ${trust.key})\n`);
   return exitCodes.reached;
 }
 
-function readJson(path: string): unknown {
+async function readJson(path: string, io: CommandIo): Promise<unknown> {
   let text: string;
   try {
-    text = readFileSync(path === "-" ? 0 : path, "utf8");
+    text = path === "-" ? await io.readStdin() : readFileSync(path, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }

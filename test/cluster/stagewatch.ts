@@ -1,9 +1,9 @@
 /**
  * stagewatch itself as the chart, image and dashboard tests run it: compiled from `src/` the way
  * the Dockerfile's build stage does, optionally installed as the production tree the image ships
- * (production dependencies only), and started as `stagewatch serve` or `stagewatch observe`.
+ * (production dependencies only), and started as `stagewatch serve`; any command run to completion.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,11 +23,54 @@ export class CommandError extends Error {
   override name = "CommandError";
 }
 
-function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): void {
-  const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8" });
-  if (result.error !== undefined) throw new CommandError(`could not run ${command}`, { cause: result.error });
+export interface CommandResult {
+  /** The exit code; null when the command was killed (its timeout ran out). */
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd: string;
+  /** The command's whole environment. */
+  env: NodeJS.ProcessEnv;
+  /** The command is killed (SIGKILL) after this long. Default 10 minutes. */
+  timeoutMs?: number;
+  /**
+   * Start it in a process group of its own and kill the whole group on timeout: a shell pipeline,
+   * not only the shell. Default false (a Ctrl-C of the test run then reaches it too).
+   */
+  group?: boolean;
+}
+
+/** Runs a command to completion and collects both streams. */
+export function runToCompletion(command: string, args: readonly string[], options: RunOptions): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: options.group === true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      if (options.group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      else child.kill("SIGKILL");
+    }, options.timeoutMs ?? 600_000);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new CommandError(`could not run ${command}`, { cause: error }));
+    });
+    child.once("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a build step; anything but exit 0 throws with its output. */
+async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<void> {
+  const result = await runToCompletion(command, args, { cwd: options.cwd, env: options.env ?? process.env });
   if (result.status !== 0) {
-    throw new CommandError(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
+    throw new CommandError(`${command} ${args.join(" ")} failed (exit ${result.status ?? "killed"}):\n${result.stdout}${result.stderr}`);
   }
 }
 
@@ -41,7 +84,7 @@ export interface CompiledTree {
  * without unit tests (the .dockerignore keeps those out), built as `npm run build` does (tsc,
  * then the CLI bundle). The repository's node_modules stands in for the stage's `npm ci`, installed from the same lockfile.
  */
-export function compileStagewatch(dir: string): CompiledTree {
+export async function compileStagewatch(dir: string): Promise<CompiledTree> {
   for (const file of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"]) {
     cpSync(join(REPO_ROOT, file), join(dir, file));
   }
@@ -52,8 +95,8 @@ export function compileStagewatch(dir: string): CompiledTree {
   cpSync(join(REPO_ROOT, "scripts", "bundle-cli.mjs"), join(dir, "scripts", "bundle-cli.mjs"));
   symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   // `npm run build`: compile, then bundle the command line, as the image's build stage does.
-  run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
-  run(process.execPath, [join(dir, "scripts", "bundle-cli.mjs")], { cwd: dir });
+  await run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
+  await run(process.execPath, [join(dir, "scripts", "bundle-cli.mjs")], { cwd: dir });
   return { root: dir, cli: join(dir, "dist", "cli.js") };
 }
 
@@ -61,9 +104,9 @@ export function compileStagewatch(dir: string): CompiledTree {
  * The Dockerfile's final stage: package.json, the lockfile's production dependencies
  * (`npm ci --omit=dev`, a real install from the registry) and the compiled output, nothing else.
  */
-export function installProductionTree(compiled: CompiledTree, dir: string): CompiledTree {
+export async function installProductionTree(compiled: CompiledTree, dir: string): Promise<CompiledTree> {
   for (const file of ["package.json", "package-lock.json"]) cpSync(join(compiled.root, file), join(dir, file));
-  run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], {
+  await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], {
     cwd: dir,
     env: { ...process.env, NODE_ENV: "production" },
   });
@@ -178,57 +221,6 @@ export async function startServe(cli: string, options: ServeOptions): Promise<Ru
     throw error;
   }
   return { process: started, url, port };
-}
-
-export interface CommandResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `stagewatch observe ...` to completion. */
-export function runObserve(cli: string, args: string[], options: { natsUrl: string; cwd: string; timeoutMs?: number }): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "observe", ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH, HOME: options.cwd, NATS_URL: options.natsUrl },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 180_000);
-    child.once("error", reject);
-    child.once("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-/**
- * Any `stagewatch` command to completion, as a shell runs it: nothing of this process's
- * environment but PATH and what `env` sets (NATS_URL, STAGEWATCH_SUBJECT_PREFIX, ...).
- */
-export function runStagewatch(cli: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH, HOME: options.cwd, ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
-    child.once("error", reject);
-    child.once("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
 }
 
 /** Writes a multi-document YAML file of `objects` (JSON documents are YAML). */

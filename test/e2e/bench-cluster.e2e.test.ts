@@ -7,18 +7,18 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runClusterBench, type ClusterBenchResult } from "../../bench/cluster/scale.ts";
-import { compileStagewatch, scratchDir } from "../cluster/stagewatch.ts";
+import { scratchDir } from "../cluster/stagewatch.ts";
+import { compiledStagewatch } from "./support/cli.ts";
 import { kubeconfigPath, natsUrl } from "./support/cluster.ts";
 
 let result: ClusterBenchResult;
 const observations = 6;
 
 beforeAll(async () => {
-  const compiled = compileStagewatch(scratchDir("bench-cluster-build"));
   result = await runClusterBench({
     kubeconfigPath: kubeconfigPath(),
     natsUrl: natsUrl(),
-    cli: compiled.cli,
+    cli: compiledStagewatch().cli,
     dir: scratchDir("bench-cluster"),
     observations,
     pods: 12,

@@ -37,6 +37,7 @@ import {
   type Outcome,
   type ReachedStage,
 } from "../../src/verdicts/schemas.js";
+import { busStreams } from "./support/bus.ts";
 import { natsUrl } from "./support/cluster.js";
 
 const prefix = `bus${randomBytes(4).toString("hex")}`;
@@ -189,8 +190,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
   if (jsm) {
-    await jsm.streams.delete(names.eventStream).catch(() => {});
-    await jsm.streams.delete(`KV_${names.recordsBucket}`).catch(() => {});
+    for (const stream of busStreams(names)) await jsm.streams.delete(stream).catch(() => {});
   }
   await nc?.close();
 });

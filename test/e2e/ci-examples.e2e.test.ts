@@ -12,13 +12,13 @@ import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { REPO_ROOT, writeManifest } from "../cluster/stagewatch.ts";
 import { Fault } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
-import { output, usePipelineEnvironment } from "./support/pipeline.ts";
+import { output } from "./support/cli.ts";
+import { usePipelineEnvironment } from "./support/pipeline.ts";
 
 const script = join(REPO_ROOT, "examples/ci/observe-release.sh");
 
 describe("examples/ci/observe-release.sh", () => {
   const pipeline = usePipelineEnvironment("ci");
-  const { prefix } = pipeline;
 
   /** A repository checkout: k8s/ holding `objects`, the job's working directory. */
   function checkout(name: string, ...objects: object[]): string {
@@ -28,7 +28,7 @@ describe("examples/ci/observe-release.sh", () => {
     return root;
   }
   const job = (root: string, args: string, env: NodeJS.ProcessEnv) =>
-    pipeline.sh.run(`cd ${root} && bash ${script} ${args}`, { env: { STAGEWATCH_SUBJECT_PREFIX: prefix, ...env } });
+    pipeline.sh.run(`cd ${root} && bash ${script} ${args}`, { env: { STAGEWATCH_SUBJECT_PREFIX: pipeline.prefix, ...env } });
   const verdictIn = (root: string) => ObservationVerdict.parse(JSON.parse(readFileSync(join(root, "stagewatch-verdict.json"), "utf8")));
 
   it("GitLab, a healthy release: exit 0, the verdict kept, the key from the job id, each object at the generation applied", async () => {
@@ -56,7 +56,7 @@ describe("examples/ci/observe-release.sh", () => {
   it("no stagewatch on the cluster's prefix: asks again with the same key, then exit 3, outcome unknown, no verdict file", async () => {
     const web = deployment({ namespace: pipeline.namespace, name: "web", replicas: 2 });
     const root = checkout("nobody", web.manifest);
-    const result = await job(root, "web k8s/ 2m", { STAGEWATCH_SUBJECT_PREFIX: `nobody-${prefix}`, STAGEWATCH_ATTEMPTS: "2", STAGEWATCH_RETRY_DELAY: "1" });
+    const result = await job(root, "web k8s/ 2m", { STAGEWATCH_SUBJECT_PREFIX: `nobody-${pipeline.prefix}`, STAGEWATCH_ATTEMPTS: "2", STAGEWATCH_RETRY_DELAY: "1" });
     expect(result.status, output(result)).toBe(3);
     expect(result.stderr.match(/no stagewatch service is listening on nobody-\S+\.observe/g)).toHaveLength(2);
     expect(result.stderr).toContain("no stagewatch answered (attempt 1 of 2); asking again in 1s");

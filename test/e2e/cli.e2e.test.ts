@@ -3,75 +3,34 @@
  * processes, `stagewatch serve` against the cluster and NATS server of the e2e project and
  * `stagewatch observe` asking it about manifests applied beforehand, as after `kubectl apply`.
  *
- * What a script relies on is pinned down: the exit code (0 reached, 1 failed or timed out, 2 bad
- * input, 3 no observer or NATS unreachable), the verdict alone on stdout (text or `--json`) and the
- * progress on stderr. Then `stagewatch demo` on the same cluster, end to end.
+ * What a script relies on is pinned down: the exit code (0 reached, 1 failed or timed out, 3 no
+ * observer or NATS unreachable), the verdict alone on stdout (text or `--json`) and the progress on
+ * stderr. Then `stagewatch demo` on the same cluster, end to end. Bad input (exit 2), help and
+ * usage need neither: they are unit tests beside each command (src/cli/*.test.ts).
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
-import {
-  compileStagewatch,
-  REPO_ROOT,
-  runObserve,
-  scratchDir,
-  startServe,
-  writeManifest,
-  type CommandResult,
-  type CompiledTree,
-  type RunningService,
-} from "../cluster/stagewatch.ts";
+import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
+import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, job, type Declared } from "./support/manifests.ts";
 import { clusterLogs, writeCriLog } from "../cluster/kwok-logs.ts";
+import { useServes } from "./support/serve.ts";
 import { apply } from "./support/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";
 
-const COMPILE_TIMEOUT_MS = 300_000;
-/** Bounds a child that should answer at once (bad input, nobody listening): a hang fails the test. */
+/** Bounds a child that should answer at once (nobody listening): a hang fails the test. */
 const PROMPT_MS = 30_000;
 const unreachableNats = "nats://127.0.0.1:1";
 
 const kc = kubeConfig();
 const clusterLogsApi = { group: "kwok.x-k8s.io", version: "v1alpha1", plural: "clusterlogs" } as const;
-let dir: string;
-let compiled: CompiledTree;
-
-beforeAll(() => {
-  dir = scratchDir("cli");
-  compiled = compileStagewatch(join(dir, "build"));
-}, COMPILE_TIMEOUT_MS);
-
-/**
- * Any `stagewatch` command with only the environment given (`runObserve` covers `observe` with
- * NATS_URL alone); the child is killed after `timeoutMs`, which then fails the exit-code check.
- */
-function runStagewatch(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [compiled.cli, ...args], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, HOME: dir, ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? PROMPT_MS);
-    child.once("error", reject);
-    child.once("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-/** Both streams, for the message of a failed exit-code assertion. */
-const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+const dir = scratchDir("cli");
+const serves = useServes();
 
 /** `<dir>/<name>/manifests.yaml` holding the objects, as a chart renders into a directory; returns the directory. */
 function manifestDir(name: string, ...objects: Declared[]): string {
@@ -81,20 +40,16 @@ function manifestDir(name: string, ...objects: Declared[]): string {
   return path;
 }
 
-/** Deletes the event stream and records bucket a service made for `prefix` on the shared NATS server. */
 describe("stagewatch observe against stagewatch serve", () => {
-  const prefix = `e2e-cli-${randomBytes(3).toString("hex")}`;
   let namespace: string;
-  let service: RunningService | undefined;
+  let prefix: string;
 
   beforeAll(async () => {
     namespace = await createNamespace("cli");
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`, "--container-logs"] });
+    prefix = (await serves.start({ name: "cli", args: ["--container-logs"] })).prefix;
   });
 
   afterAll(async () => {
-    await service?.process.stop();
-    await removeBus(natsUrl(), prefix);
     if (namespace) {
       await kc.makeApiClient(CustomObjectsApi).deleteClusterCustomObject({ ...clusterLogsApi, name: namespace }).catch(() => undefined);
       await deleteNamespace(namespace);
@@ -102,11 +57,7 @@ describe("stagewatch observe against stagewatch serve", () => {
   });
 
   const observe = (args: string[], options: { natsUrl?: string; timeoutMs?: number } = {}) =>
-    runObserve(compiled.cli, [...args, `--subject-prefix=${prefix}`], {
-      natsUrl: options.natsUrl ?? natsUrl(),
-      cwd: dir,
-      timeoutMs: options.timeoutMs ?? 150_000,
-    });
+    runStagewatch(["observe", ...args, `--subject-prefix=${prefix}`], { env: { NATS_URL: options.natsUrl ?? natsUrl() }, cwd: dir, timeoutMs: options.timeoutMs });
 
   it("a healthy Deployment: exit 0, the verdict line alone on stdout, progress on stderr", async () => {
     const config = configMap(namespace, "web-config");
@@ -214,82 +165,29 @@ describe("stagewatch observe against stagewatch serve", () => {
   });
 
   it("the service stops mid-observation: exit 3 once the budget and the client's grace are over, no hang", async () => {
-    const orphanPrefix = `e2e-cli-orphan-${randomBytes(3).toString("hex")}`;
-    const orphanDir = join(dir, "orphan");
-    mkdirSync(orphanDir, { recursive: true });
-    const orphaned = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: orphanDir, args: [`--subject-prefix=${orphanPrefix}`] });
-    try {
-      const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
-      await apply(kc, stuck.manifest);
-      const running = runObserve(compiled.cli, ["-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "5s", `--subject-prefix=${orphanPrefix}`], {
-        natsUrl: natsUrl(),
-        cwd: dir,
-        timeoutMs: 90_000,
-      });
-      await eventually("the observation accepted", async () => {
-        const metrics = await (await fetch(`${orphaned.url}/metrics`)).text();
-        return /^stagewatch_observations_active 1$/m.test(metrics) ? true : undefined;
-      });
-      expect(await orphaned.process.stop()).toEqual({ code: 0, signal: null });
+    const orphaned = await serves.start({ name: "cli-orphan" });
+    const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
+    await apply(kc, stuck.manifest);
+    const running = runStagewatch(["observe", "-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "5s", `--subject-prefix=${orphaned.prefix}`], {
+      cwd: dir,
+      timeoutMs: 90_000,
+    });
+    await eventually("the observation accepted", async () => {
+      const metrics = await (await fetch(`${orphaned.url}/metrics`)).text();
+      return /^stagewatch_observations_active 1$/m.test(metrics) ? true : undefined;
+    });
+    expect(await orphaned.process.stop()).toEqual({ code: 0, signal: null });
 
-      const result = await running;
-      expect(result.status, output(result)).toBe(3);
-      expect(result.stderr).toContain(`stagewatch: no stagewatch service is listening on ${orphanPrefix}.get`);
-      expect(result.stdout).toBe("");
-    } finally {
-      await orphaned.process.stop();
-      await removeBus(natsUrl(), orphanPrefix);
-    }
+    const result = await running;
+    expect(result.status, output(result)).toBe(3);
+    expect(result.stderr).toContain(`stagewatch: no stagewatch service is listening on ${orphaned.prefix}.get`);
+    expect(result.stdout).toBe("");
   }, 120_000);
-
-  // NATS_URL points nowhere: bad input is refused before connecting, so a CI script never reads
-  // a typo as "unreachable" (3) and retries it.
-  describe("bad input exits 2 and says what is wrong, even with NATS unreachable", () => {
-    let good: string;
-    let broken: string;
-
-    beforeAll(() => {
-      good = manifestDir("good", configMap(namespace, "good-config"));
-      broken = join(dir, "manifests", "broken.yaml");
-      writeFileSync(broken, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken\n");
-    });
-
-    const cases: { name: string; args: () => string[]; stderr: () => string | RegExp }[] = [
-      { name: "no --deployment", args: () => ["-f", good], stderr: () => "--deployment: required" },
-      { name: "no -f", args: () => ["--deployment", "web"], stderr: () => "-f/--filename: required" },
-      {
-        name: "--timeout nonsense",
-        args: () => ["-f", good, "--deployment", "web", "--timeout", "nonsense"],
-        stderr: () => "--timeout: 'nonsense' is not a duration",
-      },
-      { name: "--timeout 0", args: () => ["-f", good, "--deployment", "web", "--timeout", "0"], stderr: () => "timeoutSeconds: " },
-      { name: "a manifest with broken YAML", args: () => ["-f", broken, "--deployment", "web"], stderr: () => `${broken} document 1: ` },
-      { name: "a manifest path that does not exist", args: () => ["-f", join(dir, "absent.yaml"), "--deployment", "web"], stderr: () => `${join(dir, "absent.yaml")}: cannot read` },
-      {
-        name: "--require rendered",
-        args: () => ["-f", good, "--deployment", "web", "--require", "rendered"],
-        stderr: () => "require: 'rendered' is not observable: render without a cluster instead",
-      },
-      { name: "a deployment name that is not a subject token", args: () => ["-f", good, "--deployment", "Web_1"], stderr: () => /request rejected \(invalid_request\): deployment: / },
-      { name: "an unknown flag", args: () => ["-f", good, "--deployment", "web", "--colour"], stderr: () => "Unknown option '--colour'" },
-    ];
-
-    it.each(cases)("observe: $name", async ({ args, stderr }) => {
-      const result = await observe(args(), { natsUrl: unreachableNats, timeoutMs: PROMPT_MS });
-      expect(result.status, output(result)).toBe(2);
-      expect(result.stderr).toMatch(stderr());
-      expect(result.stdout).toBe("");
-    });
-  });
 
   describe("nobody to answer exits 3 at once, with a clear message", () => {
     it("NATS reachable, no service on the subject prefix", async () => {
       const good = manifestDir("nobody", configMap(namespace, "nobody-config"));
-      const result = await runObserve(compiled.cli, ["-f", good, "--deployment", "web", "--subject-prefix", "nobody"], {
-        natsUrl: natsUrl(),
-        cwd: dir,
-        timeoutMs: PROMPT_MS,
-      });
+      const result = await runStagewatch(["observe", "-f", good, "--deployment", "web", "--subject-prefix", "nobody"], { cwd: dir, timeoutMs: PROMPT_MS });
       expect(result.status, output(result)).toBe(3);
       expect(result.stderr).toContain("no stagewatch service is listening on nobody.observe");
       expect(result.stdout).toBe("");
@@ -305,68 +203,21 @@ describe("stagewatch observe against stagewatch serve", () => {
   });
 });
 
-describe("commands, help and flags", () => {
-  it.each([
-    {
-      command: "serve",
-      flags: ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "--container-logs", "NATS_URL", "KUBECONFIG"],
-    },
-    {
-      command: "observe",
-      flags: ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--logs", "--json", "--subject-prefix"],
-    },
-    { command: "demo", flags: ["--kubeconfig", "--exit", "--timeout"] },
-  ])("$command --help: exit 0, the flags on stdout", async ({ command, flags }) => {
-    const result = await runStagewatch([command, "--help"]);
+describe("serve", () => {
+  // The other commands' --help and every command's bad flags are unit tests beside them; serve
+  // prints its help to the process's own stdout (src/cli/main.ts), so it is run here.
+  it("--help: exit 0, the flags on stdout", async () => {
+    const result = await runStagewatch(["serve", "--help"], { env: {}, timeoutMs: PROMPT_MS });
     expect(result.status, output(result)).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^Usage: stagewatch ${command} `));
-    for (const flag of flags) expect(result.stdout).toContain(flag);
-  });
-
-  // NATS_URL points nowhere and --kubeconfig at nothing: flags must be refused before anything
-  // connects (and the demo must never start a local cluster here).
-  it.each([
-    { name: "serve --metrics-port abc", args: ["serve", "--metrics-port", "abc"], stderr: "--metrics-port: 'abc' is not a port" },
-    { name: "serve --log-level loud", args: ["serve", "--log-level", "loud"], stderr: "--log-level: must be one of" },
-    { name: "serve --namespaces Bad_Name", args: ["serve", "--namespaces", "a,Bad_Name"], stderr: "--namespaces: 'Bad_Name' is not a namespace name" },
-    {
-      name: "demo --kubeconfig without NATS_URL",
-      args: ["demo", "--kubeconfig", "/nonexistent", "--exit"],
-      env: {},
-      stderr: "--kubeconfig needs NATS_URL as well",
-    },
-    { name: "demo --timeout soon", args: ["demo", "--kubeconfig", "/nonexistent", "--timeout", "soon"], stderr: "--timeout: 'soon' is not a duration" },
-    { name: "an unknown command", args: ["deploy"], stderr: "unknown command 'deploy'" },
-  ])("$name: exit 2", async ({ args, env, stderr }) => {
-    const result = await runStagewatch(args, { env: env ?? { NATS_URL: unreachableNats } });
-    expect(result.status, output(result)).toBe(2);
-    expect(result.stderr).toContain(stderr);
-  });
-
-  it("serve --health-checks with an expression that does not compile: exit 2 naming the kind and expression", async () => {
-    const path = join(dir, "health-checks.yaml");
-    writeFileSync(path, "healthChecks:\n  - apiVersion: example.com/v1\n    kind: Widget\n    current: \"status.phase ==\"\n");
-    const result = await runStagewatch(["serve", "--health-checks", path], { env: { NATS_URL: unreachableNats } });
-    expect(result.status, output(result)).toBe(2);
-    expect(result.stderr).toContain(`--health-checks: ${path}: health check for example.com/Widget: current expression "status.phase ==" does not compile`);
-  });
-
-  it("no command: exit 2 with the overview", async () => {
-    const result = await runStagewatch([]);
-    expect(result.status, output(result)).toBe(2);
-    expect(result.stdout).toContain("stagewatch observe [flags]");
-  });
-
-  it("serve exits 0 on SIGTERM", async () => {
-    const prefix = `e2e-cli-term-${randomBytes(3).toString("hex")}`;
-    const serveDir = join(dir, "term");
-    mkdirSync(serveDir, { recursive: true });
-    const service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: serveDir, args: [`--subject-prefix=${prefix}`] });
-    try {
-      expect(await service.process.stop(30_000)).toEqual({ code: 0, signal: null });
-    } finally {
-      await removeBus(natsUrl(), prefix);
+    expect(result.stdout).toMatch(/^Usage: stagewatch serve /);
+    for (const flag of ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "--container-logs", "NATS_URL", "KUBECONFIG"]) {
+      expect(result.stdout).toContain(flag);
     }
+  });
+
+  it("exits 0 on SIGTERM", async () => {
+    const service = await serves.start({ name: "cli-term" });
+    expect(await service.process.stop(30_000)).toEqual({ code: 0, signal: null });
   });
 });
 
@@ -388,10 +239,9 @@ describe("stagewatch demo on the e2e cluster", () => {
   }
 
   beforeAll(async () => {
-    // A leftover namespace still terminating would refuse the demo's apply.
+    // A leftover namespace still terminating would refuse the demo's apply. The demo reads
+    // examples/ beside dist/, as in its source checkout: the global setup's build has them.
     await namespacesGone();
-    // The demo reads examples/ from its source checkout, next to dist/.
-    cpSync(join(REPO_ROOT, "examples"), join(compiled.root, "examples"), { recursive: true });
   }, 150_000);
 
   afterAll(async () => {
@@ -400,10 +250,7 @@ describe("stagewatch demo on the e2e cluster", () => {
   });
 
   it("--kubeconfig --exit: exit 0 and the four verdicts on stdout", async () => {
-    const result = await runStagewatch(["demo", "--kubeconfig", kubeconfigPath(), "--exit"], {
-      env: { NATS_URL: natsUrl() },
-      timeoutMs: 170_000,
-    });
+    const result = await runStagewatch(["demo", "--kubeconfig", kubeconfigPath(), "--exit"], { cwd: dir, timeoutMs: 170_000 });
 
     expect(result.status, output(result)).toBe(0);
     expect(result.stdout).toContain("[shop]     stage healthy reached\n");

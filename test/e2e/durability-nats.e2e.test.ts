@@ -4,7 +4,6 @@
  * says so meanwhile), and a 3-node JetStream cluster with replicated stream and buckets losing
  * one node mid-observation. The NATS servers are the tests' own (same binary as the shared one).
  */
-import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,14 +11,13 @@ import { connectObserver, type Observer } from "../../src/bus/index.js";
 import { buildOrReuseBinaries } from "../cluster/binaries.ts";
 import { startNatsCluster, startNatsServer, type NatsCluster, type NatsNode } from "../cluster/nats.ts";
 import { http } from "../cluster/probes.ts";
-import { compileStagewatch, scratchDir, type CompiledTree } from "../cluster/stagewatch.ts";
+import { scratchDir } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
 import { ServeFleet, streamEvents, verdictsById } from "./support/replicas.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
 
 const kc = kubeConfig();
-let compiled: CompiledTree;
 let natsBinary: string;
 let namespace: string;
 let fleet: ServeFleet | undefined;
@@ -29,7 +27,6 @@ let cluster: NatsCluster | undefined;
 
 beforeAll(async () => {
   natsBinary = buildOrReuseBinaries().natsServer;
-  compiled = compileStagewatch(join(scratchDir("durability-nats"), "build"));
   namespace = await createNamespace("durability-nats");
 }, 300_000);
 
@@ -50,7 +47,7 @@ const readyz = async (url: string) => (await http(`${url}/readyz`).catch(() => (
 describe("nats-server restarted mid-observation", () => {
   it("never crashes serve: /readyz goes false and back, and the verdict decided during the outage arrives once", async () => {
     nats = await startNatsServer(natsBinary, scratchDir("nats-outage"));
-    fleet = new ServeFleet({ compiled, kubeconfigPath: kubeconfigPath(), natsUrl: nats.url });
+    fleet = new ServeFleet({ kubeconfigPath: kubeconfigPath(), natsUrl: nats.url });
     const serve = await fleet.start("outage");
     observer = await connectObserver({ servers: nats.url, prefix: fleet.prefix });
     await apply(kc, deployment({ namespace, name: "api-outage", fault: Fault.NeverReady }).manifest);
@@ -83,7 +80,7 @@ describe("nats-server restarted mid-observation", () => {
 describe("a 3-node JetStream cluster", () => {
   it("holds the stream and buckets in 3 replicas and loses nothing when a node is killed mid-observation", async () => {
     cluster = await startNatsCluster(natsBinary, scratchDir("nats-cluster"));
-    fleet = new ServeFleet({ compiled, kubeconfigPath: kubeconfigPath(), natsUrl: cluster.urls, args: ["--jetstream-replicas=3"] });
+    fleet = new ServeFleet({ kubeconfigPath: kubeconfigPath(), natsUrl: cluster.urls, args: ["--jetstream-replicas=3"] });
     await fleet.start("clustered");
     observer = await connectObserver({ servers: cluster.urls.split(","), prefix: fleet.prefix });
     const nc = await connect({ servers: cluster.urls.split(",") });

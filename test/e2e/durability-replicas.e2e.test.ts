@@ -12,21 +12,19 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type Observer } from "../../src/bus/index.js";
 import type { ObservationVerdict } from "../../src/verdicts/schemas.js";
-import { compileStagewatch, REPO_ROOT, scratchDir, type CompiledTree } from "../cluster/stagewatch.ts";
+import { REPO_ROOT } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { deployment, job, type Declared } from "./support/manifests.ts";
 import { leasesByHolder, median, ServeFleet, streamEvents, verdictsById } from "./support/replicas.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
 
 const kc = kubeConfig();
-let compiled: CompiledTree;
 let namespace: string;
 let fleet: ServeFleet | undefined;
 const observers: Observer[] = [];
 const measured: Record<string, number[]> = {};
 
 beforeAll(async () => {
-  compiled = compileStagewatch(join(scratchDir("durability"), "build"));
   namespace = await createNamespace("durability");
 }, 300_000);
 
@@ -48,7 +46,7 @@ afterAll(async () => {
 });
 
 function newFleet(options: { leaseDuration?: string } = {}): ServeFleet {
-  fleet = new ServeFleet({ compiled, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), ...options });
+  fleet = new ServeFleet({ kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), ...options });
   return fleet;
 }
 

@@ -3,20 +3,18 @@
  * against `stagewatch serve` on the e2e cluster and NATS server: it speaks the subjects and the
  * event stream of schema/asyncapi.yaml with nothing from this repository but that contract.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames } from "../../src/bus/index.ts";
-import { compileStagewatch, REPO_ROOT, scratchDir, startServe, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { REPO_ROOT, runToCompletion, scratchDir, type CommandResult } from "../cluster/stagewatch.ts";
+import { output } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
+import { useServes } from "./support/serve.ts";
 import { apply } from "./support/stagewatch.ts";
 
-// Compiling stagewatch, and a first `go build` that fetches nats.go from the Go module proxy.
+// A first `go build` fetches nats.go from the Go module proxy.
 const SETUP_TIMEOUT_MS = 600_000;
 const kc = kubeConfig();
 
@@ -28,48 +26,27 @@ function goBinary(): string {
 }
 
 describe("examples/go-client against stagewatch serve", () => {
-  const prefix = `e2e-go-${randomBytes(3).toString("hex")}`;
+  const serves = useServes();
+  let prefix: string;
   let dir: string;
   let client: string;
   let namespace: string;
-  let service: RunningService | undefined;
 
   beforeAll(async () => {
     dir = scratchDir("go-client");
     client = join(dir, "go-client");
     const build = spawnSync(goBinary(), ["build", "-mod=readonly", "-o", client, "."], { cwd: join(REPO_ROOT, "examples/go-client"), encoding: "utf8", env: { ...process.env, CGO_ENABLED: "0" } });
     if (build.status !== 0) throw new Error(`go build failed:\n${build.stdout}${build.stderr}`);
-    const compiled = compileStagewatch(join(dir, "build"));
     namespace = await createNamespace("go");
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`] });
+    prefix = (await serves.start({ name: "go" })).prefix;
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
-    await service?.process.stop();
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(busNames(prefix).eventStream).catch(() => false);
-    await jsm.streams.delete(`KV_${busNames(prefix).recordsBucket}`).catch(() => false);
-    await nc.close();
     if (namespace) await deleteNamespace(namespace);
   });
 
-  function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(client, args, { env: { NATS_URL: natsUrl(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-      child.once("error", reject);
-      child.once("close", (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
-    });
-  }
-  const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> =>
+    runToCompletion(client, args, { cwd: dir, env: { NATS_URL: natsUrl(), ...env }, timeoutMs: 120_000 });
 
   it("a healthy Deployment and its ConfigMap: exit 0, the verdict message on stdout, progress on stderr", async () => {
     await apply(kc, configMap(namespace, "api-config").manifest, deployment({ namespace, name: "api", replicas: 1 }).manifest);

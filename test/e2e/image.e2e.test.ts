@@ -7,19 +7,11 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  compileStagewatch,
-  installedPackages,
-  installProductionTree,
-  REPO_ROOT,
-  scratchDir,
-  startLogged,
-  startServe,
-  type CompiledTree,
-} from "../cluster/stagewatch.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { installedPackages, installProductionTree, REPO_ROOT, scratchDir, startLogged, type CompiledTree } from "../cluster/stagewatch.ts";
 import { http } from "../cluster/probes.ts";
-import { kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { compiledStagewatch } from "./support/cli.ts";
+import { useServes } from "./support/serve.ts";
 
 const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
@@ -48,10 +40,10 @@ describe("the production tree the image ships", () => {
   let production: CompiledTree;
   let scratch: string;
 
-  beforeAll(() => {
+  // The global setup's build stands in for the image's build stage.
+  beforeAll(async () => {
     scratch = scratchDir("image");
-    const compiled = compileStagewatch(join(scratch, "build"));
-    production = installProductionTree(compiled, join(scratch, "app"));
+    production = await installProductionTree(compiledStagewatch(), join(scratch, "app"));
   }, 10 * 60_000);
 
   it("holds the runtime dependencies and nothing only development needs", () => {
@@ -81,13 +73,10 @@ describe("the production tree the image ships", () => {
   });
 
   describe("serving", () => {
-    let service: Awaited<ReturnType<typeof startServe>> | undefined;
-    afterAll(async () => {
-      await service?.process.stop();
-    });
+    const serves = useServes();
 
     it("becomes ready against the real cluster and NATS, serves metrics, and exits cleanly on SIGTERM", async () => {
-      service = await startServe(production.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: scratch });
+      const service = await serves.start({ name: "image", cli: production.cli });
       expect((await http(`${service.url}/healthz`)).status).toBe(200);
       const metrics = await http(`${service.url}/metrics`);
       expect(metrics.status).toBe(200);

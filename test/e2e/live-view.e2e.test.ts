@@ -4,45 +4,33 @@
  * not a terminal (a CI log), plain lines without a single control character. The compiled CLI
  * against `stagewatch serve` on the e2e cluster and NATS server.
  */
-import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames } from "../../src/bus/index.ts";
-import { compileStagewatch, runObserve, scratchDir, startServe, writeManifest, type CompiledTree, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
+import { compiledStagewatch, runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, type Declared } from "./support/manifests.ts";
+import { useServes } from "./support/serve.ts";
 import { apply } from "./support/stagewatch.ts";
 import { startInTerminal, type TerminalSession } from "./support/terminal.ts";
 
-const COMPILE_TIMEOUT_MS = 300_000;
 const kc = kubeConfig();
 
 describe("observe's progress on a terminal and in a log", () => {
-  const prefix = `e2e-live-${randomBytes(3).toString("hex")}`;
-  let dir: string;
-  let compiled: CompiledTree;
+  const serves = useServes();
+  const dir = scratchDir("live-view");
+  let prefix: string;
   let namespace: string;
-  let service: RunningService | undefined;
   const terminals: TerminalSession[] = [];
 
   beforeAll(async () => {
-    dir = scratchDir("live-view");
-    compiled = compileStagewatch(join(dir, "build"));
     namespace = await createNamespace("live");
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`] });
-  }, COMPILE_TIMEOUT_MS);
+    prefix = (await serves.start({ name: "live" })).prefix;
+  });
 
   afterAll(async () => {
     for (const terminal of terminals) terminal.close();
-    await service?.process.stop();
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(busNames(prefix).eventStream).catch(() => false);
-    await jsm.streams.delete(`KV_${busNames(prefix).recordsBucket}`).catch(() => false);
-    await nc.close();
     if (namespace) await deleteNamespace(namespace);
   });
 
@@ -65,7 +53,7 @@ describe("observe's progress on a terminal and in a log", () => {
       columns: 120,
       rows: 30,
       env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: dir, NATS_URL: natsUrl() },
-      script: `'${process.execPath}' '${compiled.cli}' observe -f '${file}' --deployment live --timeout 12s --subject-prefix ${prefix} > '${verdictFile}'`,
+      script: `'${process.execPath}' '${compiledStagewatch().cli}' observe -f '${file}' --deployment live --timeout 12s --subject-prefix ${prefix} > '${verdictFile}'`,
     });
     terminals.push(terminal);
 
@@ -97,10 +85,7 @@ describe("observe's progress on a terminal and in a log", () => {
   it("not a TTY (a CI log): plain lines, one per change, no control character", async () => {
     const plain = deployment({ namespace, name: "plain", replicas: 1 });
     await apply(kc, plain.manifest);
-    const result = await runObserve(compiled.cli, ["-f", manifests("plain", plain), "--deployment", "plain", "--timeout", "2m", `--subject-prefix=${prefix}`], {
-      natsUrl: natsUrl(),
-      cwd: dir,
-    });
+    const result = await runStagewatch(["observe", "-f", manifests("plain", plain), "--deployment", "plain", "--timeout", "2m", `--subject-prefix=${prefix}`], { cwd: dir });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toContain("stage healthy reached\n");
     // eslint-disable-next-line no-control-regex

@@ -2,67 +2,38 @@
  * `stagewatch get` and `stagewatch cancel` as an operator runs them: the compiled CLI in child
  * processes, against `stagewatch serve` on the e2e cluster and NATS server, about an observation
  * an apply tool started (here through the TypeScript client, as any client would). Exit codes are
- * observe's conventions; `-o json` is the ObservationVerdict.
+ * observe's conventions; `-o json` is the ObservationVerdict. Bad input and --help are unit tests
+ * (src/cli/operatorCommands.test.ts).
  */
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { join } from "node:path";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames, connectObserver, type Observer } from "../../src/bus/index.ts";
+import { connectObserver, type Observer } from "../../src/bus/index.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
-import { compileStagewatch, scratchDir, startServe, type CommandResult, type CompiledTree, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { output, runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
+import { useServes } from "./support/serve.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
 
-const COMPILE_TIMEOUT_MS = 300_000;
 const kc = kubeConfig();
 
 describe("stagewatch get and cancel", () => {
-  const prefix = `e2e-ops-${randomBytes(3).toString("hex")}`;
-  let dir: string;
-  let compiled: CompiledTree;
+  const serves = useServes();
+  let prefix: string;
   let namespace: string;
-  let service: RunningService | undefined;
   let observer: Observer;
 
   beforeAll(async () => {
-    dir = scratchDir("operator");
-    compiled = compileStagewatch(join(dir, "build"));
     namespace = await createNamespace("ops");
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`] });
+    prefix = (await serves.start({ name: "ops" })).prefix;
     observer = await connectObserver({ servers: [natsUrl()], prefix });
-  }, COMPILE_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await observer?.close();
-    await service?.process.stop();
-    const nc = await connect({ servers: natsUrl() });
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(busNames(prefix).eventStream).catch(() => false);
-    await jsm.streams.delete(`KV_${busNames(prefix).recordsBucket}`).catch(() => false);
-    await nc.close();
     if (namespace) await deleteNamespace(namespace);
   });
 
-  function stagewatch(args: string[], env: NodeJS.ProcessEnv = { NATS_URL: natsUrl() }): Promise<CommandResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [compiled.cli, ...args], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-      child.once("error", reject);
-      child.once("close", (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
-    });
-  }
-  const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+  const stagewatch = (args: string[], env: NodeJS.ProcessEnv = { NATS_URL: natsUrl() }) => runStagewatch(args, { env, timeoutMs: 30_000 });
 
   it("get shows an observation in progress (exit 0); cancel stops it (exit 0), its verdict cancelled; get then exits 1", async () => {
     const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
@@ -109,9 +80,6 @@ describe("stagewatch get and cancel", () => {
   it.each([
     { name: "no such observation", args: () => ["get", "no-such-id", `--subject-prefix=${prefix}`], status: 2, stderr: "no observation no-such-id" },
     { name: "cancel of no such observation", args: () => ["cancel", "no-such-id", `--subject-prefix=${prefix}`], status: 2, stderr: "no observation no-such-id" },
-    { name: "no id", args: () => ["get", `--subject-prefix=${prefix}`], status: 2, stderr: "expected one OBSERVATION_ID, got 0" },
-    { name: "an unknown output format", args: () => ["get", "x", "-o", "yaml"], status: 2, stderr: "-o/--output: must be one of table, json" },
-    { name: "--reason on get", args: () => ["get", "x", "--reason", "r"], status: 2, stderr: "Unknown option '--reason'" },
     { name: "no service on the prefix", args: () => ["get", "x", "--subject-prefix=nobody"], status: 3, stderr: "no stagewatch service is listening on nobody.get" },
   ])("$name: exit $status", async ({ args, status, stderr }) => {
     const result = await stagewatch(args());
@@ -124,12 +92,5 @@ describe("stagewatch get and cancel", () => {
     const result = await stagewatch(["cancel", "x"], { NATS_URL: "nats://127.0.0.1:1" });
     expect(result.status, output(result)).toBe(3);
     expect(result.stderr).toContain("cannot connect to NATS at nats://127.0.0.1:1");
-  });
-
-  it.each(["get", "cancel"])("%s --help: exit 0, usage on stdout", async (command) => {
-    const result = await stagewatch([command, "--help"]);
-    expect(result.status, output(result)).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^Usage: stagewatch ${command} OBSERVATION_ID`));
-    expect(result.stdout).toContain("--output");
   });
 });

@@ -3,54 +3,41 @@
  * buckets of a real `stagewatch serve` (its replica id set, so the owner is known) on the e2e
  * cluster and NATS server, about observations an apply tool started through the TypeScript client.
  * What is decided leaves the list; with the service stopped, list still answers and shows the
- * leases it released.
+ * leases it released. Bad input and --help are unit tests (src/cli/listCommand.test.ts).
  */
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type ObservationRun, type Observer } from "../../src/bus/index.ts";
 import type { InProgressItem } from "../../src/cli/inProgressTable.ts";
-import { compileStagewatch, runStagewatch, scratchDir, startServe, type CommandResult, type CompiledTree, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { output, runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
+import { useServes, type ServeUnderPrefix } from "./support/serve.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
-import { removeBus } from "./support/bus.ts";
 
-const COMPILE_TIMEOUT_MS = 300_000;
 const kc = kubeConfig();
-const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
 
 describe("stagewatch list", () => {
-  const prefix = `e2e-list-${randomBytes(3).toString("hex")}`;
   const replica = `list-replica-${randomBytes(2).toString("hex")}`;
-  let dir: string;
-  let compiled: CompiledTree;
+  const serves = useServes();
+  let prefix: string;
   let namespace: string;
-  let service: RunningService | undefined;
+  let service: ServeUnderPrefix;
   let observer: Observer;
 
   beforeAll(async () => {
-    dir = scratchDir("list");
-    compiled = compileStagewatch(join(dir, "build"));
     namespace = await createNamespace("list");
-    service = await startServe(compiled.cli, {
-      kubeconfigPath: kubeconfigPath(),
-      natsUrl: natsUrl(),
-      dir,
-      args: [`--subject-prefix=${prefix}`, `--replica-id=${replica}`],
-    });
+    service = await serves.start({ name: "list", args: [`--replica-id=${replica}`] });
+    prefix = service.prefix;
     observer = await connectObserver({ servers: [natsUrl()], prefix });
-  }, COMPILE_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await observer?.close();
-    await service?.process.stop();
-    await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 
-  const list = (args: string[] = [], env: NodeJS.ProcessEnv = { NATS_URL: natsUrl() }) =>
-    runStagewatch(compiled.cli, ["list", `--subject-prefix=${prefix}`, ...args], { cwd: dir, env });
+  const list = (args: string[] = [], env: NodeJS.ProcessEnv = { NATS_URL: natsUrl() }) => runStagewatch(["list", `--subject-prefix=${prefix}`, ...args], { env });
   const items = async (args: string[] = []): Promise<InProgressItem[]> => {
     const result = await list(["-o", "json", ...args]);
     expect(result.status, output(result)).toBe(0);
@@ -101,8 +88,7 @@ describe("stagewatch list", () => {
 
     // SIGTERM hands leases back (released) for another replica to adopt; none runs, and list,
     // which needs no service, says so.
-    await service?.process.stop();
-    service = undefined;
+    await service.process.stop();
     const [left] = await items();
     expect(left).toMatchObject({ observationId: a.observationId, owner: { replica, lease: "released" } });
     expect((await list()).stdout).toMatch(new RegExp(`\\n${a.observationId} .* ${replica} \\(released\\)\\n$`));
@@ -111,19 +97,10 @@ describe("stagewatch list", () => {
   it.each([
     { name: "no service ever ran with the prefix", args: ["--subject-prefix=nobody-here"], env: {}, status: 3, stderr: "no stagewatch service has run with subject prefix nobody-here on this NATS" },
     { name: "NATS unreachable", args: [], env: { NATS_URL: "nats://127.0.0.1:1" }, status: 3, stderr: "cannot connect to NATS at nats://127.0.0.1:1" },
-    { name: "an unknown output format", args: ["-o", "yaml"], env: {}, status: 2, stderr: "-o/--output: must be one of table, json" },
-    { name: "an operand", args: ["extra"], env: {}, status: 2, stderr: "Unexpected argument 'extra'" },
-    { name: "a bad prefix", args: ["--subject-prefix=a b"], env: {}, status: 2, stderr: `--subject-prefix: "a b" is not a subject prefix` },
   ])("$name: exit $status", async ({ args, env, status, stderr }) => {
     const result = await list(args, { NATS_URL: natsUrl(), ...env });
     expect(result.status, output(result)).toBe(status);
     expect(result.stderr).toContain(stderr);
     expect(result.stdout).toBe("");
-  });
-
-  it("--help: exit 0, usage on stdout", async () => {
-    const result = await list(["--help"]);
-    expect(result.status, output(result)).toBe(0);
-    expect(result.stdout).toMatch(/^Usage: stagewatch list/);
   });
 });

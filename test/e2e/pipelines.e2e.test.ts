@@ -19,13 +19,13 @@ import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { writeManifest } from "../cluster/stagewatch.ts";
 import { Fault, kubeConfig } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
-import { output, usePipelineEnvironment } from "./support/pipeline.ts";
+import { output } from "./support/cli.ts";
+import { usePipelineEnvironment } from "./support/pipeline.ts";
 
 const chart = fileURLToPath(new URL("../fixtures/charts/payments/", import.meta.url));
 
 describe("kubectl and helm piped into stagewatch observe -f -", () => {
   const pipeline = usePipelineEnvironment("pipe");
-  const { prefix } = pipeline;
 
   /** `k8s/` of a repository: the files `kubectl apply -f` reads. */
   function k8sDir(name: string, ...objects: object[]): string {
@@ -40,7 +40,7 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
     const web = deployment({ namespace: pipeline.namespace, name: "web", replicas: 2 });
     const k8s = k8sDir("web", config.manifest, web.manifest);
     const step = (format: string) =>
-      `kubectl apply -f ${k8s} -o ${format} | stagewatch observe -f - --deployment web --timeout 2m --json --subject-prefix ${prefix}`;
+      `kubectl apply -f ${k8s} -o ${format} | stagewatch observe -f - --deployment web --timeout 2m --json --subject-prefix ${pipeline.prefix}`;
 
     const first = await pipeline.sh.run(step("json"));
     expect(first.status, output(first)).toBe(0);
@@ -64,7 +64,7 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
     const search = deployment({ namespace: pipeline.namespace, name: "search", replicas: 1, fault: Fault.ImagePullBackOff, image: "registry.example/search:missing" });
     const k8s = k8sDir("search", search.manifest);
 
-    const result = await pipeline.sh.run(`kubectl apply -f ${k8s} -o json | stagewatch observe -f - --deployment search --timeout 2m --subject-prefix ${prefix}`);
+    const result = await pipeline.sh.run(`kubectl apply -f ${k8s} -o json | stagewatch observe -f - --deployment search --timeout 2m --subject-prefix ${pipeline.prefix}`);
 
     expect(result.status, output(result)).toBe(1);
     expect(result.stdout).toMatch(new RegExp(`^deployment search cannot reach healthy: Deployment ${pipeline.namespace}/search: failed: ImagePullBackOff: `));
@@ -75,7 +75,7 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
       [
         // helm's release notes go to the log (stderr): stdout is the verdict alone.
         `helm upgrade --install payments ${chart} --namespace ${pipeline.namespace} >&2`,
-        `helm get manifest payments --namespace ${pipeline.namespace} | stagewatch observe -f - --namespace ${pipeline.namespace} --deployment payments --timeout 2m --json --subject-prefix ${prefix}`,
+        `helm get manifest payments --namespace ${pipeline.namespace} | stagewatch observe -f - --namespace ${pipeline.namespace} --deployment payments --timeout 2m --json --subject-prefix ${pipeline.prefix}`,
       ].join("\n"),
     );
 
@@ -97,7 +97,7 @@ describe("kubectl and helm piped into stagewatch observe -f -", () => {
     const result = await pipeline.sh.run(
       [
         `helm upgrade payments ${chart} --namespace ${pipeline.namespace} --set fault=${Fault.ImagePullBackOff} --set image=registry.example/payments/api:missing >&2`,
-        `helm get manifest payments --namespace ${pipeline.namespace} | stagewatch observe -f - --namespace ${pipeline.namespace} --deployment payments --timeout 2m --subject-prefix ${prefix}`,
+        `helm get manifest payments --namespace ${pipeline.namespace} | stagewatch observe -f - --namespace ${pipeline.namespace} --deployment payments --timeout 2m --subject-prefix ${pipeline.prefix}`,
       ].join("\n"),
     );
 

@@ -25,18 +25,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../cluster/helm.ts";
 import { freePorts, http, waitFor } from "../cluster/probes.ts";
 import { logTail } from "../cluster/processes.ts";
-import {
-  compileStagewatch,
-  runObserve,
-  scratchDir,
-  startLogged,
-  startServe,
-  writeManifest,
-  type RunningProcess,
-  type RunningService,
-} from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, eventually, FAULT_LABEL, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { scratchDir, startLogged, writeManifest, type RunningProcess } from "../cluster/stagewatch.ts";
+import { runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, eventually, FAULT_LABEL, Fault, kubeConfig } from "./support/cluster.ts";
 import { installKind, removeKind } from "./support/crds.ts";
+import { useServes, type ServeUnderPrefix } from "./support/serve.ts";
 
 const INSTALL_SCRIPT = fileURLToPath(new URL("../cluster/install-prometheus.sh", import.meta.url));
 const JOB = "stagewatch";
@@ -112,13 +105,12 @@ function bootstrapJob(name: string, namespace: string): V1Job {
 
 describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
-  const subjectPrefix = `e2e-prom-${randomBytes(3).toString("hex")}`;
+  const serves = useServes();
   const group = `e2e-${randomBytes(3).toString("hex")}.stagewatch.io`;
   let promtool: string;
   let dir: string;
-  let cli: string;
   let app: string;
-  let service: RunningService;
+  let service: ServeUnderPrefix;
   let prometheus: RunningProcess | undefined;
   let prometheusUrl: string;
 
@@ -129,11 +121,7 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
 
   async function observe(name: string, manifest: object[], expectStatus: number): Promise<void> {
     const file = writeManifest(join(dir, `${name}.yaml`), manifest);
-    const result = await runObserve(
-      cli,
-      ["-f", file, "--deployment", name, "--timeout", "90s", `--subject-prefix=${subjectPrefix}`, "--json"],
-      { natsUrl: natsUrl(), cwd: dir },
-    );
+    const result = await runStagewatch(["observe", "-f", file, "--deployment", name, "--timeout", "90s", `--subject-prefix=${service.prefix}`, "--json"], { cwd: dir });
     expect(result.status, `${name}: ${result.stderr}\n${result.stdout}`).toBe(expectStatus);
   }
 
@@ -141,11 +129,10 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     const installed = await installPrometheus();
     promtool = installed.promtool;
     dir = scratchDir("prometheus");
-    cli = compileStagewatch(join(dir, "build")).cli;
     app = await createNamespace("prom-app");
     cleanups.push(() => deleteNamespace(app));
 
-    service = await startServe(cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${subjectPrefix}`] });
+    service = await serves.start({ name: "prom" });
 
     const [port] = await freePorts(1);
     prometheusUrl = `http://127.0.0.1:${port}`;
@@ -210,7 +197,6 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
 
   afterAll(async () => {
     await prometheus?.stop();
-    await service?.process.stop();
     await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
   });
 

@@ -25,8 +25,10 @@ import {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyObjects, ensureHelm, renderChart } from "../cluster/helm.ts";
-import { compileStagewatch, runObserve, scratchDir, startServe, writeManifest, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, kubeConfig, natsUrl } from "./support/cluster.ts";
+import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
+import { runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.ts";
+import { useServes } from "./support/serve.ts";
 
 const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
 
@@ -104,14 +106,11 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
   let dir: string;
   let token: KubeConfig;
   let kubeconfigPath: string;
-  let cli: string;
-  let service: RunningService | undefined;
-  const subjectPrefix = `e2e-rbac-${randomBytes(3).toString("hex")}`;
+  const serves = useServes();
 
   beforeAll(async () => {
     await ensureHelm();
     dir = scratchDir("rbac");
-    cli = compileStagewatch(join(dir, "build")).cli;
     release = await createNamespace("rbac-release");
     app = await createNamespace("rbac-app");
     cleanups.push(() => deleteNamespace(release), () => deleteNamespace(app));
@@ -147,22 +146,15 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
   }, HELM_BUILD_TIMEOUT_MS);
 
   afterAll(async () => {
-    await service?.process.stop();
     await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
   });
 
   it("observes a Deployment, a ConfigMap and a Secret to healthy", async () => {
-    service = await startServe(cli, {
-      kubeconfigPath,
-      natsUrl: natsUrl(),
-      dir,
-      args: [`--subject-prefix=${subjectPrefix}`, ...(namespaced ? [`--namespaces=${app}`] : [])],
-    });
+    const service = await serves.start({ name: "rbac", kubeconfigPath, args: namespaced ? [`--namespaces=${app}`] : [] });
     const manifest = writeManifest(join(dir, "payments.yaml"), appObjects(app));
-    const result = await runObserve(
-      cli,
-      ["-f", manifest, "--deployment", "payments", "--require", "healthy", "--timeout", "90s", `--subject-prefix=${subjectPrefix}`, "--json"],
-      { natsUrl: natsUrl(), cwd: dir },
+    const result = await runStagewatch(
+      ["observe", "-f", manifest, "--deployment", "payments", "--require", "healthy", "--timeout", "90s", `--subject-prefix=${service.prefix}`, "--json"],
+      { cwd: dir },
     );
     expect(result.status, `${result.stderr}\n${result.stdout}`).toBe(0);
     const verdict = JSON.parse(result.stdout) as { outcome: string; reached: string; resources: { state: string }[] };

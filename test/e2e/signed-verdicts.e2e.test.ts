@@ -24,23 +24,13 @@ import { busNames, connectObserver, createObserver, VerdictVerificationError, ty
 import { checkEvent, checkVerdict, verifyKeysOf, type VerifyKey } from "../../src/signing/index.ts";
 import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { applyObjects, ensureHelm, lintChart, renderChart, templateChart } from "../cluster/helm.ts";
-import {
-  compileStagewatch,
-  REPO_ROOT,
-  runStagewatch,
-  scratchDir,
-  startServe,
-  writeManifest,
-  type CommandResult,
-  type CompiledTree,
-  type RunningService,
-} from "../cluster/stagewatch.ts";
+import { REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";
+import { compiledStagewatch, output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, type Declared } from "./support/manifests.ts";
 import { apply, collect, observeRequest } from "./support/stagewatch.ts";
 
-const COMPILE_TIMEOUT_MS = 300_000;
 const execFileAsync = promisify(execFile);
 // A cold build of Helm from the Go module proxy takes minutes on two cores; later runs reuse it.
 const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
@@ -49,7 +39,6 @@ const kc = kubeConfig();
 const prefix = `e2e-signed-${randomBytes(3).toString("hex")}`;
 const names = busNames(prefix);
 let dir: string;
-let compiled: CompiledTree;
 let namespace: string;
 let service: RunningService | undefined;
 /** The forger's connection: a client of the same account, nothing more. */
@@ -59,13 +48,15 @@ let publicKey: string;
 let keys: VerifyKey[];
 const observers: Observer[] = [];
 
-const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
-const stagewatch = (args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs?: number) =>
-  runStagewatch(compiled.cli, args, { cwd: dir, env: { NATS_URL: natsUrl(), ...env }, ...(timeoutMs !== undefined && { timeoutMs }) });
+const stagewatch = (args: string[], env: NodeJS.ProcessEnv = {}) => runStagewatch(args, { cwd: dir, env: { NATS_URL: natsUrl(), ...env } });
 
-/** `stagewatch serve` signing with the seed in `keyFile`, on this file's prefix. */
+/**
+ * `stagewatch serve` signing with the seed in `keyFile`, on this file's prefix: started here
+ * rather than by the shared serve fixture, which gives each service a prefix of its own, because
+ * the rotation test restarts it on the same records with another key.
+ */
 const serve = (keyFile: string, env: NodeJS.ProcessEnv = {}) =>
-  startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`, `--signing-key=${keyFile}`], env });
+  startServe(compiledStagewatch().cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`, `--signing-key=${keyFile}`], env });
 
 async function observer(verifyKey: string | readonly string[]): Promise<Observer> {
   const made = await connectObserver({ servers: natsUrl(), prefix, verifyKey });
@@ -83,7 +74,6 @@ async function createKey(name: string): Promise<{ file: string; publicKey: strin
 
 beforeAll(async () => {
   dir = scratchDir("signed");
-  compiled = compileStagewatch(join(dir, "build"));
   const key = await createKey("signing.nk");
   publicKey = key.publicKey;
   keys = verifyKeysOf(publicKey);
@@ -91,7 +81,7 @@ beforeAll(async () => {
   service = await serve(key.file);
   forger = await connect({ servers: natsUrl() });
   forgerJs = jetstream(forger);
-}, COMPILE_TIMEOUT_MS);
+});
 
 afterAll(async () => {
   await Promise.all(observers.map((o) => o.close()));
@@ -221,7 +211,6 @@ describe("a forged succeeded verdict published first under the verdict's old mes
       result = await stagewatch(
         ["observe", "-f", manifestFile("ghost", ghost), "--deployment", "ghost", "--timeout", "2m", "--json", "--verdict-file", verdictFile, `--subject-prefix=${prefix}`],
         { STAGEWATCH_VERIFY_KEY: publicKey },
-        150_000,
       );
     } finally {
       forging.stop();
@@ -262,7 +251,7 @@ describe("a forged succeeded verdict published first under the verdict's old mes
     const forging = forgeEveryObservation("ghost-unverified");
     let result: CommandResult;
     try {
-      result = await stagewatch(["observe", "-f", manifestFile("ghost-unverified", ghost), "--deployment", "ghost-unverified", "--timeout", "2m", "--json", `--subject-prefix=${prefix}`], {}, 150_000);
+      result = await stagewatch(["observe", "-f", manifestFile("ghost-unverified", ghost), "--deployment", "ghost-unverified", "--timeout", "2m", "--json", `--subject-prefix=${prefix}`]);
     } finally {
       forging.stop();
     }

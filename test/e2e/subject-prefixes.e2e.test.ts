@@ -6,63 +6,46 @@
  * own records, and the CLI and the TypeScript client follow the variable; a flag or option wins.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver } from "../../src/bus/index.ts";
 import type { InProgressItem } from "../../src/cli/inProgressTable.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
-import { compileStagewatch, runStagewatch, scratchDir, startServe, writeManifest, type CommandResult, type CompiledTree, type RunningService } from "../cluster/stagewatch.ts";
-import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
+import { output, runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
+import { useServes, type ServeUnderPrefix } from "./support/serve.ts";
 import { apply, observeRequest, sumSamples } from "./support/stagewatch.ts";
-import { removeBus } from "./support/bus.ts";
 
-const COMPILE_TIMEOUT_MS = 300_000;
 const kc = kubeConfig();
-const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
 
 describe("two clusters' services on one NATS, one subject prefix each", () => {
   const suffix = randomBytes(3).toString("hex");
-  const east = { prefix: `e2e-east-${suffix}`, replica: `east-${suffix}` };
-  const west = { prefix: `e2e-west-${suffix}`, replica: `west-${suffix}` };
-  let dir: string;
-  let compiled: CompiledTree;
+  const serves = useServes();
+  const east = { name: "east", replica: `east-${suffix}`, prefix: "" };
+  const west = { name: "west", replica: `west-${suffix}`, prefix: "" };
   let namespace: string;
   let manifests: string;
-  const services = new Map<string, RunningService>();
+  const services = new Map<string, ServeUnderPrefix>();
 
   beforeAll(async () => {
-    dir = scratchDir("prefixes");
-    compiled = compileStagewatch(join(dir, "build"));
     namespace = await createNamespace("prefixes");
     const web = deployment({ namespace, name: "web", replicas: 1 });
     await apply(kc, web.manifest);
-    manifests = writeManifest(join(dir, "web.yaml"), [web.manifest]);
+    manifests = writeManifest(join(scratchDir("prefixes"), "web.yaml"), [web.manifest]);
     for (const side of [east, west]) {
-      const serveDir = join(dir, side.replica);
-      mkdirSync(serveDir);
-      services.set(
-        side.prefix,
-        await startServe(compiled.cli, {
-          kubeconfigPath: kubeconfigPath(),
-          natsUrl: natsUrl(),
-          dir: serveDir,
-          args: [`--replica-id=${side.replica}`],
-          env: { STAGEWATCH_SUBJECT_PREFIX: side.prefix },
-        }),
-      );
+      const service = await serves.start({ name: side.name, args: [`--replica-id=${side.replica}`], prefixFrom: "environment" });
+      side.prefix = service.prefix;
+      services.set(side.prefix, service);
     }
-  }, COMPILE_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
-    await Promise.all([...services.values()].map((service) => service.process.stop()));
-    for (const { prefix } of [east, west]) await removeBus(natsUrl(), prefix);
     if (namespace) await deleteNamespace(namespace);
   });
 
-  const cli = (args: string[], prefix: string) =>
-    runStagewatch(compiled.cli, args, { cwd: dir, env: { NATS_URL: natsUrl(), STAGEWATCH_SUBJECT_PREFIX: prefix }, timeoutMs: 150_000 });
+  const cli = (args: string[], prefix: string) => runStagewatch(args, { env: { NATS_URL: natsUrl(), STAGEWATCH_SUBJECT_PREFIX: prefix } });
   /** Observe requests each service answered, from its own /metrics. */
   const answered = async () => {
     const counts: Record<string, number> = {};

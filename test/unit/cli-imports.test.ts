@@ -3,67 +3,16 @@
 // ones are erased), followed from src/cli.ts, plus the modules main.ts imports dynamically for the
 // command being run and for its error report. A timing would be flaky on a shared runner; the
 // graph is what makes start-up fast or slow (the Kubernetes client alone was about 0.6 s).
-import { readFileSync, existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { importGraph, packageClosure, srcDir as src, type ImportGraph } from "./support/importGraph.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const src = join(root, "src");
+const graphFrom = (...entries: string[]) => importGraph(entries.map((entry) => join(src, entry)));
+/** With type-only imports too: not even a type of the Kubernetes client. */
+const kubernetesPackages = (entry: string) => [...importGraph([join(src, entry)], { typeOnly: true }).packages].filter((name) => name.startsWith("@kubernetes/"));
 
-interface Graph {
-  modules: Set<string>;
-  packages: Set<string>;
-}
-
-/** The static value imports of one source file: relative paths resolved, packages by name. */
-function staticImports(file: string): { relative: string[]; packages: string[] } {
-  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
-  const relative: string[] = [];
-  const packages: string[] = [];
-  for (const statement of source.statements) {
-    let specifier: ts.Expression | undefined;
-    if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) specifier = statement.moduleSpecifier;
-    if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) specifier = statement.moduleSpecifier;
-    if (specifier === undefined || !ts.isStringLiteral(specifier)) continue;
-    const name = specifier.text;
-    if (name.startsWith(".")) relative.push(resolve(dirname(file), name.replace(/\.js$/, ".ts")));
-    else if (!name.startsWith("node:")) packages.push(name.startsWith("@") ? name.split("/").slice(0, 2).join("/") : name.split("/")[0]!);
-  }
-  return { relative, packages };
-}
-
-function graphFrom(...entries: string[]): Graph {
-  const graph: Graph = { modules: new Set(), packages: new Set() };
-  const pending = entries.map((entry) => join(src, entry));
-  while (pending.length > 0) {
-    const file = pending.pop()!;
-    if (graph.modules.has(file)) continue;
-    expect(existsSync(file), `${file} exists`).toBe(true);
-    graph.modules.add(file);
-    const { relative, packages } = staticImports(file);
-    pending.push(...relative);
-    for (const name of packages) graph.packages.add(name);
-  }
-  return graph;
-}
-
-/** The packages a package brings, through its package.json dependencies, itself included. */
-function packageClosure(names: Iterable<string>): Set<string> {
-  const closure = new Set<string>();
-  const pending = [...names];
-  while (pending.length > 0) {
-    const name = pending.pop()!;
-    if (closure.has(name)) continue;
-    closure.add(name);
-    const manifest = JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-    pending.push(...Object.keys(manifest.dependencies ?? {}));
-  }
-  return closure;
-}
-
-const relativeTo = (graph: Graph) => [...graph.modules].map((file) => file.slice(src.length + 1)).sort();
+const relativeTo = (graph: ImportGraph) => [...graph.modules].map((file) => file.slice(src.length + 1)).sort();
 // What `observe` is allowed to bring: the bus client's transport and JetStream, zod, yaml, and
 // nkeys for the service's public keys (which the transport brings anyway, for NATS nkey auth).
 const clientPackages = ["@nats-io/jetstream", "@nats-io/nkeys", "@nats-io/transport-node", "yaml", "zod"];
@@ -85,6 +34,17 @@ describe("start-up import graphs", () => {
     // Nor the service's side of the bus, the engine or the informers, which would bring it back.
     const modules = relativeTo(graph);
     expect(modules.filter((file) => /^(service|observations|streams)\//.test(file) || file === "bus/index.ts")).toEqual([]);
+  });
+
+  test("list loads no Kubernetes client: it reads NATS only", () => {
+    expect(graphFrom("cli/listCommand.ts").packages).toContain("@nats-io/kv");
+    expect(kubernetesPackages("cli/listCommand.ts")).toEqual([]);
+  });
+
+  test("nor does the dispatch in main.ts, which loads each command when it runs; get, cancel and observe need none either", () => {
+    expect(kubernetesPackages("cli/main.ts")).toEqual([]);
+    expect(kubernetesPackages("cli/operatorCommands.ts")).toEqual([]);
+    expect(kubernetesPackages("cli/observeCommand.ts")).toEqual([]);
   });
 
   test("the check sees what it guards against: serve does reach the Kubernetes client", () => {

@@ -1,14 +1,21 @@
 /**
- * What one subject prefix leaves on NATS (the event stream and the two KV buckets), and its
- * removal: every test that runs a service under a prefix of its own removes it afterwards, so a
- * shared nats-server does not fill up with test streams.
+ * What one subject prefix leaves on NATS (the event stream and the KV buckets), and its removal:
+ * every test that runs a service under a prefix of its own removes it afterwards, so a shared
+ * nats-server does not fill up with test streams.
  */
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { busNames, type BusNames } from "../../../src/bus/index.js";
 
+type BucketField = Extract<keyof BusNames, `${string}Bucket`>;
+
+/**
+ * The event stream and the stream behind every KV bucket the names hold (records with their key
+ * claims, leases, and any bucket added to BusNames later: each is a `...Bucket` field).
+ */
 export function busStreams(names: BusNames): string[] {
-  return [names.eventStream, `KV_${names.recordsBucket}`, `KV_${names.leasesBucket}`];
+  const buckets = (Object.keys(names) as (keyof BusNames)[]).filter((field): field is BucketField => field.endsWith("Bucket"));
+  return [names.eventStream, ...buckets.map((field) => `KV_${names[field]}`)];
 }
 
 /** Deletes the prefix's stream and buckets; `servers` as NATS_URL takes them (comma-separated). */

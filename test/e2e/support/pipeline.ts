@@ -4,16 +4,15 @@
  * (build-helm.sh) and the compiled `stagewatch` on PATH, and nothing of this process's
  * environment but what a CI job would set (KUBECONFIG, NATS_URL).
  */
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildOrReuseBinaries } from "../../cluster/binaries.ts";
 import { ensureHelm } from "../../cluster/helm.ts";
 import { afterAll, beforeAll } from "vitest";
-import { compileStagewatch, scratchDir, startServe, type CommandResult, type RunningService } from "../../cluster/stagewatch.ts";
-import { removeBus } from "./bus.ts";
+import { runToCompletion, scratchDir, type CommandResult } from "../../cluster/stagewatch.ts";
+import { compiledStagewatch } from "./cli.ts";
 import { createNamespace, deleteNamespace, kubeconfigPath, natsUrl } from "./cluster.ts";
+import { useServes } from "./serve.ts";
 
 export interface Pipelines {
   /** The directory holding `kubectl`, `helm` and `stagewatch`, first on the scripts' PATH. */
@@ -46,26 +45,12 @@ export async function pipelines(options: { dir: string; cli: string; kubeconfigP
   return {
     bin,
     run: (script, runOptions = {}) =>
-      new Promise((resolve, reject) => {
-        const child = spawn("bash", ["-euo", "pipefail", "-c", script], {
-          cwd: options.dir,
-          env: { ...env, ...runOptions.env },
-          stdio: ["ignore", "pipe", "pipe"],
-          // A group of its own, so a timeout kills the whole pipeline, not only bash.
-          detached: true,
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-        const timer = setTimeout(() => {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        }, runOptions.timeoutMs ?? 150_000);
-        child.once("error", reject);
-        child.once("close", (status) => {
-          clearTimeout(timer);
-          resolve({ status, stdout, stderr });
-        });
+      runToCompletion("bash", ["-euo", "pipefail", "-c", script], {
+        cwd: options.dir,
+        env: { ...env, ...runOptions.env },
+        timeoutMs: runOptions.timeoutMs ?? 150_000,
+        // A group of its own, so a timeout kills the whole pipeline, not only bash.
+        group: true,
       }),
   };
 }
@@ -73,38 +58,32 @@ export async function pipelines(options: { dir: string; cli: string; kubeconfigP
 /** What a pipeline test file runs in; filled in by the file's beforeAll. */
 export interface PipelineEnvironment {
   /** The subject prefix the compiled `stagewatch serve` answers on. */
-  readonly prefix: string;
-  /** The scratch directory: the build, `bin/`, the jobs' checkouts. */
+  prefix: string;
+  /** The scratch directory: `bin/`, the jobs' checkouts. */
   dir: string;
   /** A namespace of the e2e cluster for the file's objects. */
   namespace: string;
   sh: Pipelines;
 }
 
-/** Compiling stagewatch, and on a machine that never built them, kubectl and helm. */
+/** On a machine that never built them, building kubectl and helm. */
 const setupTimeoutMs = 20 * 60_000;
 
 /**
- * Registers the file's beforeAll and afterAll: stagewatch compiled, the shell with kubectl, helm and
- * the CLI, a namespace, and the compiled `serve` under a prefix of its own; all removed after.
+ * Registers the file's beforeAll and afterAll: the shell with kubectl, helm and the compiled CLI, a
+ * namespace, and `serve` under a prefix of its own (serve.ts); all removed after.
  */
 export function usePipelineEnvironment(name: string): PipelineEnvironment {
-  const env = { prefix: `e2e-${name}-${randomBytes(3).toString("hex")}` } as PipelineEnvironment;
-  let service: RunningService | undefined;
+  const env = {} as PipelineEnvironment;
+  const serves = useServes();
   beforeAll(async () => {
     env.dir = scratchDir(name);
-    const compiled = compileStagewatch(join(env.dir, "build"));
-    env.sh = await pipelines({ dir: env.dir, cli: compiled.cli, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl() });
+    env.sh = await pipelines({ dir: env.dir, cli: compiledStagewatch().cli, kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl() });
     env.namespace = await createNamespace(name);
-    service = await startServe(compiled.cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir: env.dir, args: [`--subject-prefix=${env.prefix}`] });
+    env.prefix = (await serves.start({ name })).prefix;
   }, setupTimeoutMs);
   afterAll(async () => {
-    await service?.process.stop();
-    await removeBus(natsUrl(), env.prefix);
     if (env.namespace) await deleteNamespace(env.namespace);
   });
   return env;
 }
-
-/** A command's output, for an assertion's message. */
-export const output = (result: CommandResult) => `stdout:\n${result.stdout}\nstderr:\n${result.stderr}`;

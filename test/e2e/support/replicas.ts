@@ -1,7 +1,7 @@
 /**
- * Several `stagewatch serve` processes sharing one subject prefix, as replicas of one installation
- * are, so tests can SIGKILL or SIGTERM them, and readers of what they leave on NATS: every event in
- * the stream, the leases, and the adoptions their logs report.
+ * Several `stagewatch serve` processes (the global setup's build) sharing one subject prefix, as
+ * replicas of one installation are, so tests can SIGKILL or SIGTERM them, and readers of what they
+ * leave on NATS: every event in the stream, the leases, and the adoptions their logs report.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -11,8 +11,9 @@ import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { busNames, type BusNames } from "../../../src/bus/index.js";
 import { ObservationEvent, type ObservationVerdict } from "../../../src/verdicts/schemas.js";
-import { scratchDir, startServe, type CompiledTree, type RunningService } from "../../cluster/stagewatch.ts";
+import { scratchDir, startServe, type RunningService } from "../../cluster/stagewatch.ts";
 import { removeBus } from "./bus.ts";
+import { compiledStagewatch } from "./cli.ts";
 
 export interface Replica {
   readonly id: string;
@@ -21,7 +22,6 @@ export interface Replica {
 }
 
 export interface FleetOptions {
-  compiled: CompiledTree;
   kubeconfigPath: string;
   natsUrl: string;
   /** Default 3s: faults are tested with short leases so a test waits seconds, not the production 15. */
@@ -44,7 +44,7 @@ export class ServeFleet {
   /** `stagewatch serve` with replica id `id`, waited for until /readyz answers. */
   async start(id: string, natsUrl = this.options.natsUrl): Promise<Replica> {
     const dir = scratchDir(`serve-${id}`);
-    const service = await startServe(this.options.compiled.cli, {
+    const service = await startServe(compiledStagewatch().cli, {
       kubeconfigPath: this.options.kubeconfigPath,
       natsUrl,
       dir,
