@@ -10,6 +10,7 @@ import { booleanFlag, parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
+import type { CommandIo } from "./commandIo.js";
 import { UsageError } from "./usage.js";
 
 const defaults = serviceDefaults;
@@ -50,7 +51,7 @@ Environment:
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
-export async function serveCommand(argv: readonly string[]): Promise<number> {
+export async function serveCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     namespaces: { type: "string" },
     "metrics-host": { type: "string" },
@@ -67,7 +68,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
-    process.stdout.write(serveUsage);
+    io.stdout.write(serveUsage);
     return 0;
   }
   const port = optional(values["metrics-port"], Number);
@@ -84,11 +85,11 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const leaseDurationSeconds = optional(values["lease-duration"], (text) => durationFlagSeconds("--lease-duration", text));
   if (leaseDurationSeconds !== undefined && leaseDurationSeconds < 1) throw new UsageError("--lease-duration: at least 1s");
   const shutdownGraceSeconds = optional(values["shutdown-grace"], (text) => durationFlagSeconds("--shutdown-grace", text));
-  const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID;
+  const replicaId = values["replica-id"] ?? io.env.STAGEWATCH_REPLICA_ID;
   if (replicaId !== undefined && !/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
   const warningEvents = optional(values["warning-events"], (text) => booleanFlag("warning-events", text));
   const healthChecks = optional(values["health-checks"], readHealthChecks);
-  const nats = natsConfigFromEnv(process.env);
+  const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
   const settings = serviceSettings({
@@ -96,7 +97,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     ...(namespaces && namespaces.length > 0 && { namespaces }),
     metricsHost: values["metrics-host"],
     metricsPort: port,
-    subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
+    subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], io.env),
     ...(healthChecks && { healthChecks }),
     warningEvents,
     replicaId,
