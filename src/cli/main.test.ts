@@ -1,6 +1,5 @@
-// The dispatcher's own answers (no command, an unknown one) and serve's bad flags, run in this
-// process: flags are refused before anything connects. serve is reached through main because it
-// reads its environment itself (see main.ts); NATS_URL would not matter, nothing gets that far.
+// The dispatcher's own answers (no command, an unknown one) and serve's help and bad flags, run in
+// this process: flags are refused before anything connects, so NATS_URL does not matter.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +22,15 @@ test("an unknown command: exit 2", async () => {
   const result = await runCli(["deploy"]);
   expect(result.status, output(result)).toBe(2);
   expect(result.stderr).toContain("unknown command 'deploy'");
+});
+
+test("serve --help: exit 0, the flags on stdout", async () => {
+  const result = await runCli(["serve", "--help"]);
+  expect(result.status, output(result)).toBe(0);
+  expect(result.stdout).toMatch(/^Usage: stagewatch serve /);
+  for (const flag of ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "--container-logs", "NATS_URL", "KUBECONFIG"]) {
+    expect(result.stdout).toContain(flag);
+  }
 });
 
 test.each([

@@ -9,7 +9,8 @@
 //
 // Commands write and read the `io` they are given, not the process's streams and environment
 // (commandIo.ts), so their exit codes and messages are unit tests (main.test.ts and one file per
-// command). `serve` does not take it yet: it reads process.env and prints its --help itself.
+// command). Signals are the one thing of the process a command still reaches itself: `serve`
+// stops on SIGTERM and SIGINT.
 import type { Command, CommandIo } from "./commandIo.js";
 import { exitCodes, overview } from "./usage.js";
 

@@ -1,11 +1,10 @@
 // serve's signing flags are checked before anything connects: a wrong key file, or verify keys
 // that do not match it, is bad input (exit 2) at start, never a service whose verdicts every
 // client then rejects. (Against nothing: NATS_URL points nowhere, and the checks come first.)
-// serve reads process.env itself (main.ts says why), so the variables are stubbed there.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { newKey, oldKey, userSeed } from "../signing/testing/keys.js";
 import { runCli } from "./testing/runCli.js";
 
@@ -24,10 +23,6 @@ describe("serve --signing-key", () => {
     await import("./serveCommand.js");
   }, 120_000);
 
-  afterEach(() => {
-    vi.unstubAllEnvs();
-  });
-
   it.each([
     ["a missing file", ["--signing-key", join(dir, "missing.nk")], {}, "--signing-key: cannot read"],
     ["a NATS user's seed", ["--signing-key", seedFile("user.nk", userSeed)], {}, "holds an nkeys seed of another kind"],
@@ -35,8 +30,7 @@ describe("serve --signing-key", () => {
     ["verify keys without the signing key's", ["--signing-key", newSeed], { STAGEWATCH_VERIFY_KEY: oldKey.publicKey }, `does not list the signing key's public key ${newKey.publicKey}`],
     ["verify keys and no signing key", [], { STAGEWATCH_VERIFY_KEY: newKey.publicKey }, "no signing key is given"],
   ])("refuses %s at start: exit 2", async (_, args, env, message) => {
-    for (const [name, value] of Object.entries({ ...nowhere, ...env })) vi.stubEnv(name, value);
-    const result = await runCli(["serve", ...args]);
+    const result = await runCli(["serve", ...args], { env: { ...nowhere, ...env } });
     expect(result.status, result.stderr).toBe(2);
     expect(result.stderr).toContain(message);
   });

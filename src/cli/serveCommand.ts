@@ -13,6 +13,7 @@ import { readHealthChecks } from "./healthChecksFile.js";
 import { readSigningKey, signingKeyFileVariable } from "./signingKeyFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { resolveVerifyKeys } from "./verification.js";
+import type { CommandIo } from "./commandIo.js";
 import { UsageError } from "./usage.js";
 
 const defaults = serviceDefaults;
@@ -59,7 +60,7 @@ Environment:
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
-export async function serveCommand(argv: readonly string[]): Promise<number> {
+export async function serveCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     namespaces: { type: "string" },
     "metrics-host": { type: "string" },
@@ -77,7 +78,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
-    process.stdout.write(serveUsage);
+    io.stdout.write(serveUsage);
     return 0;
   }
   const port = optional(values["metrics-port"], Number);
@@ -94,20 +95,20 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const leaseDurationSeconds = optional(values["lease-duration"], (text) => durationFlagSeconds("--lease-duration", text));
   if (leaseDurationSeconds !== undefined && leaseDurationSeconds < 1) throw new UsageError("--lease-duration: at least 1s");
   const shutdownGraceSeconds = optional(values["shutdown-grace"], (text) => durationFlagSeconds("--shutdown-grace", text));
-  const replicaId = values["replica-id"] ?? process.env.STAGEWATCH_REPLICA_ID;
+  const replicaId = values["replica-id"] ?? io.env.STAGEWATCH_REPLICA_ID;
   if (replicaId !== undefined && !/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
   const warningEvents = optional(values["warning-events"], (text) => booleanFlag("warning-events", text));
   const healthChecks = optional(values["health-checks"], readHealthChecks);
-  const nats = natsConfigFromEnv(process.env);
+  const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
-  const signing = signingKeys(values["signing-key"], process.env);
+  const signing = signingKeys(values["signing-key"], io.env);
 
   const settings = serviceSettings({
     nats: nats.value,
     ...(namespaces && namespaces.length > 0 && { namespaces }),
     metricsHost: values["metrics-host"],
     metricsPort: port,
-    subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], process.env),
+    subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], io.env),
     ...(healthChecks && { healthChecks }),
     warningEvents,
     replicaId,

@@ -204,17 +204,7 @@ describe("stagewatch observe against stagewatch serve", () => {
 });
 
 describe("serve", () => {
-  // The other commands' --help and every command's bad flags are unit tests beside them; serve
-  // prints its help to the process's own stdout (src/cli/main.ts), so it is run here.
-  it("--help: exit 0, the flags on stdout", async () => {
-    const result = await runStagewatch(["serve", "--help"], { env: {}, timeoutMs: PROMPT_MS });
-    expect(result.status, output(result)).toBe(0);
-    expect(result.stdout).toMatch(/^Usage: stagewatch serve /);
-    for (const flag of ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "--health-checks", "--warning-events", "--container-logs", "NATS_URL", "KUBECONFIG"]) {
-      expect(result.stdout).toContain(flag);
-    }
-  });
-
+  // Every command's --help and bad flags are unit tests beside them (src/cli/main.test.ts for serve).
   it("exits 0 on SIGTERM", async () => {
     const service = await serves.start({ name: "cli-term" });
     expect(await service.process.stop(30_000)).toEqual({ code: 0, signal: null });
