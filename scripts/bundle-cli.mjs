@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const manifest = JSON.parse(readFileSync(new URL("package.json", `file://${root}`), "utf8"));
-const bundled = new Set(["@nats-io/jetstream", "@nats-io/kv", "@nats-io/transport-node", "yaml", "zod"]);
+const bundled = new Set(["@nats-io/jetstream", "@nats-io/kv", "@nats-io/nkeys", "@nats-io/transport-node", "yaml", "zod"]);
 const external = Object.keys(manifest.dependencies).filter((name) => !bundled.has(name));
 
 // Chunk names carry content hashes: the previous build's would stay beside the new ones.

@@ -9,7 +9,11 @@ export {
   ObserverInternalError,
   ObserverUnavailableError,
   NatsConfigError,
+  VerdictVerificationError,
 } from "./bus/index.js";
+// Checking a verdict kept as evidence (`observe --verdict-file`), as `stagewatch verify` does.
+export { checkVerdict, SigningKeyError, verifyKeysOf } from "./signing/index.js";
+export type { Trust, VerifyKey } from "./signing/index.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions } from "./bus/index.js";
 export { ObservationEvent, ObservationRequest, ObservationVerdict } from "./verdicts/index.js";
-export type { Failure, LogTail, ObservationRequestInput, Outcome, Stage } from "./verdicts/index.js";
+export type { Failure, LogTail, ObservationRequestInput, Outcome, Signature, Stage } from "./verdicts/index.js";

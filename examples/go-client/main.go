@@ -6,6 +6,10 @@
 //	go run . -deployment payments -namespace payments apps/v1/Deployment/api v1/ConfigMap/api-config
 //
 // Exit codes are `stagewatch observe`'s: 0 reached, 1 failed or timed out, 2 refused, 3 no service.
+//
+// Given the service's public keys (-verify-key, else $STAGEWATCH_VERIFY_KEY), it believes only
+// events the service signed about this observation (verify.go) and skips anything else on the
+// subject, a forged verdict included.
 package main
 
 import (
@@ -91,7 +95,9 @@ func main() {
 		defaultPrefix = fromEnv
 	}
 	prefix := flag.String("prefix", defaultPrefix, "NATS subject prefix ($STAGEWATCH_SUBJECT_PREFIX, else stagewatch)")
+	verifyKey := flag.String("verify-key", os.Getenv("STAGEWATCH_VERIFY_KEY"), "the service's public keys, comma separated ($STAGEWATCH_VERIFY_KEY); none: nothing is verified")
 	flag.Parse()
+	keys := strings.FieldsFunc(*verifyKey, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 	request := Request{
 		Key:              fmt.Sprintf("go-client-%d/%s", time.Now().UnixNano(), *deployment),
 		Deployment:       *deployment,
@@ -147,12 +153,21 @@ func main() {
 	}
 	defer events.Stop()
 	fmt.Fprintf(os.Stderr, "observing %d resources as %s\n", len(request.Resources), reply.ObservationID)
+	rejected := 0
 	for {
 		next, err := events.Next(jetstream.NextContext(ctx))
 		if errors.Is(err, context.DeadlineExceeded) {
 			fail(3, "no verdict for %s", reply.ObservationID)
 		} else if err != nil {
 			fail(3, "following %s: %v", reply.ObservationID, err)
+		}
+		if len(keys) > 0 {
+			if problem := trusted(next.Data(), keys, reply.ObservationID, request.Key); problem != "" {
+				if rejected++; rejected == 1 {
+					fmt.Fprintf(os.Stderr, "ignored an event that failed verification (%s)\n", problem)
+				}
+				continue
+			}
 		}
 		var event Event
 		if err := json.Unmarshal(next.Data(), &event); err != nil {

@@ -84,6 +84,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           "The events of one observation, in order: `progress` and `stage` events, then exactly one `verdict`.",
           `They are kept by the JetStream stream \`<PREFIX>_EVENTS\` (\`${names.eventStream}\` for the default prefix: the prefix upper-cased, dots and dashes as underscores) capturing \`{prefix}.events.>\`, with limits retention, ${defaultEventStreamOptions.storage} storage and a maximum age of ${maxAgeHours} hours, so a subscriber that arrives late still reads everything, the verdict included.`,
           "Re-published events are stored once (`Nats-Msg-Id`). Follow one observation with a consumer filtered on `{prefix}.events.*.{observationId}`.",
+          "A service with a signing key signs every event and verdict (`signature`, see the Signature schema), and a signed verdict's or stage's message id ends with its signature's first 32 characters, so no one else can publish under it first. Anyone allowed to publish on `{prefix}.events.>` can still add messages to the subject: a client with the service's public key ignores every event that does not verify and keeps reading until the service's verdict.",
         ].join(" "),
         parameters: {
           prefix: ref("components/parameters/prefix"),

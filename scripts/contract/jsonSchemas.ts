@@ -29,6 +29,15 @@ export const contractSchemas = {
     description:
       "The resource that stopped the observation, the first stage it blocks, the cluster's reason and message; with `logs` requested, the failing container's `logTail`, or a `logNote` saying why there is none.",
   },
+  Signature: {
+    schema: wire.Signature,
+    description: [
+      "The service's Ed25519 signature of the object it is the `signature` member of (a verdict, or an event), present when the service runs with a signing key.",
+      "`key`: the nkeys server public key that signed (`N` and 55 base32 characters; decode it with an nkeys library, e.g. Go's nkeys.FromPublicKey). `sig`: the 64-byte signature, base64url without padding.",
+      "Signed bytes: the UTF-8 of the object's canonical JSON without its own top-level `signature` member (nested ones, such as the verdict's inside a verdict event, stay and are covered): RFC 8785 (JSON Canonicalization Scheme), that is members sorted by key in UTF-16 code units at every level, no white space, strings escaped as ECMAScript's JSON.stringify does, and numbers as the service wrote them (keep each number's text as received).",
+      "Believe a verdict only if it verifies with a key you were given (STAGEWATCH_VERIFY_KEY; several during a rotation) and its `observationId` (and, for your own request, its `key`) is the one you asked about; for a verdict event, check the event's signature and the verdict's. Anything else on the subject is someone else's: ignore it.",
+    ].join(" "),
+  },
   ObservationVerdict: { schema: wire.ObservationVerdict, description: "The current or final state of one observation (`get`, `cancel`, the `verdict` event)." },
   ObservationRequest: {
     schema: wire.ObservationRequest,

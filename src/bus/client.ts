@@ -2,9 +2,19 @@
 // the verdict. Events are read from the event stream with an ordered consumer that starts at the
 // observation's first event, so following an observation after its verdict was published still
 // yields that verdict: there is no race between "request accepted" and "subscribed".
+//
+// Given the service's public keys (`verifyKey`), the client believes only what the service signed
+// about the observation it asked about: any other event on the subject (unsigned, signed by
+// another key, altered, copied from another observation) is treated as absent, counted
+// (`rejected`) and logged once per observation, and the client keeps reading. The service's own
+// verdict is on the stream under a message id no one else can take first (eventMessageId), so a
+// forged `succeeded` published before it can neither end the observation nor hide the real one.
 import { DeliverPolicy, jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { connect, RequestError, TimeoutError, type NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
+import { silentLogger, type Logger } from "../logging/index.js";
+import { checkEvent, checkVerdict, type Expected, type Trust } from "../signing/trust.js";
+import { verifyKeysFromEnv, verifyKeysOf, type VerifyKey } from "../signing/keys.js";
 import {
   CancelReply,
   GetReply,
@@ -23,6 +33,7 @@ import {
   ObservationRejectedError,
   ObserverInternalError,
   ObserverUnavailableError,
+  VerdictVerificationError,
 } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
 import { EventQueue } from "./eventQueue.js";
@@ -39,6 +50,14 @@ export type ObserverSettings = {
    * publishes `timed_out` at the deadline; this only ends a wait on a service that died. Default 30 s.
    */
   verdictGraceMs?: number;
+  /**
+   * The service's public keys (nkeys, `N…`; several during a key rotation): verdicts and events
+   * are then believed only when signed by one of them. Default: connectObserver reads
+   * $STAGEWATCH_VERIFY_KEY (comma or white space separated); createObserver verifies nothing.
+   */
+  verifyKey?: string | readonly string[];
+  /** Where an event or answer that failed verification is reported (once per observation followed). Default: nowhere. */
+  logger?: Logger;
 };
 
 export type ObserverOptions = NatsConnectionConfigInput & ObserverSettings;
@@ -61,41 +80,73 @@ export type Observer = {
   get(observationId: string): Promise<ObservationVerdict | undefined>;
   /** Stops following; unsettled verdicts reject with ObserverUnavailableError. Closes the connection if the observer opened it. */
   close(): Promise<void>;
+  /** Whether verdicts and events are verified (a `verifyKey` was given). */
+  readonly verifies: boolean;
+  /** Events and answers treated as absent because they failed verification, since the observer was made. */
+  readonly rejected: number;
 };
 
 /** Connects to NATS and returns an observer owning that connection. */
 export async function connectObserver(options: ObserverOptions): Promise<Observer> {
-  const { prefix, requestTimeoutMs, verdictGraceMs, ...connection } = options;
+  const { prefix, requestTimeoutMs, verdictGraceMs, verifyKey, logger, ...connection } = options;
   const config = parseWith(NatsConnectionConfig, connection);
   if (!config.ok) throw new NatsConfigError(config.issues);
   const resolvedPrefix = prefix ?? subjectPrefixFromEnv(process.env);
-  // A prefix that is no subject token throws here, before a connection is opened and left behind.
+  // A prefix that is no subject token, or a key that is no public key, throws here, before a
+  // connection is opened and left behind.
   busNames(resolvedPrefix);
+  const keys = verifyKey === undefined ? verifyKeysFromEnv(process.env) : keysOf(verifyKey);
   let nc: NatsConnection;
   try {
     nc = await connect(toConnectionOptions(config.value));
   } catch (cause) {
     throw new ObserverUnavailableError(`cannot connect to NATS at ${config.value.servers.join(", ")}`, { cause });
   }
-  const observer = createObserver(nc, { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs });
-  return {
-    ...observer,
-    async close() {
-      await observer.close();
-      await nc.close();
-    },
-  };
+  return observerOn(nc, { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs, logger }, keys, () => nc.close());
 }
 
 /** An observer on a connection the caller owns (the demo shares the service's). */
 export function createObserver(nc: NatsConnection, settings: ObserverSettings = {}): Observer {
+  return observerOn(nc, settings, keysOf(settings.verifyKey ?? []), async () => {});
+}
+
+const keysOf = (verifyKey: string | readonly string[]): VerifyKey[] => verifyKeysOf(typeof verifyKey === "string" ? verifyKey : verifyKey.join(","));
+
+function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readonly VerifyKey[], closeConnection: () => Promise<void>): Observer {
   const names = busNames(settings.prefix ?? defaultSubjectPrefix);
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
   const verdictGraceMs = settings.verdictGraceMs ?? 30_000;
+  const logger = settings.logger ?? silentLogger;
   const js = jetstream(nc);
   const stops = new Set<(reason: Error) => void>();
+  let rejected = 0;
 
-  const request = async <S extends z.ZodType>(subject: string, body: string, replySchema: S): Promise<z.output<S>> => {
+  /** An event or answer that failed verification: counted, and logged unless `quiet` (once per observation is enough). */
+  const refuse = (trust: Extract<Trust, { trusted: false }>, what: string, observationId: string, quiet = false) => {
+    rejected += 1;
+    if (!quiet) {
+      logger.warn(
+        { observationId, problem: trust.problem, reason: trust.message },
+        `ignored ${what} of observation ${observationId} that failed verification (${trust.message})`,
+      );
+    }
+  };
+
+  /**
+   * The verdict of a `get` or `cancel` answer, believed only when the service signed it about the
+   * observation asked for. A verified verdict is handed on as it arrived rather than as the schema
+   * parsed it, so the fields of a newer service survive and the signature still covers the copy a
+   * caller keeps (observe --verdict-file).
+   */
+  const believed = (raw: unknown, parsed: ObservationVerdict, expected: Expected): ObservationVerdict => {
+    if (keys.length === 0) return parsed;
+    const trust = checkVerdict(raw, keys, expected);
+    if (trust.trusted) return raw as ObservationVerdict;
+    refuse(trust, "an answer", expected.observationId);
+    throw new VerdictVerificationError(`the answer about observation ${expected.observationId} failed verification: ${trust.message}`);
+  };
+
+  const request = async <S extends z.ZodType>(subject: string, body: string, replySchema: S): Promise<{ reply: z.output<S>; json: unknown }> => {
     let text: string;
     try {
       text = (await nc.request(subject, body, { timeout: requestTimeoutMs })).string();
@@ -116,19 +167,21 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
     }
     const reply = parseWith(replySchema, json);
     if (!reply.ok) throw new ObserverInternalError(`unexpected reply on ${subject}: ${describeIssues(reply.issues)}`);
-    return reply.value;
+    return { reply: reply.value, json };
   };
 
-  const verdictOrUndefined = async (subject: string, body: object, schema: typeof GetReply | typeof CancelReply) => {
-    const reply = await request(subject, JSON.stringify(body), schema);
-    if (reply.ok) return reply.verdict;
+  const verdictOrUndefined = async (subject: string, body: { observationId: string; reason?: string | undefined }, schema: typeof GetReply | typeof CancelReply, expected: Expected = { observationId: body.observationId }) => {
+    const { reply, json } = await request(subject, JSON.stringify(body), schema);
+    if (reply.ok) return believed((json as { verdict?: unknown }).verdict, reply.verdict, expected);
     if (reply.error.code === "not_found") return undefined;
     throw errorFromReply(reply.error);
   };
 
   const get = (observationId: string) => verdictOrUndefined(names.get, { observationId }, GetReply);
 
-  const follow = (observationId: string, options: { waitMs?: number } = {}): ObservationFollow => {
+  /** Follows an observation, believing (with keys) only what the service signed about `expected`. */
+  const followExpecting = (expected: Expected, options: { waitMs?: number | undefined }): ObservationFollow => {
+    const { observationId } = expected;
     const progress = new EventQueue<ObservationEvent>();
     const { promise: verdict, resolve, reject } = Promise.withResolvers<ObservationVerdict>();
     // A caller who only reads progress must not crash the process with an unhandled rejection.
@@ -165,7 +218,7 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
     // The events were lost or the service died: the record may still hold the verdict.
     const askDirectly = async () => {
       try {
-        const current = await get(observationId);
+        const current = await verdictOrUndefined(names.get, { observationId }, GetReply, expected);
         if (current !== undefined && current.outcome !== "in_progress") {
           const at = current.decidedAt ?? new Date().toISOString();
           progress.push({ type: "verdict", observationId, deployment: current.deployment, at, verdict: current });
@@ -181,13 +234,25 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
       timer = setTimeout(() => void askDirectly(), options.waitMs);
     }
 
+    let refusedBefore = false;
     void readEvents(js, names, observationId, {
       started: (stopper) => {
         stopReading = stopper;
         if (settled) void stopper().catch(() => {});
       },
-      event: (event) => {
+      event: (raw, parsed) => {
         if (settled) return;
+        let event = parsed;
+        if (keys.length > 0) {
+          const trust = checkEvent(raw, keys, expected);
+          if (!trust.trusted) {
+            refuse(trust, "an event", observationId, refusedBefore);
+            refusedBefore = true;
+            return;
+          }
+          // As it arrived, for the reason `believed` gives.
+          event = raw as ObservationEvent;
+        }
         progress.push(event);
         if (event.type === "verdict") finish({ verdict: event.verdict });
       },
@@ -208,25 +273,33 @@ export function createObserver(nc: NatsConnection, settings: ObserverSettings = 
         // Refused here rather than by the NATS server's max_payload, which would read as "unreachable".
         throw new ObservationRejectedError("too_large", "observation request is too large", [{ path: "(body)", message: `${size} bytes; at most ${maxBodyBytes}` }]);
       }
-      const reply = await request(names.observe, body, ObserveReply);
+      const { reply } = await request(names.observe, body, ObserveReply);
       if (!reply.ok) throw errorFromReply(reply.error);
       const budgetEnds = budgetDeadline(parsed.value, Date.now());
-      const followed = follow(reply.observationId, { waitMs: Math.max(0, budgetEnds - Date.now()) + verdictGraceMs });
+      // The verdict must be about this request (its key), not only about the id the answer named:
+      // whoever can answer on the observe subject could name another observation that succeeded.
+      const expected = { observationId: reply.observationId, key: parsed.value.key };
+      const followed = followExpecting(expected, { waitMs: Math.max(0, budgetEnds - Date.now()) + verdictGraceMs });
       return { observationId: reply.observationId, replay: reply.replay, ...followed };
     },
-    follow,
+    follow: (observationId, options = {}) => followExpecting({ observationId }, options),
     cancel: (observationId, reason) => verdictOrUndefined(names.cancel, { observationId, reason }, CancelReply),
     get,
     async close() {
       for (const stop of [...stops]) stop(new ObserverUnavailableError("observer closed"));
+      await closeConnection();
+    },
+    verifies: keys.length > 0,
+    get rejected() {
+      return rejected;
     },
   };
 }
 
-/** One reader's callbacks: its consumer started, an event arrived, the reading failed. */
+/** One reader's callbacks: its consumer started, an event arrived (as received, and as parsed), the reading failed. */
 type EventHandlers = {
   started(stop: () => Promise<unknown>): void;
-  event(event: ObservationEvent): void;
+  event(raw: unknown, event: ObservationEvent): void;
   failed(cause: unknown): void;
 };
 
@@ -240,8 +313,9 @@ async function readEvents(js: JetStreamClient, names: BusNames, observationId: s
     handlers.started(() => messages.close());
     for await (const message of messages) {
       // Someone else's malformed message on our subject must not end a follow that is going well.
-      const parsed = parseWith(ObservationEvent, parseJson(message.string()));
-      if (parsed.ok) handlers.event(parsed.value);
+      const raw = parseJson(message.string());
+      const parsed = parseWith(ObservationEvent, raw);
+      if (parsed.ok) handlers.event(raw, parsed.value);
     }
     // Reached only if the consumer stopped on its own (the connection closed): after a verdict
     // or close() the handlers ignore this.

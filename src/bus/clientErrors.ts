@@ -31,7 +31,16 @@ export class ObserverInternalError extends Error {
   override readonly name = "ObserverInternalError";
 }
 
-export type ObserverError = ObserverUnavailableError | ObservationRejectedError | ObservationConflictError | ObserverInternalError;
+/**
+ * An answer to `get` or `cancel` failed verification (with `verifyKey`): unsigned, signed by a key
+ * not trusted, tampered with, or about another observation. Someone other than the service
+ * answered, or the service signs with a key the client was not given; the answer is not used.
+ */
+export class VerdictVerificationError extends Error {
+  override readonly name = "VerdictVerificationError";
+}
+
+export type ObserverError = ObserverUnavailableError | ObservationRejectedError | ObservationConflictError | ObserverInternalError | VerdictVerificationError;
 
 /** The typed error for an error reply; `not_found` is not an error to callers (they get undefined). */
 export function errorFromReply(error: ErrorReply["error"]): ObserverError {

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ObservationRequest } from "../verdicts/schemas.js";
 import { observationRequest } from "../../test/fixtures/observation.js";
-import { canonicalJson, contentHash } from "./contentHash.js";
+import { contentHash } from "./contentHash.js";
 
 const request = observationRequest();
-
-describe("canonicalJson", () => {
-  it("sorts keys at every level and leaves out undefined members", () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: undefined }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"f":1}]},"b":1}');
-  });
-});
 
 describe("contentHash", () => {
   const same: [string, unknown][] = [

@@ -3,18 +3,8 @@
 // serialise the request, so the hash is taken over the parsed request (defaults applied) in a
 // canonical form.
 import { createHash } from "node:crypto";
+import { canonicalJson } from "../signing/canonicalForm.js";
 import type { ObservationRequest } from "../verdicts/schemas.js";
-
-/** JSON with object keys sorted at every level and undefined members left out, as JSON.stringify does. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(",")}]`;
-  const members = Object.keys(value)
-    .sort()
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${members.join(",")}}`;
-}
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");

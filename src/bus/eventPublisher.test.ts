@@ -1,24 +1,12 @@
-import type { PubAck } from "@nats-io/jetstream";
+import type { JetStreamManager, PubAck } from "@nats-io/jetstream";
 import { describe, expect, it } from "vitest";
-import type { ObservationEvent, ObservationVerdict } from "../verdicts/schemas.js";
+import type { ObservationEvent } from "../verdicts/schemas.js";
+import { api, failedVerdict, observationId } from "../../test/fixtures/verdicts.js";
+import { checkEvent, newSigningSeed, serviceSigner, signBody, signingKeyFromSeed } from "../signing/index.js";
+import { newKey, oldKey } from "../signing/testing/keys.js";
 import { createEventPublisher, eventMessageId, retryDelayMs, type EventPublisherOptions } from "./eventPublisher.js";
 
-const observationId = "5f0c6a8e-3b1e-4f5a-9c7d-2e8b1a4d6f00";
-const api = { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" };
-const verdict: ObservationVerdict = {
-  observationId,
-  key: "ci-4812/payments",
-  deployment: "payments",
-  required: "healthy",
-  reached: "bootstrapped",
-  outcome: "failed",
-  failure: { stage: "healthy", resource: api, reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:7"' },
-  resources: [{ identity: api, state: "failed", reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:7"' }],
-  message: "deployment payments cannot reach healthy: Deployment payments/api: pod api-7f9c-x2 container api: ImagePullBackOff",
-  startedAt: "2026-11-29T10:00:00Z",
-  deadline: "2026-11-29T10:05:00Z",
-  decidedAt: "2026-11-29T10:00:41Z",
-};
+const verdict = failedVerdict;
 const base = { observationId, deployment: "payments" };
 const progress = (at: string, reason: string): ObservationEvent => ({
   ...base,
@@ -182,5 +170,57 @@ describe("publish", () => {
     waits.splice(0).forEach((wake) => wake());
     expect(await dropped).toMatchObject({ published: false });
     expect(stream.stored).toEqual([]);
+  });
+});
+
+describe("with a signing key", () => {
+  const signer = serviceSigner(newKey, [oldKey.verifyKey]);
+  const keys = [newKey.verifyKey];
+  /** The verdict event as the engine hands it over: its verdict signed when it was stored. */
+  const decided: ObservationEvent = { ...verdictEvent, verdict: signer.sign(verdict) };
+
+  it("publishes every event signed, under a message id carrying its signature", async () => {
+    const stream = fakeStream(() => false);
+    const publisher = createEventPublisher({ ...stream.options, signer });
+    await Promise.all([publisher.publish(progress("2026-11-29T10:00:10Z", "ContainerCreating")), publisher.publish(stage), publisher.publish(decided)]);
+    for (const { body } of stream.stored) expect(checkEvent(body, keys, { observationId }).trusted).toBe(true);
+    const [, stageId, verdictId] = stream.stored.map((s) => s.msgID);
+    const verdictSig = (stream.stored[2]!.body as ObservationEvent).signature!.sig;
+    expect(verdictId).toBe(`${observationId}.verdict.${verdictSig.slice(0, 32)}`);
+    expect(stageId).toMatch(new RegExp(`^${observationId}\\.stage\\.bootstrapped\\.[A-Za-z0-9_-]{32}$`));
+  });
+
+  it("a re-sent event has the same id (still de-duplicated), one no forger can write down before it is sent", () => {
+    const once = signer.sign(decided);
+    expect(eventMessageId(signer.sign(decided))).toBe(eventMessageId(once));
+    expect(eventMessageId(once)).not.toBe(`${observationId}.verdict`);
+    expect(eventMessageId(signer.sign({ ...decided, at: "2026-11-29T10:00:42Z" }))).not.toBe(eventMessageId(once));
+  });
+
+  /** A stream whose last message on the observation's subject is `last`. */
+  const streamEnding = (last: unknown): EventPublisherOptions["jsm"] => ({
+    streams: {
+      getMessage: async () => ({ json: () => last, string: () => JSON.stringify(last) }),
+    } as unknown as JetStreamManager["streams"],
+  });
+  const forged = { ...verdictEvent, verdict: { ...verdict, outcome: "succeeded" as const } };
+  const stranger = signingKeyFromSeed(newSigningSeed().seed);
+
+  it.each([
+    ["the service's own verdict", signer.sign(decided), true],
+    ["a verdict signed by the previous key it still trusts", signBody({ ...verdictEvent, verdict: signBody(verdict, oldKey) }, oldKey), true],
+    ["a forged, unsigned verdict", forged, false],
+    ["a verdict event signed by another server key", signBody({ ...forged, verdict: signBody(forged.verdict, stranger) }, stranger), false],
+    ["the service's genuine verdict of another observation", signer.sign({ ...decided, observationId: "0b6f2d44-9a51-4c0e-8f1b-7d3e5a2c9b10", verdict: signer.sign({ ...verdict, observationId: "0b6f2d44-9a51-4c0e-8f1b-7d3e5a2c9b10" }) }), false],
+    ["a progress event", signer.sign(progress("2026-11-29T10:00:10Z", "ContainerCreating")), false],
+    ["a message that is not an event", "hello", false],
+  ])("hasVerdict with %s last on the subject: %s", async (_, last, expected) => {
+    const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(last), signer });
+    expect(await publisher.hasVerdict("payments", observationId)).toBe(expected);
+  });
+
+  it("without a signing key, hasVerdict checks only that a verdict is there (as before signatures)", async () => {
+    const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(forged) });
+    expect(await publisher.hasVerdict("payments", observationId)).toBe(true);
   });
 });

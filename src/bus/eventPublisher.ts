@@ -7,10 +7,17 @@
 //
 // Events of one observation are published one after another, in the order the engine emitted
 // them, so a retried progress event can never land after the verdict that ends a client's stream.
+//
+// With a signing key every event goes out signed (its verdict, if any, was signed when it was
+// stored), and its message id carries its signature (eventMessageId): the stream keeps the first
+// message of each id, so an id anyone can write down in advance is one a forger can take first.
 import { silentLogger, type Logger } from "../logging/index.js";
 import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
-import type { ObservationEvent } from "../verdicts/schemas.js";
-import { canonicalJson, sha256Hex } from "./contentHash.js";
+import { ObservationEvent } from "../verdicts/schemas.js";
+import { parseWith } from "../verdicts/validation.js";
+import { canonicalJson } from "../signing/canonicalForm.js";
+import { unsignedService, type ServiceSigner } from "../signing/serviceSigner.js";
+import { sha256Hex } from "./contentHash.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
 import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
@@ -32,6 +39,8 @@ export type EventPublisherOptions = {
   js: Pick<JetStreamClient, "publish">;
   /** Reads the stream's last event of an observation (hasVerdict); without it, hasVerdict says false. */
   jsm?: Pick<JetStreamManager, "streams">;
+  /** Signs every event, and decides which verdict on the stream counts as the service's (hasVerdict). Default: nothing signed. */
+  signer?: ServiceSigner;
   /** Events waiting at most before new progress events are dropped. */
   maxBuffered?: number;
   prefix?: string;
@@ -49,7 +58,7 @@ export type EventPublisher = {
   publish(event: ObservationEvent): Promise<PublishOutcome>;
   /** Resolves when every publish started so far has finished. */
   flush(): Promise<void>;
-  /** Whether the stream holds the observation's verdict already. */
+  /** Whether the stream's last event of the observation is its verdict, signed by a key the service trusts. */
   hasVerdict(deployment: string, observationId: string): Promise<boolean>;
   /** Drops what still waits for this observation (it went to another replica); a verdict is never dropped. */
   discard(observationId: string): void;
@@ -61,13 +70,21 @@ export type EventPublisher = {
  * The Nats-Msg-Id the stream de-duplicates on. An observation has one verdict (a terminal outcome
  * never changes) and reaches each stage once, so a re-sent verdict or stage is the same message
  * whoever sends it; progress events and stall notices are told apart by their whole content, time included.
+ *
+ * A signed verdict or stage event's id ends with the first 32 characters of its signature (192
+ * bits): the same event signed again with the same key has the same signature (Ed25519 is
+ * deterministic), so a re-send is still de-duplicated, while nobody without the key can compute
+ * the id before the service publishes, and so nobody can make the stream drop the service's
+ * verdict as a duplicate of a forgery published first under `<id>.verdict`. (A progress event's
+ * content hash covers its signature already.)
  */
 export function eventMessageId(event: ObservationEvent): string {
+  const signed = event.signature === undefined ? "" : `.${event.signature.sig.slice(0, 32)}`;
   switch (event.type) {
     case "verdict":
-      return `${event.observationId}.verdict`;
+      return `${event.observationId}.verdict${signed}`;
     case "stage":
-      return `${event.observationId}.stage.${event.stage}`;
+      return `${event.observationId}.stage.${event.stage}${signed}`;
     case "progress":
     case "stalled":
       return `${event.observationId}.${event.type}.${sha256Hex(canonicalJson(event))}`;
@@ -88,6 +105,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const delay = options.delay ?? sleep;
   const ackTimeoutMs = options.ackTimeoutMs ?? 5000;
   const maxBuffered = options.maxBuffered ?? defaultMaxBufferedEvents;
+  const signer = options.signer ?? unsignedService;
   /** The last publish queued per observation; later events of that observation wait for it. */
   const tails = new Map<string, Promise<PublishOutcome>>();
   const discarded = new Set<string>();
@@ -97,7 +115,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     metrics.eventsBuffered(buffered);
   };
 
-  const attempt = async (event: ObservationEvent): Promise<PublishOutcome> => {
+  const attempt = async (unsigned: ObservationEvent): Promise<PublishOutcome> => {
+    const event = signer.sign(unsigned);
     const log = { observationId: event.observationId, deployment: event.deployment, type: event.type };
     let subject: string;
     try {
@@ -153,7 +172,20 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       if (!options.jsm) return false;
       try {
         const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId) });
-        return message !== null && (message.json<{ type?: unknown }>().type === "verdict");
+        if (message === null) return false;
+        let event: unknown;
+        try {
+          event = message.json();
+        } catch {
+          return false;
+        }
+        const parsed = parseWith(ObservationEvent, event);
+        if (!parsed.ok || parsed.value.type !== "verdict") return false;
+        // Anyone who may publish on the subject can put a "verdict" there; only one the service
+        // signed (this replica's key, or one it keeps trusting for a rotation) means its own went out.
+        const trust = signer.trustsEvent(event, observationId);
+        if (!trust.trusted) logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
+        return trust.trusted;
       } catch (error) {
         // 10037: no message on that subject.
         if (error instanceof JetStreamApiError && error.code === 10037) return false;

@@ -21,7 +21,8 @@ export {
   subjectPrefixVariable,
 } from "./subjects.js";
 export type { BusNames } from "./subjects.js";
-export { canonicalJson, contentHash, sha256Hex } from "./contentHash.js";
+export { contentHash, sha256Hex } from "./contentHash.js";
+export { canonicalJson } from "../signing/canonicalForm.js";
 export {
   describeNatsConfig,
   NatsConfigError,
@@ -59,6 +60,7 @@ export {
   ObservationRejectedError,
   ObserverInternalError,
   ObserverUnavailableError,
+  VerdictVerificationError,
 } from "./clientErrors.js";
 export type { ObserverError } from "./clientErrors.js";
 export { leaseState, listInProgress, readInProgress } from "./inProgress.js";

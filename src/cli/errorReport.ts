@@ -1,6 +1,6 @@
 // How a thrown error becomes a line on stderr and an exit code (usage.ts). Loaded by main.ts only
 // once a command has thrown, so the classes it branches on cost a command's start-up nothing.
-import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError } from "../bus/clientErrors.js";
+import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError, VerdictVerificationError } from "../bus/clientErrors.js";
 import { NatsConfigError } from "../bus/connectionOptions.js";
 import { describeIssues } from "../verdicts/validation.js";
 import type { CommandIo } from "./commandIo.js";
@@ -21,7 +21,8 @@ export async function reportError(error: unknown, stderr: CommandIo["stderr"]): 
     say(error.message);
     return exitCodes.badInput;
   }
-  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError || (await isServiceStartError(error))) {
+  // An answer that failed verification is no answer from the service: the outcome is unknown (3), never a failure (1).
+  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError || error instanceof VerdictVerificationError || (await isServiceStartError(error))) {
     say((error as Error).message);
     return exitCodes.unavailable;
   }

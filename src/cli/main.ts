@@ -22,6 +22,8 @@ const commands: Record<string, () => Promise<Command>> = {
   get: async () => (await import("./operatorCommands.js")).getCommand,
   cancel: async () => (await import("./operatorCommands.js")).cancelCommand,
   health: async () => (await import("./healthCommand.js")).healthCommand,
+  verify: async () => (await import("./verifyCommand.js")).verifyCommand,
+  keys: async () => (await import("./keysCommand.js")).keysCommand,
 };
 
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {

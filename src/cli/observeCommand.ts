@@ -3,6 +3,7 @@
 // CI log, and the verdict on stdout for the script; the exit code says which of the four
 // situations it is (usage.ts).
 import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
 // The bus client's own modules rather than bus/index.js, which also brings the service's side
 // (KV records, leases, the request server): observe's start-up is what every CI job pays.
 import { connectObserver } from "../bus/client.js";
@@ -19,6 +20,7 @@ import { readDeclaredResources } from "./manifests.js";
 import type { ProgressView } from "./progressViews.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
+import { rejectionReport, resolveVerifyKeys, unverifiedNotice, verifyKeyHelp, verifyKeyOption } from "./verification.js";
 
 export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
 
@@ -43,13 +45,17 @@ Flags:
                           without one (clusters with no load-balancer controller: kind, bare metal)
   --logs                  on a failure, print the failing container's last log lines (read once
                           by the service, scrubbed; needs serve --container-logs)
-  --json                  print the verdict as JSON
+  --json                  print the verdict as JSON, with "verified": whether it was verified
+  --verdict-file FILE     also write the verdict, as the service signed it, to FILE (evidence for
+                          the CI job's artifacts; check it with 'stagewatch verify FILE')
+${verifyKeyHelp}
   --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
                           redraws one line per resource in place, plain prints one line per change
 ${subjectPrefixHelp}
   -h, --help
 
-Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX.
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
+STAGEWATCH_VERIFY_KEY.
 Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
 `;
 
@@ -67,6 +73,8 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     json: { type: "boolean", default: false },
     logs: { type: "boolean", default: false },
     progress: { type: "string", default: "auto" },
+    "verdict-file": { type: "string" },
+    ...verifyKeyOption,
     ...subjectPrefixOption,
     help: { type: "boolean", short: "h" },
   });
@@ -84,6 +92,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
+  const verifyKey = resolveVerifyKeys(values["verify-key"], io.env).map((key) => key.publicKey);
 
   const resources = await readDeclaredResources(values.filename, { readStdin: io.readStdin });
   const request: ObservationRequestInput = {
@@ -103,7 +112,8 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   // a CI script may retry.
   const valid = parseWith(ObservationRequest, request);
   if (!valid.ok) throw new ObservationRejectedError("invalid_request", "invalid observation request", valid.issues);
-  const observer = await connectObserver({ ...nats.value, prefix });
+  const rejections = rejectionReport();
+  const observer = await connectObserver({ ...nats.value, prefix, verifyKey, logger: rejections.logger });
   try {
     const run = await observer.observe(request);
     io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
@@ -129,10 +139,24 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     for await (const event of run.progress) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
-    io.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
+    if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
+    // `verified` is observe's own note beside the service's verdict, not part of what it signed.
+    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, verified: observer.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
+    if (!observer.verifies) io.stderr.write(unverifiedNotice);
     return exitCodeOf(verdict);
   } finally {
+    const rejected = rejections.line(observer.rejected);
+    if (rejected) io.stderr.write(rejected);
     await observer.close();
+  }
+}
+
+/** The verdict as it arrived (with its signature), for `stagewatch verify`. */
+async function writeVerdictFile(path: string, verdict: ObservationVerdict): Promise<void> {
+  try {
+    await writeFile(path, `${JSON.stringify(verdict, null, 2)}\n`);
+  } catch (cause) {
+    throw new UsageError(`--verdict-file: cannot write ${path}: ${(cause as Error).message}`, { cause });
   }
 }
 

@@ -13,15 +13,18 @@ import { parseCommandArgsWithOperands } from "./args.js";
 import type { CommandIo } from "./commandIo.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
+import { resolveVerifyKeys, unverifiedNotice, verifyKeyHelp, verifyKeyOption } from "./verification.js";
 import { verdictTable } from "./verdictTable.js";
 
 const common = `  -o, --output FORMAT     table (default) or json (the ObservationVerdict, schema/json/ObservationVerdict.json)
+${verifyKeyHelp}
 ${subjectPrefixHelp}
   -h, --help
 
-Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX.
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
+STAGEWATCH_VERIFY_KEY.
 `;
-const commonExits = "2 bad input or no such observation, 3 no stagewatch service or NATS unreachable.";
+const commonExits = "2 bad input or no such observation, 3 no stagewatch service, NATS unreachable, or an answer that failed verification.";
 
 export const getUsage = `Usage: stagewatch get OBSERVATION_ID [flags]
 
@@ -47,11 +50,14 @@ interface OperatorArgs {
   observationId: string;
   output: (typeof outputFormats)[number];
   prefix: string;
+  /** The service's public keys; none: answers are not verified. */
+  verifyKey: string[];
   reason?: string | undefined;
 }
 
 const commonOptions = {
   output: { type: "string", short: "o", default: "table" },
+  ...verifyKeyOption,
   ...subjectPrefixOption,
   help: { type: "boolean", short: "h" },
 } as const;
@@ -70,14 +76,15 @@ function parseOperatorArgs(argv: readonly string[], io: CommandIo, usage: string
     observationId: positionals[0]!,
     output: values.output as OperatorArgs["output"],
     prefix: resolveSubjectPrefix(values["subject-prefix"], io.env),
+    verifyKey: resolveVerifyKeys(values["verify-key"], io.env).map((key) => key.publicKey),
     reason: (values as { reason?: string }).reason,
   };
 }
 
-async function withObserver<T>(env: NodeJS.ProcessEnv, prefix: string, use: (observer: Observer) => Promise<T>): Promise<T> {
+async function withObserver<T>(env: NodeJS.ProcessEnv, { prefix, verifyKey }: OperatorArgs, use: (observer: Observer) => Promise<T>): Promise<T> {
   const nats = natsConfigFromEnv(env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
-  const observer = await connectObserver({ ...nats.value, prefix });
+  const observer = await connectObserver({ ...nats.value, prefix, verifyKey });
   try {
     return await use(observer);
   } finally {
@@ -85,8 +92,9 @@ async function withObserver<T>(env: NodeJS.ProcessEnv, prefix: string, use: (obs
   }
 }
 
-function print(io: CommandIo, verdict: ObservationVerdict, output: OperatorArgs["output"]): void {
+function print(io: CommandIo, verdict: ObservationVerdict, { output, verifyKey }: OperatorArgs): void {
   io.stdout.write(output === "json" ? `${JSON.stringify(verdict, null, 2)}\n` : verdictTable(verdict, Date.now()));
+  if (verifyKey.length === 0) io.stderr.write(unverifiedNotice);
 }
 
 function notFound(io: CommandIo, observationId: string): number {
@@ -97,18 +105,18 @@ function notFound(io: CommandIo, observationId: string): number {
 export async function getCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = parseOperatorArgs(argv, io, getUsage, false);
   if (args === undefined) return exitCodes.reached;
-  const verdict = await withObserver(io.env, args.prefix, (observer) => observer.get(args.observationId));
+  const verdict = await withObserver(io.env, args, (observer) => observer.get(args.observationId));
   if (verdict === undefined) return notFound(io, args.observationId);
-  print(io, verdict, args.output);
+  print(io, verdict, args);
   return verdict.outcome === "in_progress" || verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
 }
 
 export async function cancelCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = parseOperatorArgs(argv, io, cancelUsage, true);
   if (args === undefined) return exitCodes.reached;
-  const verdict = await withObserver(io.env, args.prefix, (observer) => observer.cancel(args.observationId, args.reason));
+  const verdict = await withObserver(io.env, args, (observer) => observer.cancel(args.observationId, args.reason));
   if (verdict === undefined) return notFound(io, args.observationId);
   if (verdict.outcome !== "cancelled") io.stderr.write(`stagewatch: observation ${args.observationId} was already decided: ${verdict.outcome}\n`);
-  print(io, verdict, args.output);
+  print(io, verdict, args);
   return exitCodes.reached;
 }

@@ -6,10 +6,13 @@ import { startService } from "../service/service.js";
 import { serviceDefaults, serviceSettings } from "../service/settings.js";
 import { formatDuration } from "../verdicts/text.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
+import type { SigningKey, VerifyKey } from "../signing/index.js";
 import { booleanFlag, parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
+import { readSigningKey, signingKeyFileVariable } from "./signingKeyFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
+import { resolveVerifyKeys } from "./verification.js";
 import type { CommandIo } from "./commandIo.js";
 import { UsageError } from "./usage.js";
 
@@ -39,6 +42,9 @@ ${subjectPrefixHelp}
   --container-logs        read the failing container's last log lines into the verdict for
                           requests that ask (logs: true); needs get on pods/log (default off:
                           such requests get a note instead)
+  --signing-key FILE      sign every verdict and event with the key pair in FILE (an nkeys seed:
+                          'stagewatch keys create FILE'; default: $${signingKeyFileVariable};
+                          none: nothing is signed, and clients cannot tell a forged verdict)
   -h, --help
 
 Environment:
@@ -47,6 +53,9 @@ Environment:
   NATS_CREDS_FILE | NATS_TOKEN | NATS_USER + NATS_PASSWORD    NATS credentials
   NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE     NATS TLS
   STAGEWATCH_SUBJECT_PREFIX   the subject prefix when --subject-prefix is not given
+  STAGEWATCH_VERIFY_KEY   the public keys clients verify with (the chart's ConfigMap): the
+                          signing key's must be among them; the others (a rotation's previous
+                          key) are trusted in records and on the stream too
 `;
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -65,6 +74,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "health-checks": { type: "string" },
     "warning-events": { type: "string" },
     "container-logs": { type: "boolean" },
+    "signing-key": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -91,6 +101,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const healthChecks = optional(values["health-checks"], readHealthChecks);
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
+  const signing = signingKeys(values["signing-key"], io.env);
 
   const settings = serviceSettings({
     nats: nats.value,
@@ -105,6 +116,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     leaseDurationMs: optional(leaseDurationSeconds, (seconds) => seconds * 1000),
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
+    ...signing,
     logger: pino({ level: values["log-level"], base: null }),
   });
   // The replica id is in every line: the settings chose it when the flag and environment did not.
@@ -119,6 +131,27 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   logger.info({ signal }, "stopping");
   await service.stop();
   return signal === "nats-closed" ? 1 : 0;
+}
+
+/**
+ * The signing key (the flag, else the variable) and the keys trusted besides it. Clients are
+ * given $STAGEWATCH_VERIFY_KEY (the chart publishes it): if the signing key is not among them, or
+ * there is none, every verdict would be rejected, so that is refused at start rather than found
+ * by a CI job.
+ */
+function signingKeys(flag: string | undefined, env: NodeJS.ProcessEnv): { signingKey?: SigningKey; trustedKeys?: VerifyKey[] } {
+  const fromEnv = env[signingKeyFileVariable];
+  const path = flag ?? (fromEnv === "" ? undefined : fromEnv);
+  const trusted = resolveVerifyKeys(undefined, env);
+  if (path === undefined) {
+    if (trusted.length > 0) throw new UsageError("STAGEWATCH_VERIFY_KEY is set but no signing key is given (--signing-key): clients given those keys would reject every verdict");
+    return {};
+  }
+  const signingKey = readSigningKey(path, flag === undefined ? signingKeyFileVariable : "--signing-key");
+  if (trusted.length > 0 && !trusted.some((key) => key.publicKey === signingKey.publicKey)) {
+    throw new UsageError(`STAGEWATCH_VERIFY_KEY does not list the signing key's public key ${signingKey.publicKey}: clients given those keys would reject every verdict`);
+  }
+  return { signingKey, trustedKeys: trusted.filter((key) => key.publicKey !== signingKey.publicKey) };
 }
 
 /** `parse(text)` for a flag the user gave; undefined (the service's default) otherwise. */

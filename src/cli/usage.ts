@@ -19,6 +19,8 @@ Usage:
   stagewatch list                the observations in progress, with the replica that owns each
   stagewatch get ID              an observation: stages, outcome, budget left, one row per resource
   stagewatch cancel ID           cancel an observation in progress
+  stagewatch verify FILE         check a verdict kept as evidence against the service's public key
+  stagewatch keys create FILE    make the key pair the service signs verdicts with
   stagewatch health [KIND]       the health library: the custom kinds judged out of the box
   stagewatch demo                local control plane, NATS, the service and three sample deployments
 

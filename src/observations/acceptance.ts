@@ -4,6 +4,7 @@
 // record and lease and answers with the winner's; a crash between the steps leaves a lease whose
 // record is missing or unclaimed, which the next adopter removes (no client was ever told of it).
 import type { ObservationRecord, ObservationRecords, ObserveResult, StoredRecord } from "../bus/index.js";
+import type { ServiceSigner } from "../signing/index.js";
 import { toVerdict, type ObservationRequest, type ObservationState } from "../verdicts/index.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 
@@ -12,6 +13,7 @@ export type Acceptance = { accepted: true; stored: StoredRecord } | { accepted: 
 export async function acceptObservation(
   records: ObservationRecords,
   leases: LeaseKeeper,
+  signer: ServiceSigner,
   request: ObservationRequest,
   contentHash: string,
   state: ObservationState,
@@ -26,7 +28,7 @@ export async function acceptObservation(
     deadline: new Date(state.deadlineMs).toISOString(),
     outcome: "in_progress",
     // Another replica answers `get` from the record: it needs a verdict before any stage is reached.
-    verdict: toVerdict(state),
+    verdict: signer.sign(toVerdict(state)),
     owner: leases.replicaId,
     adoptions: 0,
   };

@@ -61,7 +61,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
     }
 
-    const accepted = await acceptObservation(this.settings.records, this.settings.leases, request, contentHash(request), state);
+    const accepted = await acceptObservation(this.settings.records, this.settings.leases, this.settings.signer, request, contentHash(request), state);
     if (!accepted.accepted) return accepted.result;
     this.begin(state, accepted.stored, mappings.value);
     return { ok: true, observationId, replay: false };
@@ -146,7 +146,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private async cancelElsewhere(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
     const stored = await this.settings.records.getRecord(observationId);
     if (stored === undefined) return undefined;
-    const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId);
+    const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer);
     if (cancelled === undefined) return stored.record.verdict;
     if (cancelled.decidedHere) {
       this.settings.logger.info({ observationId, replica: this.replicaId, driver: stored.record.owner }, "cancelled through the record");
@@ -159,11 +159,12 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
 
   /** Drives `state` here from now on, its record writer fenced by `stored`. */
   private begin(state: ObservationState, stored: StoredRecord, mappings: readonly ResourceMapping[]): void {
-    const { records, logger, scheduler } = this.settings;
+    const { records, logger, scheduler, signer } = this.settings;
     const live = new LiveObservation({
       state,
       stored,
       records,
+      signer,
       logger,
       owner: this.replicaId,
       scheduler,

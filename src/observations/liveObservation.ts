@@ -10,6 +10,7 @@
 import type { SchedulerLike, Subscription } from "rxjs";
 import type { ObservationRecords, StoredRecord } from "../bus/index.js";
 import type { Logger } from "../logging/index.js";
+import type { ServiceSigner } from "../signing/index.js";
 import { labelledBootstrapKeys, nextWakeAt, toVerdict, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import { RecordWriter } from "./recordWriter.js";
 import { StallWatch } from "./stallWatch.js";
@@ -22,6 +23,8 @@ export interface LiveObservationOptions {
   /** The record as stored, with its revision: the writer's compare-and-swap is fenced by it. */
   readonly stored: StoredRecord;
   readonly records: ObservationRecords;
+  /** Signs the verdict of every record write: `get` answers from the record, and an adopter republishes from it. */
+  readonly signer: ServiceSigner;
   readonly logger: Logger;
   /** This replica's id, written as the record's owner. */
   readonly owner: string;
@@ -35,7 +38,7 @@ export class LiveObservation {
   readonly record: RecordWriter;
   /** The request's `logs`: a failure reads the failing container's log tail. */
   readonly logs: boolean;
-  /** The decided verdict with its failure's log tail, once read: what the terminal write stores. */
+  /** The decided verdict with its failure's log tail, once read, signed: what the terminal write stores and delivery publishes. */
   decided: ObservationVerdict | undefined;
   /** Once deciding: resolves with the verdict that stands once stored. */
   delivery: Promise<ObservationVerdict | undefined> | undefined;
@@ -59,7 +62,7 @@ export class LiveObservation {
       owner: options.owner,
       initial: options.stored,
       // The state as it stands when the write goes out: a step replaces the state, so it is read through `this`.
-      content: () => ({ verdict: this.decided ?? toVerdict(this.state), labelledBootstrap: labelledBootstrapKeys(this.state) }),
+      content: () => ({ verdict: this.decided ?? options.signer.sign(toVerdict(this.state)), labelledBootstrap: labelledBootstrapKeys(this.state) }),
       onSuperseded: options.onSuperseded,
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),

@@ -212,8 +212,8 @@ export class ObservationDriver {
     if (wanted) live.record.hold();
     const detailed = wanted ? this.failureLogs.attach(live.id, verdict) : Promise.resolve(verdict);
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
-    const delivery = detailed.then((decided) => {
-      live.decided = decided;
+    const delivery = detailed.then((complete) => {
+      const decided = (live.decided = this.settings.signer.sign(complete));
       return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: decided, events, receivedAt }, stored));
     });
     live.delivery = delivery;

@@ -5,6 +5,7 @@ import { asyncScheduler, type SchedulerLike } from "rxjs";
 import type { ObservationRecords } from "../bus/index.js";
 import { newObservationId } from "../bus/index.js";
 import { silentLogger, type Logger } from "../logging/index.js";
+import { unsignedService, type ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
 import type { ObservationEvent, Rule } from "../verdicts/index.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
@@ -47,6 +48,11 @@ export interface ObservationEngineOptions {
   warnings?: WarningSource;
   /** Reads a failing container's log for requests with `logs: true`; absent: such requests get a note (serve --container-logs). */
   podLogs?: PodLogReader;
+  /**
+   * Signs every verdict the engine makes before it is stored or published, and decides whether a
+   * verdict it finds in a record is one to publish (serve --signing-key). Default: nothing signed.
+   */
+  signer?: ServiceSigner;
 }
 
 /** The options with every default applied, once. */
@@ -62,6 +68,7 @@ export function engineSettings(options: ObservationEngineOptions): EngineSetting
     logger: silentLogger,
     decidedMemory: 10_000,
     healthChecks: new Map(),
+    signer: unsignedService,
     ...options,
   };
 }

@@ -4,6 +4,7 @@
 // compare-and-swap, so of two replicas deciding at once exactly one wins, and the loser answers
 // with the winner's verdict.
 import type { ObservationRecord, ObservationRecords, StoredRecord } from "../bus/index.js";
+import type { ServiceSigner } from "../signing/index.js";
 import {
   cancelObservation,
   groupKind,
@@ -68,6 +69,7 @@ export async function cancelThroughRecord(
   reason: string | undefined,
   nowMs: number,
   writer: string,
+  signer: ServiceSigner,
 ): Promise<RecordedCancel | undefined> {
   let stored: StoredRecord | undefined = initial;
   // A record changes under us only when its driver writes progress or a verdict: a few rounds settle it.
@@ -76,7 +78,7 @@ export async function cancelThroughRecord(
     if (isTerminal(record.outcome) && record.verdict) return { verdict: record.verdict, decidedHere: false };
     const state = stateOfRecord(record);
     if (!state.ok) return undefined;
-    const verdict = toVerdict(cancelObservation(state.value, reason, nowMs).state);
+    const verdict = signer.sign(toVerdict(cancelObservation(state.value, reason, nowMs).state));
     const update = await records.updateRecord({ ...record, outcome: verdict.outcome, verdict, owner: writer }, stored.revision);
     if (update.updated) return { verdict, decidedHere: true };
     stored = update.current;

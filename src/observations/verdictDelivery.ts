@@ -4,7 +4,13 @@
 // the lease is removed last, so a crash in between leaves the lease to tell its next holder to
 // check that the verdict went out. A replica whose terminal write lost stands down: the record's
 // verdict is the one that stands, and its writer publishes it.
+//
+// "Went out" means a verdict the service signed is on the stream, not any message of type verdict
+// (anyone who may publish on the events subjects can put one there first); and what is
+// republished from a record must carry the service's signature: a record someone else wrote,
+// or one signed by a key no longer trusted, is never published under the service's name.
 import type { Logger } from "../logging/index.js";
+import type { ServiceSigner } from "../signing/index.js";
 import type { ObservationRecord, StoredRecord } from "../bus/index.js";
 import { isTerminal, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import type { EventStore } from "./ports.js";
@@ -21,6 +27,7 @@ export interface VerdictDeliveryOptions {
   readonly decided: RecentVerdicts;
   readonly metrics: EngineMetrics;
   readonly logger: Logger;
+  readonly signer: ServiceSigner;
   readonly now: () => number;
 }
 
@@ -71,14 +78,25 @@ export class VerdictDelivery {
     else this.options.leases.forget(observationId);
   }
 
-  /** A decided record whose lease this replica holds: publishes its verdict unless it is out already, then ends the lease. */
+  /**
+   * A decided record whose lease this replica holds: publishes its verdict unless the service's
+   * signed verdict is out already, then ends the lease. A stored verdict the service did not sign
+   * is left unpublished (and logged): clients that verify would refuse it anyway, and those that
+   * do not must not be handed it by the service.
+   */
   async publishRecorded(record: ObservationRecord): Promise<void> {
-    const { verdict } = record;
-    const { events, leases, logger } = this.options;
-    if (verdict && !(await events.hasVerdict(record.request.deployment, record.observationId))) {
-      logger.info({ observationId: record.observationId, replica: leases.replicaId }, "publishing a verdict its driver stored but may not have sent");
-      await events.publish(verdictEventOf(verdict));
+    const { verdict, observationId } = record;
+    const { events, leases, logger, signer } = this.options;
+    const log = { observationId, replica: leases.replicaId };
+    if (verdict) {
+      const trust = signer.trustsVerdict(verdict, observationId);
+      if (!trust.trusted) {
+        logger.error({ ...log, problem: trust.problem, reason: trust.message }, "stored verdict not published: it does not carry the service's signature");
+      } else if (!(await events.hasVerdict(record.request.deployment, observationId))) {
+        logger.info(log, "publishing a verdict its driver stored but may not have sent");
+        await events.publish(verdictEventOf(verdict));
+      }
     }
-    await leases.remove(record.observationId);
+    await leases.remove(observationId);
   }
 }

@@ -21,6 +21,7 @@ import {
   ObservationEngine,
   leaseTimingFor,
 } from "../observations/index.js";
+import { serviceSigner, unsignedService } from "../signing/index.js";
 import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/index.js";
 import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
@@ -70,7 +71,9 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     const busMetrics = busMetricsOf(metrics);
     const records = await openObservationRecords(js, { prefix: config.subjectPrefix, replicas });
     const leaseStore = await openLeaseStore(js, { prefix: config.subjectPrefix, replicas });
-    const events = createEventPublisher({ js, jsm, prefix: config.subjectPrefix, metrics: busMetrics, logger: busLogger });
+    const signer = config.signingKey ? serviceSigner(config.signingKey, config.trustedKeys) : unsignedService;
+    if (signer.publicKey === undefined) logger.warn({ subjects: names.allEvents }, "verdicts are not signed (no signing key): anyone who may publish on the events subjects can forge one");
+    const events = createEventPublisher({ js, jsm, prefix: config.subjectPrefix, signer, metrics: busMetrics, logger: busLogger });
     const engineLogger = logger.child({ component: "engine" });
     const timing = leaseTimingFor(config.leaseDurationMs);
     const leaseMetrics = leaseMetricsOf(metrics);
@@ -90,6 +93,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.healthChecks && { healthChecks: config.healthChecks }),
       ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
+      signer,
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
     });
@@ -123,7 +127,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         },
       },
     });
-    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs }, "serving");
+    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs, signingKey: signer.publicKey, alsoTrusted: config.trustedKeys?.map((key) => key.publicKey) }, "serving");
     const ops = operations;
     return {
       metricsUrl: ops.url,

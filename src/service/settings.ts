@@ -8,6 +8,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger as PinoLogger } from "pino";
 import { defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultLeaseTiming } from "../observations/index.js";
+import type { SigningKey, VerifyKey } from "../signing/index.js";
 import type { Rule } from "../verdicts/index.js";
 
 export interface ServiceConfig {
@@ -35,6 +36,10 @@ export interface ServiceConfig {
   shutdownGraceMs?: number;
   /** Read the failing container's log tail for requests with `logs` (needs `get` on pods/log). */
   containerLogs?: boolean;
+  /** Signs every verdict and event (serve --signing-key); none: nothing is signed. */
+  signingKey?: SigningKey;
+  /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
+  trustedKeys?: readonly VerifyKey[];
 }
 
 export const serviceDefaults = {
@@ -48,9 +53,8 @@ export const serviceDefaults = {
   containerLogs: false,
 } as const;
 
-export type ServiceSettings = Readonly<
-  Omit<Required<ServiceConfig>, "kubeConfig" | "namespaces" | "healthChecks"> & Pick<ServiceConfig, "kubeConfig" | "namespaces" | "healthChecks">
->;
+type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";
+export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {
   return {

@@ -24,6 +24,7 @@ export {
   ResourceIdentity,
   ResourceState,
   ResourceVerdict,
+  Signature,
   Stage,
   StageEvent,
   StalledEvent,

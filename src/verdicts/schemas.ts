@@ -215,6 +215,18 @@ export const Failure = z.object({
 });
 export type Failure = z.infer<typeof Failure>;
 
+/**
+ * The service's Ed25519 signature of the body it is a member of: `key` the public key that
+ * signed (an nkeys public key), `sig` the 64-byte signature, base64url without padding, over the
+ * UTF-8 of the body's canonical JSON (RFC 8785) without this member (src/signing/canonicalForm.ts,
+ * README "Tenants and trust"). Absent when the service runs without a signing key.
+ */
+export const Signature = z.object({
+  key: z.string().regex(/^[A-Z2-7]{56}$/, "must be an nkeys public key"),
+  sig: z.string().regex(/^[A-Za-z0-9_-]{86}$/, "must be 64 bytes, base64url without padding"),
+});
+export type Signature = z.infer<typeof Signature>;
+
 export const ObservationVerdict = z.object({
   observationId: z.string(),
   key: z.string(),
@@ -228,6 +240,7 @@ export const ObservationVerdict = z.object({
   startedAt: z.string(),
   deadline: z.string(),
   decidedAt: z.string().optional(),
+  signature: Signature.optional(),
 });
 export type ObservationVerdict = z.infer<typeof ObservationVerdict>;
 
@@ -238,6 +251,7 @@ export const ProgressEvent = z.object({
   deployment: z.string(),
   at: z.string(),
   resource: ResourceVerdict,
+  signature: Signature.optional(),
 });
 /** A notice, never a failure: nothing moved for `sinceSeconds`; names what the observation waits on. */
 export const StalledEvent = z.object({
@@ -248,6 +262,7 @@ export const StalledEvent = z.object({
   sinceSeconds: z.number().nonnegative(),
   waitingFor: z.array(ResourceVerdict),
   message: z.string(),
+  signature: Signature.optional(),
 });
 export const StageEvent = z.object({
   type: z.literal("stage"),
@@ -255,6 +270,7 @@ export const StageEvent = z.object({
   deployment: z.string(),
   at: z.string(),
   stage: Stage,
+  signature: Signature.optional(),
 });
 export const VerdictEvent = z.object({
   type: z.literal("verdict"),
@@ -262,6 +278,7 @@ export const VerdictEvent = z.object({
   deployment: z.string(),
   at: z.string(),
   verdict: ObservationVerdict,
+  signature: Signature.optional(),
 });
 export const ObservationEvent = z.discriminatedUnion("type", [ProgressEvent, StageEvent, StalledEvent, VerdictEvent]);
 export type ProgressEvent = z.infer<typeof ProgressEvent>;

@@ -75,7 +75,9 @@ describe("observe's progress on a terminal and in a log", () => {
     expect(final[3]).toMatch(new RegExp(`^settled ConfigMap ${namespace}/live-config +exists$`));
     expect(final[4]).toMatch(new RegExp(`^settled Deployment ${namespace}/web +1/1 replicas ready`));
     expect(final[5]).toMatch(new RegExp(`^pending Deployment ${namespace}/slow +ContainersNotReady: 0/1 replicas ready`));
-    expect(final, final.join("\n")).toHaveLength(6);
+    // Below the final block, once: no verify key was given.
+    expect(final[6]).toBe("stagewatch: verdict not verified (no STAGEWATCH_VERIFY_KEY): anyone who may publish events could forge it");
+    expect(final, final.join("\n")).toHaveLength(7);
     // The verdict went to stdout (the file), the view to the terminal only.
     expect(readFileSync(verdictFile, "utf8")).toMatch(/^deployment live did not reach healthy within 12s: /);
   }, 120_000);

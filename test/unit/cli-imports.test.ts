@@ -13,8 +13,9 @@ const graphFrom = (...entries: string[]) => importGraph(entries.map((entry) => j
 const kubernetesPackages = (entry: string) => [...importGraph([join(src, entry)], { typeOnly: true }).packages].filter((name) => name.startsWith("@kubernetes/"));
 
 const relativeTo = (graph: ImportGraph) => [...graph.modules].map((file) => file.slice(src.length + 1)).sort();
-// What `observe` is allowed to bring: the bus client's transport and JetStream, zod, yaml.
-const clientPackages = ["@nats-io/jetstream", "@nats-io/transport-node", "yaml", "zod"];
+// What `observe` is allowed to bring: the bus client's transport and JetStream, zod, yaml, and
+// nkeys for the service's public keys (which the transport brings anyway, for NATS nkey auth).
+const clientPackages = ["@nats-io/jetstream", "@nats-io/nkeys", "@nats-io/transport-node", "yaml", "zod"];
 
 describe("start-up import graphs", () => {
   test("--help and an unknown command load the dispatcher and the usage text only", () => {

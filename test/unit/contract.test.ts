@@ -10,6 +10,8 @@ import { Ajv } from "ajv";
 import { beforeAll, describe, expect, test } from "vitest";
 import { contractFiles } from "../../scripts/contract/files.ts";
 import { contractSchemas } from "../../scripts/contract/jsonSchemas.ts";
+import { serviceSigner } from "../../src/signing/index.ts";
+import { newKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
 import { CancelRequest, GetRequest, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { observation } from "../fixtures/observation.ts";
@@ -119,5 +121,17 @@ describe("the JSON Schemas validate what the code sends and refuse what it refus
       expect(validate("ObservationEvent", event)).toEqual([]);
     }
     expect(validate("ObservationEvent", { ...base, type: "stalled-forever" })).not.toEqual([]);
+  });
+
+  test("signed verdicts and events, as a service with a signing key sends them", () => {
+    const signer = serviceSigner(newKey);
+    const verdict = signer.sign(toVerdict(observation()));
+    expect(validate("ObservationVerdict", verdict)).toEqual([]);
+    expect(validate("Signature", verdict.signature)).toEqual([]);
+    const base = { observationId: verdict.observationId, deployment: verdict.deployment, at: "2026-11-29T10:00:05Z" };
+    for (const event of [signer.sign({ type: "stage", ...base, stage: "applied" }), signer.sign({ type: "verdict", ...base, verdict })]) {
+      expect(validate("ObservationEvent", event)).toEqual([]);
+    }
+    expect(validate("Signature", { key: newKey.publicKey, sig: "not base64url!" })).not.toEqual([]);
   });
 });

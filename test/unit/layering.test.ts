@@ -15,10 +15,11 @@ const mayImport: Record<string, readonly string[]> = {
   ownership: ["kube"],
   verdicts: ["kube", "ownership"],
   streams: ["kube", "logging"],
-  bus: ["verdicts", "logging"],
-  observations: ["logging", "kube", "verdicts", "ownership", "streams", "bus"],
-  service: ["logging", "kube", "verdicts", "ownership", "streams", "bus", "observations"],
-  cli: ["logging", "kube", "verdicts", "ownership", "streams", "bus", "observations", "service"],
+  signing: ["verdicts"],
+  bus: ["verdicts", "signing", "logging"],
+  observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus"],
+  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations"],
+  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations", "service"],
 };
 
 /** The folder of src/ a path lies in; undefined for the entry points at its top and for what lies outside it. */

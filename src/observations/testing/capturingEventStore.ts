@@ -1,6 +1,10 @@
 // An EventStore that keeps what the engine published, each event checked against the wire schema
 // (what a subscriber would refuse to decode must fail the test that produced it). The store never
 // rejects, as the contract says; an invalid event is kept aside and reported by every reader.
+// Like the bus's publisher, it signs what it publishes with the service's signer, and counts only a
+// verdict the signer trusts as the last event of an observation (hasVerdict); `forge` publishes as
+// someone else on the subject would.
+import { unsignedService, type ServiceSigner } from "../../signing/index.js";
 import type { EventStore } from "../ports.js";
 import { ObservationEvent, describeIssues, describeResource, parseWith, type ObservationVerdict } from "../../verdicts/index.js";
 
@@ -8,14 +12,22 @@ export class CapturingEventStore implements EventStore {
   private readonly published: ObservationEvent[] = [];
   private readonly invalid: string[] = [];
 
+  constructor(private readonly signer: ServiceSigner = unsignedService) {}
+
   async publish(event: ObservationEvent): Promise<void> {
+    this.forge(this.signer.sign(event));
+  }
+
+  /** An event published on the observation's subject by someone else: stored as it is. */
+  forge(event: ObservationEvent): void {
     const parsed = parseWith(ObservationEvent, JSON.parse(JSON.stringify(event)));
     if (parsed.ok) this.published.push(event);
     else this.invalid.push(`${event.type} event: ${describeIssues(parsed.issues)}`);
   }
 
   async hasVerdict(_deployment: string, observationId: string): Promise<boolean> {
-    return this.published.some((event) => event.type === "verdict" && event.observationId === observationId);
+    const last = this.published.findLast((event) => event.observationId === observationId);
+    return last?.type === "verdict" && this.signer.trustsEvent(last, observationId).trusted;
   }
 
   /** Publishing is immediate here: nothing waits to be discarded. */

@@ -1,6 +1,7 @@
 // A real ObservationEngine over a real InformerHub, whose API server is a ScriptedCluster, on
 // virtual time: tests change objects in the cluster, move the clock, and read what was published.
 import type { Logger } from "../../logging/index.js";
+import type { ServiceSigner } from "../../signing/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
 import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
@@ -31,6 +32,8 @@ export interface EngineHarnessOptions {
   readonly warningEvents?: boolean;
   /** The engine's container log reader (serve --container-logs); none when absent. */
   readonly podLogs?: PodLogReader;
+  /** The service's signer (serve --signing-key), shared by every replica and the event store; nothing signed when absent. */
+  readonly signer?: ServiceSigner;
 }
 
 export interface LoggedLine {
@@ -74,7 +77,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     ...(options.timing && { timing: options.timing }),
   });
   const records = new InMemoryObservationRecords();
-  const events = new CapturingEventStore();
+  const events = new CapturingEventStore(options.signer);
   const logged: LoggedLine[] = [];
   const logger: Logger = {
     debug: () => {},
@@ -104,6 +107,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       ...(options.decidedMemory !== undefined && { decidedMemory: options.decidedMemory }),
       ...(options.warningEvents !== false && { warnings: hub.warnings() }),
       ...(options.podLogs && { podLogs: options.podLogs }),
+      ...(options.signer && { signer: options.signer }),
     });
     const adopter = new Adopter({
       store: leaseStore,

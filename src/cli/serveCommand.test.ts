@@ -1,0 +1,37 @@
+// serve's signing flags are checked before anything connects: a wrong key file, or verify keys
+// that do not match it, is bad input (exit 2) at start, never a service whose verdicts every
+// client then rejects. (Against nothing: NATS_URL points nowhere, and the checks come first.)
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { newKey, oldKey, userSeed } from "../signing/testing/keys.js";
+import { runCli } from "./testing/runCli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "stagewatch-serve-"));
+const seedFile = (name: string, seed: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, `${seed}\n`);
+  return path;
+};
+const newSeed = seedFile("new.nk", "SNAGD2BEDG33A6OILBGJWYE3ZVLWLDV7T5ZIJTNX34KEOIFG25D43DEWHI");
+const nowhere = { NATS_URL: "nats://127.0.0.1:1" };
+
+describe("serve --signing-key", () => {
+  // serve's module brings the whole service, the Kubernetes client and the health library: paid once, here.
+  beforeAll(async () => {
+    await import("./serveCommand.js");
+  }, 120_000);
+
+  it.each([
+    ["a missing file", ["--signing-key", join(dir, "missing.nk")], {}, "--signing-key: cannot read"],
+    ["a NATS user's seed", ["--signing-key", seedFile("user.nk", userSeed)], {}, "holds an nkeys seed of another kind"],
+    ["a missing file named by the variable", [], { STAGEWATCH_SIGNING_KEY_FILE: join(dir, "missing.nk") }, "STAGEWATCH_SIGNING_KEY_FILE: cannot read"],
+    ["verify keys without the signing key's", ["--signing-key", newSeed], { STAGEWATCH_VERIFY_KEY: oldKey.publicKey }, `does not list the signing key's public key ${newKey.publicKey}`],
+    ["verify keys and no signing key", [], { STAGEWATCH_VERIFY_KEY: newKey.publicKey }, "no signing key is given"],
+  ])("refuses %s at start: exit 2", async (_, args, env, message) => {
+    const result = await runCli(["serve", ...args], { env: { ...nowhere, ...env } });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});

@@ -1,0 +1,41 @@
+// The service's side: what it signs with, and what it stands by when it finds a verdict it did not
+// just decide (a decided record to republish after adopting it, the stream's last event of an
+// observation). It trusts its own key and the keys it is told to keep trusting during a rotation,
+// since a replica still on the old key may have written the record. It never signs a verdict it
+// read back: a record someone else wrote must not come out under the service's name.
+import type { Signature } from "../verdicts/schemas.js";
+import type { SigningKey, VerifyKey } from "./keys.js";
+import { signBody } from "./signature.js";
+import { checkEvent, checkVerdict, type Trust } from "./trust.js";
+
+export interface ServiceSigner {
+  /** The public key verdicts and events are signed with; undefined when the service signs nothing. */
+  readonly publicKey: string | undefined;
+  /** `body` signed, for a body the service itself just made; unchanged when it signs nothing. */
+  sign<T extends object>(body: T): T & { signature?: Signature };
+  /** A verdict of `observationId` the service may publish as its own. Without a key, any verdict (presence is all there is to check). */
+  trustsVerdict(verdict: unknown, observationId: string): Trust;
+  /** The same, for an event found on the observation's subject. */
+  trustsEvent(event: unknown, observationId: string): Trust;
+}
+
+/** Signs with `key`; trusts it and `alsoTrusted` (the previous key during a rotation). */
+export function serviceSigner(key: SigningKey, alsoTrusted: readonly VerifyKey[] = []): ServiceSigner {
+  const trusted = [key.verifyKey, ...alsoTrusted.filter((other) => other.publicKey !== key.publicKey)];
+  return {
+    publicKey: key.publicKey,
+    sign: (body) => signBody(body, key),
+    trustsVerdict: (verdict, observationId) => checkVerdict(verdict, trusted, { observationId }),
+    trustsEvent: (event, observationId) => checkEvent(event, trusted, { observationId }),
+  };
+}
+
+const unchecked: Trust = { trusted: true, key: "(none: this service signs nothing)" };
+
+/** A service started without a signing key: nothing signed, nothing checked, as before signatures existed. */
+export const unsignedService: ServiceSigner = {
+  publicKey: undefined,
+  sign: (body) => body,
+  trustsVerdict: () => unchecked,
+  trustsEvent: () => unchecked,
+};
