@@ -185,7 +185,7 @@ describe("a custom resource with a Ready condition", () => {
     expect(verdict).toMatchObject({
       outcome: "succeeded",
       reached: "healthy",
-      resources: [{ identity, state: "settled", message: "database orders is accepting connections" }],
+      resources: [{ identity, state: "settled", message: "Ready=True: database orders is accepting connections" }],
     });
     expect(verdict.message).toBe("deployment orders reached healthy: 1 resource settled");
   });
