@@ -303,12 +303,28 @@ type EventHandlers = {
   failed(cause: unknown): void;
 };
 
+const consumerAttempts = 3;
+
+/**
+ * The ordered consumer of one observation's events. Creating it asks the JetStream API (stream
+ * info), which answers in milliseconds but can take seconds on a loaded server or client; one
+ * timeout must not end a follow whose verdict the service will still publish, so a timed-out
+ * creation is tried again. Any other error (no such stream) is final at once.
+ */
+export async function eventConsumer(js: Pick<JetStreamClient, "consumers">, names: BusNames, observationId: string, retryMs = 1_000) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await js.consumers.get(names.eventStream, { filter_subjects: [names.eventFilter(observationId)], deliver_policy: DeliverPolicy.All });
+    } catch (error) {
+      if (!(error instanceof TimeoutError) || attempt >= consumerAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  }
+}
+
 async function readEvents(js: JetStreamClient, names: BusNames, observationId: string, handlers: EventHandlers): Promise<void> {
   try {
-    const consumer = await js.consumers.get(names.eventStream, {
-      filter_subjects: [names.eventFilter(observationId)],
-      deliver_policy: DeliverPolicy.All,
-    });
+    const consumer = await eventConsumer(js, names, observationId);
     const messages = await consumer.consume();
     handlers.started(() => messages.close());
     for await (const message of messages) {
