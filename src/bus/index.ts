@@ -59,6 +59,7 @@ export {
   ObservationConflictError,
   ObservationRejectedError,
   ObserverInternalError,
+  ObserverQuotaError,
   ObserverUnavailableError,
   VerdictVerificationError,
 } from "./clientErrors.js";

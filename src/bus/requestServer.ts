@@ -22,7 +22,7 @@ import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
 export type ObserveResult =
   | { ok: true; observationId: string; replay: boolean }
-  | { ok: false; code: "conflict" | "invalid_request" | "unavailable"; message: string; issues?: FieldIssue[] };
+  | { ok: false; code: "conflict" | "invalid_request" | "unavailable" | "too_large" | "quota"; message: string; issues?: FieldIssue[] };
 
 /** What the engine implements; the bus only decodes, validates and answers. */
 export interface ObservationService {

@@ -8,6 +8,8 @@ import { silentLogger, type Logger } from "../logging/index.js";
 import { unsignedService, type ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
 import type { ObservationEvent, Rule } from "../verdicts/index.js";
+import { eventsWithin, payloadReserveBytes } from "./recordCompaction.js";
+import { defaultAdmissionLimits, type AdmissionLimits } from "./admission.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import { noopEngineMetrics, type EngineMetrics } from "./telemetry.js";
 
@@ -53,7 +55,14 @@ export interface ObservationEngineOptions {
    * verdict it finds in a record is one to publish (serve --signing-key). Default: nothing signed.
    */
   signer?: ServiceSigner;
+  /** The NATS server's max_payload (its INFO): no record or event the engine writes is larger. Default 1 MiB, the server's default. */
+  maxPayloadBytes?: number;
+  /** Observations in flight and requests a second this replica admits (admission.ts). */
+  admissionLimits?: Partial<AdmissionLimits>;
 }
+
+/** nats-server's default max_payload. */
+export const defaultMaxPayloadBytes = 1024 * 1024;
 
 /** The options with every default applied, once. */
 export type EngineSettings = Readonly<
@@ -69,6 +78,10 @@ export function engineSettings(options: ObservationEngineOptions): EngineSetting
     decidedMemory: 10_000,
     healthChecks: new Map(),
     signer: unsignedService,
+    maxPayloadBytes: defaultMaxPayloadBytes,
     ...options,
+    admissionLimits: { ...defaultAdmissionLimits, ...options.admissionLimits },
+    // Every event the engine publishes fits the server's max_payload (recordCompaction).
+    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).sign),
   };
 }

@@ -92,7 +92,7 @@ export type { LibraryEntry } from "./library/index.js";
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";
-export { budgetDeadline } from "./budget.js";
+export { budgetDeadline, deadlineTooFar, maxBudgetSeconds } from "./budget.js";
 export { notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
 export type {
   ClusterScope,
