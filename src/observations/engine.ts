@@ -6,7 +6,7 @@
 // - `get`, `cancel` and a replayed `observe` answer from what is stored, so every replica gives
 //   the same answers and nothing answered is lost by a crash.
 import type { ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
-import { contentHash } from "../bus/index.js";
+import { contentHash, isStoreFull } from "../bus/index.js";
 import type { ResourceMapping } from "../streams/index.js";
 import { budgetDeadline, cancelObservation, deadlineTooFar, startObservation, type ObservationRequest, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import { acceptObservation } from "./acceptance.js";
@@ -66,6 +66,11 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       const result = await this.accept(request, nowMs, admitted.release);
       begun = result.ok && !result.replay;
       return result;
+    } catch (error) {
+      // The records or leases bucket at its max_bytes: a limit like the others, retryable once keys expire.
+      if (!isStoreFull(error)) throw error;
+      const message = "the service's JetStream storage (records or leases bucket) is at its max_bytes; retry later";
+      return { ok: false, code: "quota", message, issues: [{ path: "(request)", message }] };
     } finally {
       if (!begun) admitted.release();
     }

@@ -57,7 +57,7 @@ export class ObservationDriver {
       onRead: (read) => this.read(read),
       onDeleted: (deleted) => this.deleted(deleted),
     });
-    this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger });
+    this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger, maxConcurrentReads: settings.maxLogReads });
   }
 
   get size(): number {

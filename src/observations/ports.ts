@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from "../logging/index.js";
 import { unsignedService, type ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
 import type { ObservationEvent, Rule } from "../verdicts/index.js";
+import { defaultMaxLogReads } from "./logTails.js";
 import { eventsWithin, payloadReserveBytes } from "./recordCompaction.js";
 import { defaultAdmissionLimits, type AdmissionLimits } from "./admission.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
@@ -57,6 +58,8 @@ export interface ObservationEngineOptions {
   signer?: ServiceSigner;
   /** The NATS server's max_payload (its INFO): no record or event the engine writes is larger. Default 1 MiB, the server's default. */
   maxPayloadBytes?: number;
+  /** Container log reads at once on this replica (logTails); default 8. */
+  maxLogReads?: number;
   /** Observations in flight and requests a second this replica admits (admission.ts). */
   admissionLimits?: Partial<AdmissionLimits>;
 }
@@ -79,6 +82,7 @@ export function engineSettings(options: ObservationEngineOptions): EngineSetting
     healthChecks: new Map(),
     signer: unsignedService,
     maxPayloadBytes: defaultMaxPayloadBytes,
+    maxLogReads: defaultMaxLogReads,
     ...options,
     admissionLimits: { ...defaultAdmissionLimits, ...options.admissionLimits },
     // Every event the engine publishes fits the server's max_payload (recordCompaction).

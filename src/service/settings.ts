@@ -6,10 +6,11 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger as PinoLogger } from "pino";
-import { defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
-import { defaultLeaseTiming } from "../observations/index.js";
+import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
+import { defaultAdmissionLimits, defaultLeaseTiming } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
 import type { Rule } from "../verdicts/index.js";
+import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 
 export interface ServiceConfig {
   /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
@@ -40,6 +41,22 @@ export interface ServiceConfig {
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
   trustedKeys?: readonly VerifyKey[];
+  /** How long start-up waits for JetStream (a fresh cluster electing its leaders) before exiting 3. */
+  jetstreamWaitMs?: number;
+  /** Observations in flight on this replica, every caller together (admission). */
+  maxInFlight?: number;
+  /** Observations in flight on this replica for one caller. */
+  maxInFlightPerCaller?: number;
+  /** New observation requests a second for one caller. */
+  requestsPerSecond?: number;
+  /** The event stream's bytes; its oldest events go first past it. */
+  eventStreamMaxBytes?: number;
+  /** Events kept per observation (its subject); its oldest go first past it. */
+  maxEventsPerObservation?: number;
+  /** The records bucket's bytes; a full bucket refuses new observations. */
+  recordsMaxBytes?: number;
+  /** The leases bucket's bytes. */
+  leasesMaxBytes?: number;
 }
 
 export const serviceDefaults = {
@@ -51,6 +68,14 @@ export const serviceDefaults = {
   leaseDurationMs: defaultLeaseTiming.durationMs,
   shutdownGraceMs: 20_000,
   containerLogs: false,
+  jetstreamWaitMs: defaultJetStreamWaitMs,
+  maxInFlight: defaultAdmissionLimits.inFlight,
+  maxInFlightPerCaller: defaultAdmissionLimits.inFlightPerCaller,
+  requestsPerSecond: defaultAdmissionLimits.requestsPerSecond,
+  eventStreamMaxBytes: defaultEventStreamOptions.maxBytes,
+  maxEventsPerObservation: defaultEventStreamOptions.maxEventsPerObservation,
+  recordsMaxBytes: 512 * 1024 ** 2,
+  leasesMaxBytes: 64 * 1024 ** 2,
 } as const;
 
 type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";
