@@ -57,6 +57,7 @@ export {
   builtInKinds,
   checkGeneric,
   compileHealthChecks,
+  defaultCelCostLimit,
   describePodProblem,
   evaluateResource,
   existenceOnlyKinds,
