@@ -3,6 +3,7 @@
 export { ObservationEngine } from "./engine.js";
 export type { EventStore, KindSource, ObservationEngineOptions } from "./ports.js";
 export { defaultMaxPayloadBytes } from "./ports.js";
+export { defaultMaxLogReads } from "./logTails.js";
 export { defaultAdmissionLimits, defaultCallerId } from "./admission.js";
 export type { AdmissionLimits, Quotas, RequestCaller } from "./admission.js";
 export { OwnedObjectIndex } from "./ownedObjects.js";

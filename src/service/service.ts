@@ -108,6 +108,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
       signer,
       maxPayloadBytes,
+      maxLogReads: config.maxLogReads,
       admissionLimits: { inFlight: config.maxInFlight, inFlightPerCaller: config.maxInFlightPerCaller, requestsPerSecond: config.requestsPerSecond },
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,

@@ -7,9 +7,9 @@ import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger as PinoLogger } from "pino";
 import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
-import { defaultAdmissionLimits, defaultLeaseTiming } from "../observations/index.js";
+import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
-import type { Rule } from "../verdicts/index.js";
+import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 
 export interface ServiceConfig {
@@ -57,6 +57,8 @@ export interface ServiceConfig {
   recordsMaxBytes?: number;
   /** The leases bucket's bytes. */
   leasesMaxBytes?: number;
+  /** Container log reads at once on this replica. */
+  maxLogReads?: number;
 }
 
 export const serviceDefaults = {
@@ -76,6 +78,9 @@ export const serviceDefaults = {
   maxEventsPerObservation: defaultEventStreamOptions.maxEventsPerObservation,
   recordsMaxBytes: 512 * 1024 ** 2,
   leasesMaxBytes: 64 * 1024 ** 2,
+  maxLogReads: defaultMaxLogReads,
+  /** Applied when the health checks are compiled (serve --health-checks); listed here for its one default. */
+  celCostLimit: defaultCelCostLimit,
 } as const;
 
 type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";

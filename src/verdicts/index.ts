@@ -49,6 +49,7 @@ export { failed, pending, readingReasons, settled, shownMessage } from "./readin
 export { newestWarning, warningSlackMs, withWarning } from "./warnings.js";
 export type { ResourceReading } from "./reading.js";
 export { scrubCredentials } from "./scrub.js";
+export type { HealthCheckCompileOptions } from "./rules/index.js";
 export { formatDuration } from "./text.js";
 export {
   HealthCheck,
