@@ -60,6 +60,9 @@ Limits (README "Limits"; each refusal names its limit):
                           the records bucket's bytes; when full, new observations are refused (default ${formatBytes(defaults.recordsMaxBytes)})
   --leases-max-bytes SIZE the leases bucket's bytes (default ${formatBytes(defaults.leasesMaxBytes)})
   --max-log-reads N       container log reads at once (default ${defaults.maxLogReads})
+  --max-deployment-labels N
+                          deployments stage_reached_seconds names; later ones are counted as
+                          deployment="(other)" (default ${defaults.maxDeploymentLabels})
   --cel-cost-limit N      the estimated cost past which a CEL health check is not evaluated on
                           an object: HealthCheckError (default ${defaults.celCostLimit})
   --jetstream-wait D      how long start-up waits for JetStream (a fresh cluster electing its
@@ -102,6 +105,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "records-max-bytes": { type: "string" },
     "leases-max-bytes": { type: "string" },
     "max-log-reads": { type: "string" },
+    "max-deployment-labels": { type: "string" },
     "cel-cost-limit": { type: "string" },
     "jetstream-wait": { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -157,6 +161,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     recordsMaxBytes: bytes("records-max-bytes"),
     leasesMaxBytes: bytes("leases-max-bytes"),
     maxLogReads: count("max-log-reads"),
+    maxDeploymentLabels: count("max-deployment-labels"),
     jetstreamWaitMs: optional(jetstreamWaitSeconds, (seconds) => seconds * 1000),
     ...signing,
     logger: pino({ level: values["log-level"], base: null }),

@@ -46,7 +46,7 @@ export interface RunningService {
 export async function startService(given: ServiceConfig): Promise<RunningService> {
   const config = serviceSettings(given);
   const { logger } = config;
-  const metrics = createMetrics();
+  const metrics = createMetrics(undefined, { maxDeploymentLabels: config.maxDeploymentLabels });
   const kubeConfig = config.kubeConfig ?? defaultKubeConfig();
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),

@@ -11,6 +11,7 @@ import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "
 import type { SigningKey, VerifyKey } from "../signing/index.js";
 import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
+import { defaultMaxDeploymentLabels } from "./metrics.js";
 
 export interface ServiceConfig {
   /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
@@ -59,6 +60,8 @@ export interface ServiceConfig {
   leasesMaxBytes?: number;
   /** Container log reads at once on this replica. */
   maxLogReads?: number;
+  /** Distinct deployments the stage_reached_seconds metric names; later ones are `(other)`. */
+  maxDeploymentLabels?: number;
 }
 
 export const serviceDefaults = {
@@ -79,6 +82,7 @@ export const serviceDefaults = {
   recordsMaxBytes: 512 * 1024 ** 2,
   leasesMaxBytes: 64 * 1024 ** 2,
   maxLogReads: defaultMaxLogReads,
+  maxDeploymentLabels: defaultMaxDeploymentLabels,
   /** Applied when the health checks are compiled (serve --health-checks); listed here for its one default. */
   celCostLimit: defaultCelCostLimit,
 } as const;
