@@ -25,6 +25,9 @@ Runs the observer: watches the cluster, answers observation requests on NATS, pu
 
 Flags:
   --namespaces a,b        watch only these namespaces (default: the whole cluster)
+  --secret-namespaces a,b with the whole cluster watched, check Secrets only in these namespaces
+                          (empty: in none), so the service needs no cluster-wide list on Secrets
+                          (default: everywhere; the chart gives rbac.secretNamespaces)
   --metrics-host HOST     address of /metrics, /healthz, /readyz (default ${defaults.metricsHost})
   --metrics-port PORT     (default ${defaults.metricsPort}; 0 picks a free port)
 ${subjectPrefixHelp}
@@ -85,6 +88,7 @@ const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"]
 export async function serveCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     namespaces: { type: "string" },
+    "secret-namespaces": { type: "string" },
     "metrics-host": { type: "string" },
     "metrics-port": { type: "string" },
     ...subjectPrefixOption,
@@ -121,6 +125,10 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   for (const namespace of namespaces ?? []) {
     if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--namespaces: '${namespace}' is not a namespace name`);
   }
+  const secretNamespaces = values["secret-namespaces"]?.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  for (const namespace of secretNamespaces ?? []) {
+    if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--secret-namespaces: '${namespace}' is not a namespace name`);
+  }
   const jetstreamReplicas = optional(values["jetstream-replicas"], Number);
   if (jetstreamReplicas !== undefined && (!Number.isInteger(jetstreamReplicas) || jetstreamReplicas < 1 || jetstreamReplicas > 5)) {
     throw new UsageError(`--jetstream-replicas: '${values["jetstream-replicas"]}' must be a whole number from 1 to 5`);
@@ -143,6 +151,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const settings = serviceSettings({
     nats: nats.value,
     ...(namespaces && namespaces.length > 0 && { namespaces }),
+    ...(secretNamespaces && { secretNamespaces }),
     metricsHost: values["metrics-host"],
     metricsPort: port,
     subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], io.env),

@@ -103,7 +103,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
-    const outsideWatch = outsideWatchedNamespaces(this.settings.kinds.namespaces, state);
+    const outsideWatch = outsideWatchedNamespaces(this.settings.kinds, state);
     if (outsideWatch.length > 0) {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
     }

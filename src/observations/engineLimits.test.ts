@@ -110,3 +110,25 @@ describe("records and events under max_payload", () => {
     for (const event of h.events.of(id)) expect(jsonBytes(event)).toBeLessThanOrEqual(maxPayloadBytes - payloadReserveBytes);
   });
 });
+
+describe("Secrets only in the namespaces the service is given", () => {
+  const secretIn = (namespace: string) => observationRequest({ key: `secret-${namespace}`, resources: [{ apiVersion: "v1", kind: "Secret", namespace, name: "db" }] });
+
+  it("refuses a Secret elsewhere naming the field and the flag, and takes one there", async () => {
+    const h = engineHarness({ secretNamespaces: ["payments"] });
+    expect(await h.observe(secretIn("billing"))).toMatchObject({
+      ok: false,
+      code: "invalid_request",
+      issues: [{ path: "resources[0].namespace", message: "not watched by this service (--secret-namespaces payments)" }],
+    });
+    expect(await h.observe(secretIn("payments"))).toMatchObject({ ok: true });
+    expect(h.hub.namespacesOf("core/Secret")).toEqual(["payments"]);
+    expect(h.hub.namespacesOf("apps/Deployment")).toBeUndefined();
+  });
+
+  it("with an empty list, refuses every Secret", async () => {
+    const h = engineHarness({ secretNamespaces: [] });
+    expect(await h.observe(secretIn("payments"))).toMatchObject({ issues: [{ message: "not watched by this service (--secret-namespaces (none))" }] });
+  });
+});
+

@@ -20,6 +20,8 @@ export interface KindSource {
   informer(target: ResourceMapping): Informer;
   /** The namespaces watched; undefined for the whole cluster. */
   readonly namespaces: readonly string[] | undefined;
+  /** Where one kind is watched, when it differs from `namespaces` (Secrets: serve --secret-namespaces). */
+  namespacesOf?(kindKey: string): readonly string[] | undefined;
 }
 
 /** Where the engine's events go: the bus's event stream. */

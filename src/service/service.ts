@@ -51,6 +51,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
+    ...(config.secretNamespaces && { secretNamespaces: config.secretNamespaces }),
     keptFieldsOf: (kindKey) => cachedFieldsOf(kindKey, config.healthChecks),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),

@@ -19,6 +19,8 @@ export interface ServiceConfig {
   nats: NatsConnectionConfig;
   /** Watch only these namespaces; the whole cluster when undefined. */
   namespaces?: readonly string[];
+  /** With the whole cluster watched: Secrets only in these (an empty list: none); undefined, everywhere. */
+  secretNamespaces?: readonly string[];
   metricsHost?: string;
   /** 0 picks a free port. */
   metricsPort?: number;
@@ -87,7 +89,7 @@ export const serviceDefaults = {
   celCostLimit: defaultCelCostLimit,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

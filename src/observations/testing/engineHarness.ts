@@ -37,6 +37,8 @@ export interface EngineHarnessOptions {
   readonly signer?: ServiceSigner;
   /** The engine's admission limits (serve --max-in-flight ...); the defaults when absent. */
   readonly admissionLimits?: Partial<AdmissionLimits>;
+  /** Secrets checked only in these namespaces (serve --secret-namespaces); everywhere when absent. */
+  readonly secretNamespaces?: readonly string[];
   /** The NATS server's max_payload the engine fits records and events to; 1 MiB when absent. */
   readonly maxPayloadBytes?: number;
 }
@@ -79,6 +81,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     scheduler: clock.scheduler,
     random: () => 0,
     ...(options.namespaces && { namespaces: options.namespaces }),
+    ...(options.secretNamespaces && { secretNamespaces: options.secretNamespaces }),
     ...(options.timing && { timing: options.timing }),
   });
   const records = new InMemoryObservationRecords();
