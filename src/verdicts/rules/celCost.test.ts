@@ -67,7 +67,7 @@ describe("the health library under the default limit", () => {
     }
     expect(highest).toBeGreaterThan(0);
     expect(highest).toBeLessThan(defaultCelCostLimit / 100);
-  });
+  }, 60_000);
 
   it("evaluates the Gateway entry on a Gateway at the API's own bounds: 64 listeners, 8 conditions each", () => {
     const gateway = sources.find(({ path }) => path === "gateway.networking.k8s.io/Gateway.yaml")!.file;
