@@ -59,7 +59,7 @@ describe("serve on a JetStream still electing its leaders", () => {
     const { lines, logger } = collectingLogger();
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath());
-    const started = startService({ nats: { servers: [node.url] }, kubeConfig, logger, metricsPort: 0, subjectPrefix: randomPrefix(), jetstreamWaitMs: 60_000 });
+    const started = startService({ nats: { servers: [node.url], connectTimeoutMs: 5_000 }, kubeConfig, logger, metricsPort: 0, subjectPrefix: randomPrefix(), jetstreamWaitMs: 60_000 });
     // The service is retrying against the lone node before the peers start.
     const deadline = Date.now() + 20_000;
     while (!lines.some((line) => line.includes("JetStream not ready yet; retrying")) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
