@@ -207,7 +207,7 @@ describe("helm template: Secrets' namespaces, the NetworkPolicy, limits", () => 
     });
   });
 
-  it("passes every limit to the service as a flag it accepts", () => {
+  it("passes every limit to the service as its flag", () => {
     const objects = renderChart({ set: { limits: { maxInFlight: 10, maxInFlightPerCaller: 5, requestsPerSecond: 2, eventStreamMaxBytes: "2GiB", maxEventsPerObservation: 100, recordsMaxBytes: "64MiB", leasesMaxBytes: "8MiB", maxLogReads: 2, maxDeploymentLabels: 50, celCostLimit: 5000000, jetstreamWait: "2m" } } });
     const args = only(deploymentOf(objects).spec?.template.spec?.containers ?? []).args ?? [];
     expect(args).toEqual(expect.arrayContaining(["--max-in-flight=10", "--records-max-bytes=64MiB", "--cel-cost-limit=5000000", "--jetstream-wait=2m"]));
