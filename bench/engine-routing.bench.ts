@@ -238,7 +238,9 @@ const leases = new LeaseKeeper({
   metrics: noopLeaseMetrics,
   logger: silentLogger,
 });
-const engine = new ObservationEngine({ kinds, events, records, leases, scheduler, warnings });
+// Every observation started at one virtual instant, by one caller: admission's limits would refuse most.
+const admissionLimits = { inFlight: 10 * observations, inFlightPerCaller: 10 * observations, requestsPerSecond: 10 * observations };
+const engine = new ObservationEngine({ kinds, events, records, leases, scheduler, warnings, admissionLimits });
 // One observation first, so the shared subscriptions and the owner index exist before measuring.
 await engine.observe(requestFor("other-0"));
 const engineHeap = await heapPerObservation(async () => {

@@ -1,6 +1,6 @@
 // What an apply tool can be told, as types it can branch on with instanceof (never on message
 // text). The CLI maps them to its exit codes: rejected and conflict are bad input (2), unavailable
-// is "no observer or NATS unreachable" (3).
+// is "no observer or NATS unreachable" (3), and so is quota (retry later: nothing was started).
 import { describeIssues } from "../verdicts/validation.js";
 import type { ErrorReply, FieldIssue } from "../verdicts/schemas.js";
 
@@ -19,6 +19,15 @@ export class ObservationRejectedError extends Error {
   ) {
     super(issues.length > 0 ? `${message}: ${describeIssues(issues)}` : message);
   }
+}
+
+/**
+ * The service refused the request at one of its limits (`quota`: observations in flight, requests
+ * a second); the message names the limit. Retryable: nothing was started.
+ */
+export class ObserverQuotaError extends Error {
+  override readonly name = "ObserverQuotaError";
+  readonly retryable = true;
 }
 
 /** The idempotency key is already taken by an observation of other content. */
@@ -40,7 +49,7 @@ export class VerdictVerificationError extends Error {
   override readonly name = "VerdictVerificationError";
 }
 
-export type ObserverError = ObserverUnavailableError | ObservationRejectedError | ObservationConflictError | ObserverInternalError | VerdictVerificationError;
+export type ObserverError = ObserverUnavailableError | ObserverQuotaError | ObservationRejectedError | ObservationConflictError | ObserverInternalError | VerdictVerificationError;
 
 /** The typed error for an error reply; `not_found` is not an error to callers (they get undefined). */
 export function errorFromReply(error: ErrorReply["error"]): ObserverError {
@@ -52,6 +61,8 @@ export function errorFromReply(error: ErrorReply["error"]): ObserverError {
       return new ObservationConflictError(error.message);
     case "unavailable":
       return new ObserverUnavailableError(error.message);
+    case "quota":
+      return new ObserverQuotaError(error.message);
     case "not_found":
     case "internal":
       return new ObserverInternalError(error.message);

@@ -1,6 +1,7 @@
 // The JetStream stream behind `<prefix>.events.>`. Events are kept, not just broadcast, so a client
 // that subscribes after the verdict was published still reads it (SPEC section 7), and so every
-// replica can publish into the same history. Created or brought up to date at start-up; two
+// replica can publish into the same history. Created or brought up to date at start-up (a stream
+// an older version created without byte limits gets them: the server allows the update); two
 // replicas starting together both succeed.
 import { JetStreamApiError, StorageType, type JetStreamManager, type StreamUpdateConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
@@ -15,6 +16,12 @@ export type EventStreamOptions = {
   replicas?: number;
   /** How long a Nats-Msg-Id is remembered for de-duplication. Default 2 min (the server's default). */
   duplicateWindowMs?: number;
+  /** The most the stream stores, in bytes; past it the oldest events go first. Default 1 GiB. */
+  maxBytes?: number;
+  /** The largest event, in bytes: the server's max_payload (events are fitted to it). Default 1 MiB. */
+  maxMessageBytes?: number;
+  /** Events kept per observation (one subject each); past it its oldest go, its verdict (the last) stays. Default 10,000. */
+  maxEventsPerObservation?: number;
 };
 
 const hour = 3_600_000;
@@ -23,6 +30,9 @@ export const defaultEventStreamOptions = {
   storage: "file",
   replicas: 1,
   duplicateWindowMs: 120_000,
+  maxBytes: 1024 ** 3,
+  maxMessageBytes: 1024 * 1024,
+  maxEventsPerObservation: 10_000,
 } as const satisfies Required<EventStreamOptions>;
 
 // "stream name already in use with a different configuration": someone (an older version, an
@@ -40,8 +50,14 @@ function eventStreamLimits(names: BusNames, options: EventStreamOptions): Partia
   return {
     description: `stagewatch observation events (${names.allEvents})`,
     subjects: [names.allEvents],
+    // Discard old: a full stream drops its oldest events (observations decided a day ago) rather
+    // than refusing the verdicts of those in flight; per subject, an observation's oldest progress
+    // events go before its verdict, which is its last.
     discard: "old",
     max_age: nanos(maxAgeMs),
+    max_bytes: options.maxBytes ?? defaultEventStreamOptions.maxBytes,
+    max_msg_size: options.maxMessageBytes ?? defaultEventStreamOptions.maxMessageBytes,
+    max_msgs_per_subject: options.maxEventsPerObservation ?? defaultEventStreamOptions.maxEventsPerObservation,
     // The server refuses a de-duplication window longer than the stream keeps messages.
     duplicate_window: nanos(Math.min(duplicateWindowMs, maxAgeMs)),
     num_replicas: options.replicas ?? defaultEventStreamOptions.replicas,

@@ -39,7 +39,7 @@ export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
 export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } from "./eventStream.js";
 export type { EventStreamOptions } from "./eventStream.js";
-export { isCompareAndSwapConflict, openKvBucket } from "./kvBuckets.js";
+export { defaultBucketMaxBytes, isCompareAndSwapConflict, isStoreFull, openKvBucket } from "./kvBuckets.js";
 export type { KvBucketOptions } from "./kvBuckets.js";
 export { Lease, leaseStoreIn, openLeaseStore } from "./leaseStore.js";
 export type { LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch } from "./leaseStore.js";
@@ -59,6 +59,7 @@ export {
   ObservationConflictError,
   ObservationRejectedError,
   ObserverInternalError,
+  ObserverQuotaError,
   ObserverUnavailableError,
   VerdictVerificationError,
 } from "./clientErrors.js";

@@ -2,7 +2,8 @@
 // requester gets an answer: a body that is too large, not JSON, or not a valid request is an
 // error reply naming the field, and a service that throws becomes `internal`, never silence.
 // Each message is handled on its own promise, so a slow observe (a KV round trip, a CAS retry)
-// never holds up a get behind it; the NATS queue group spreads requests over replicas.
+// never holds up a get behind it, started in bounded slices (requestQueue.ts) so a flood never
+// holds the event loop; the NATS queue group spreads requests over replicas.
 import { silentLogger, type Logger } from "../logging/index.js";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { z } from "zod";
@@ -17,12 +18,13 @@ import {
   type ObservationVerdict,
 } from "../verdicts/schemas.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
+import { RequestQueue, type RequestQueueOptions } from "./requestQueue.js";
 import { busNames, defaultSubjectPrefix, queueGroup } from "./subjects.js";
 import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
 export type ObserveResult =
   | { ok: true; observationId: string; replay: boolean }
-  | { ok: false; code: "conflict" | "invalid_request" | "unavailable"; message: string; issues?: FieldIssue[] };
+  | { ok: false; code: "conflict" | "invalid_request" | "unavailable" | "too_large" | "quota"; message: string; issues?: FieldIssue[] };
 
 /** What the engine implements; the bus only decodes, validates and answers. */
 export interface ObservationService {
@@ -41,6 +43,8 @@ export type RequestServerOptions = {
   maxBodyBytes?: number;
   logger?: Logger;
   metrics?: BusMetrics;
+  /** How many requests are started a turn, handled at once, and may wait (requestQueue.ts). */
+  queue?: RequestQueueOptions;
 };
 
 export type RequestServer = {
@@ -123,7 +127,7 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
     return found(decoded.value.observationId, await service.get(decoded.value.observationId));
   };
 
-  const inFlight = new Set<Promise<void>>();
+  const queue = new RequestQueue(options.queue);
 
   const answer = async (msg: Msg, handle: (data: Uint8Array) => Promise<Reply>): Promise<void> => {
     let reply: Reply;
@@ -154,8 +158,10 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
           logger.error({ err: error, subject }, "subscription failed");
           return;
         }
-        const task = answer(msg, handle).finally(() => inFlight.delete(task));
-        inFlight.add(task);
+        if (queue.offer(() => answer(msg, handle))) return;
+        metrics.requestAnswered("rejected");
+        const message = `${queue.maxWaiting} requests are waiting to be handled (the service's request queue); retry later`;
+        if (msg.reply !== undefined) msg.respond(JSON.stringify(errorReply("quota", message, [{ path: "(request)", message }])));
       },
     });
 
@@ -164,7 +170,7 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
   return {
     async stop() {
       await Promise.allSettled(subscriptions.map((s) => (s.isClosed() ? Promise.resolve() : s.drain())));
-      await Promise.allSettled([...inFlight]);
+      await queue.idle();
     },
   };
 }

@@ -1,6 +1,6 @@
 // How a thrown error becomes a line on stderr and an exit code (usage.ts). Loaded by main.ts only
 // once a command has thrown, so the classes it branches on cost a command's start-up nothing.
-import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverUnavailableError, VerdictVerificationError } from "../bus/clientErrors.js";
+import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverQuotaError, ObserverUnavailableError, VerdictVerificationError } from "../bus/clientErrors.js";
 import { NatsConfigError } from "../bus/connectionOptions.js";
 import { describeIssues } from "../verdicts/validation.js";
 import type { CommandIo } from "./commandIo.js";
@@ -22,7 +22,7 @@ export async function reportError(error: unknown, stderr: CommandIo["stderr"]): 
     return exitCodes.badInput;
   }
   // An answer that failed verification is no answer from the service: the outcome is unknown (3), never a failure (1).
-  if (error instanceof ObserverUnavailableError || error instanceof ObserverInternalError || error instanceof VerdictVerificationError || (await isServiceStartError(error))) {
+  if (error instanceof ObserverUnavailableError || error instanceof ObserverQuotaError || error instanceof ObserverInternalError || error instanceof VerdictVerificationError || (await isServiceStartError(error))) {
     say((error as Error).message);
     return exitCodes.unavailable;
   }

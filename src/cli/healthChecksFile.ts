@@ -2,10 +2,10 @@
 // anything connects, so a bad file is bad input (exit 2) naming the kind and expression.
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { compileHealthChecks, describeIssues, HealthCheckConfig, parseWith, type Rule } from "../verdicts/index.js";
+import { compileHealthChecks, describeIssues, HealthCheckConfig, parseWith, type HealthCheckCompileOptions, type Rule } from "../verdicts/index.js";
 import { UsageError } from "./usage.js";
 
-export function readHealthChecks(path: string): ReadonlyMap<string, Rule> {
+export function readHealthChecks(path: string, options: HealthCheckCompileOptions = {}): ReadonlyMap<string, Rule> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -21,7 +21,7 @@ export function readHealthChecks(path: string): ReadonlyMap<string, Rule> {
   const parsed = parseWith(HealthCheckConfig, document ?? { healthChecks: [] });
   if (!parsed.ok) throw new UsageError(`--health-checks: ${path}: ${describeIssues(parsed.issues)}`);
   try {
-    return compileHealthChecks(parsed.value.healthChecks);
+    return compileHealthChecks(parsed.value.healthChecks, options);
   } catch (error) {
     throw new UsageError(`--health-checks: ${path}: ${(error as Error).message}`, { cause: error });
   }

@@ -35,3 +35,30 @@ describe("serve --signing-key", () => {
     expect(result.stderr).toContain(message);
   });
 });
+
+describe("serve's limits", () => {
+  beforeAll(async () => {
+    await import("./serveCommand.js");
+  }, 120_000);
+
+  it.each([
+    [["--records-max-bytes", "12XB"], "--records-max-bytes: '12XB' is not a size"],
+    [["--event-stream-max-bytes", "0"], "--event-stream-max-bytes: '0' is not a size"],
+    [["--max-in-flight=0"], "--max-in-flight: '0' must be a whole number of at least 1"],
+    [["--requests-per-second", "1.5"], "--requests-per-second: '1.5' must be a whole number"],
+    [["--cel-cost-limit", "lots"], "--cel-cost-limit: 'lots' must be a whole number"],
+    [["--jetstream-wait", "soon"], "--jetstream-wait"],
+  ])("refuses %j at start: exit 2", async (args, message) => {
+    const result = await runCli(["serve", ...args], { env: nowhere });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it("lists every limit with its default in --help", async () => {
+    const result = await runCli(["serve", "--help"], { env: nowhere });
+    expect(result.stdout).toContain("--max-in-flight N       observations in flight on this replica, every caller together (default 2000)");
+    expect(result.stdout).toContain("the records bucket's bytes; when full, new observations are refused (default 512MiB)");
+    expect(result.stdout).toContain("(default 1GiB)");
+    expect(result.stdout).toContain("leaders) before exiting 3 (default 1m0s)");
+  });
+});

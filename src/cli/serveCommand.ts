@@ -8,6 +8,7 @@ import { formatDuration } from "../verdicts/text.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
 import { booleanFlag, parseCommandArgs } from "./args.js";
+import { byteSizeFlag, countFlag } from "./byteSize.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
 import { readSigningKey, signingKeyFileVariable } from "./signingKeyFile.js";
@@ -24,6 +25,9 @@ Runs the observer: watches the cluster, answers observation requests on NATS, pu
 
 Flags:
   --namespaces a,b        watch only these namespaces (default: the whole cluster)
+  --secret-namespaces a,b with the whole cluster watched, check Secrets only in these namespaces
+                          (empty: in none), so the service needs no cluster-wide list on Secrets
+                          (default: everywhere; the chart gives rbac.secretNamespaces)
   --metrics-host HOST     address of /metrics, /healthz, /readyz (default ${defaults.metricsHost})
   --metrics-port PORT     (default ${defaults.metricsPort}; 0 picks a free port)
 ${subjectPrefixHelp}
@@ -45,6 +49,27 @@ ${subjectPrefixHelp}
   --signing-key FILE      sign every verdict and event with the key pair in FILE (an nkeys seed:
                           'stagewatch keys create FILE'; default: $${signingKeyFileVariable};
                           none: nothing is signed, and clients cannot tell a forged verdict)
+
+Limits (README "Limits"; each refusal names its limit):
+  --max-in-flight N       observations in flight on this replica, every caller together (default ${defaults.maxInFlight})
+  --max-in-flight-per-caller N
+                          observations in flight on this replica for one caller (default ${defaults.maxInFlightPerCaller})
+  --requests-per-second N new observation requests a second for one caller (default ${defaults.requestsPerSecond})
+  --event-stream-max-bytes SIZE
+                          the event stream's bytes; the oldest events go first (default ${formatBytes(defaults.eventStreamMaxBytes)})
+  --max-events-per-observation N
+                          events kept per observation; its oldest go first (default ${defaults.maxEventsPerObservation})
+  --records-max-bytes SIZE
+                          the records bucket's bytes; when full, new observations are refused (default ${formatBytes(defaults.recordsMaxBytes)})
+  --leases-max-bytes SIZE the leases bucket's bytes (default ${formatBytes(defaults.leasesMaxBytes)})
+  --max-log-reads N       container log reads at once (default ${defaults.maxLogReads})
+  --max-deployment-labels N
+                          deployments stage_reached_seconds names; later ones are counted as
+                          deployment="(other)" (default ${defaults.maxDeploymentLabels})
+  --cel-cost-limit N      the estimated cost past which a CEL health check is not evaluated on
+                          an object: HealthCheckError (default ${defaults.celCostLimit})
+  --jetstream-wait D      how long start-up waits for JetStream (a fresh cluster electing its
+                          leaders) before exiting 3 (default ${formatDuration(defaults.jetstreamWaitMs)})
   -h, --help
 
 Environment:
@@ -63,6 +88,7 @@ const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"]
 export async function serveCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     namespaces: { type: "string" },
+    "secret-namespaces": { type: "string" },
     "metrics-host": { type: "string" },
     "metrics-port": { type: "string" },
     ...subjectPrefixOption,
@@ -75,6 +101,17 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "warning-events": { type: "string" },
     "container-logs": { type: "boolean" },
     "signing-key": { type: "string" },
+    "max-in-flight": { type: "string" },
+    "max-in-flight-per-caller": { type: "string" },
+    "requests-per-second": { type: "string" },
+    "event-stream-max-bytes": { type: "string" },
+    "max-events-per-observation": { type: "string" },
+    "records-max-bytes": { type: "string" },
+    "leases-max-bytes": { type: "string" },
+    "max-log-reads": { type: "string" },
+    "max-deployment-labels": { type: "string" },
+    "cel-cost-limit": { type: "string" },
+    "jetstream-wait": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -88,6 +125,10 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   for (const namespace of namespaces ?? []) {
     if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--namespaces: '${namespace}' is not a namespace name`);
   }
+  const secretNamespaces = values["secret-namespaces"]?.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  for (const namespace of secretNamespaces ?? []) {
+    if (!NamespaceName.safeParse(namespace).success) throw new UsageError(`--secret-namespaces: '${namespace}' is not a namespace name`);
+  }
   const jetstreamReplicas = optional(values["jetstream-replicas"], Number);
   if (jetstreamReplicas !== undefined && (!Number.isInteger(jetstreamReplicas) || jetstreamReplicas < 1 || jetstreamReplicas > 5)) {
     throw new UsageError(`--jetstream-replicas: '${values["jetstream-replicas"]}' must be a whole number from 1 to 5`);
@@ -98,7 +139,11 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const replicaId = values["replica-id"] ?? io.env.STAGEWATCH_REPLICA_ID;
   if (replicaId !== undefined && !/^[A-Za-z0-9._-]{1,253}$/.test(replicaId)) throw new UsageError(`--replica-id: '${replicaId}' may hold letters, digits, '.', '_' and '-' only`);
   const warningEvents = optional(values["warning-events"], (text) => booleanFlag("warning-events", text));
-  const healthChecks = optional(values["health-checks"], readHealthChecks);
+  const count = (flag: keyof typeof values) => optional(values[flag] as string | undefined, (text) => countFlag(`--${flag}`, text));
+  const bytes = (flag: keyof typeof values) => optional(values[flag] as string | undefined, (text) => byteSizeFlag(`--${flag}`, text));
+  const celCostLimit = count("cel-cost-limit");
+  const healthChecks = optional(values["health-checks"], (path) => readHealthChecks(path, { ...(celCostLimit !== undefined && { costLimit: celCostLimit }) }));
+  const jetstreamWaitSeconds = optional(values["jetstream-wait"], (text) => durationFlagSeconds("--jetstream-wait", text));
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
@@ -106,6 +151,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const settings = serviceSettings({
     nats: nats.value,
     ...(namespaces && namespaces.length > 0 && { namespaces }),
+    ...(secretNamespaces && { secretNamespaces }),
     metricsHost: values["metrics-host"],
     metricsPort: port,
     subjectPrefix: resolveSubjectPrefix(values["subject-prefix"], io.env),
@@ -116,6 +162,16 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     leaseDurationMs: optional(leaseDurationSeconds, (seconds) => seconds * 1000),
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
+    maxInFlight: count("max-in-flight"),
+    maxInFlightPerCaller: count("max-in-flight-per-caller"),
+    requestsPerSecond: count("requests-per-second"),
+    eventStreamMaxBytes: bytes("event-stream-max-bytes"),
+    maxEventsPerObservation: count("max-events-per-observation"),
+    recordsMaxBytes: bytes("records-max-bytes"),
+    leasesMaxBytes: bytes("leases-max-bytes"),
+    maxLogReads: count("max-log-reads"),
+    maxDeploymentLabels: count("max-deployment-labels"),
+    jetstreamWaitMs: optional(jetstreamWaitSeconds, (seconds) => seconds * 1000),
     ...signing,
     logger: pino({ level: values["log-level"], base: null }),
   });
@@ -152,6 +208,12 @@ function signingKeys(flag: string | undefined, env: NodeJS.ProcessEnv): { signin
     throw new UsageError(`STAGEWATCH_VERIFY_KEY does not list the signing key's public key ${signingKey.publicKey}: clients given those keys would reject every verdict`);
   }
   return { signingKey, trustedKeys: trusted.filter((key) => key.publicKey !== signingKey.publicKey) };
+}
+
+/** `1GiB`, `512MiB`: how the help shows a default size. */
+function formatBytes(bytes: number): string {
+  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
+  return `${bytes}`;
 }
 
 /** `parse(text)` for a flag the user gave; undefined (the service's default) otherwise. */

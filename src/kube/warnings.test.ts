@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeWarningEvent } from "./warnings.js";
+import { decodeWarningEvent, maxWarningMessageChars, maxWarningReasonChars } from "./warnings.js";
 import { legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
 import { pod } from "../../test/fixtures/kube/pods.js";
 import { deployment, replicaSet } from "../../test/fixtures/kube/workloads.js";
@@ -55,5 +55,12 @@ describe("decodeWarningEvent", () => {
   it("refuses what is not an object with metadata", () => {
     expect(decodeWarningEvent(null)).toBeUndefined();
     expect(decodeWarningEvent({ kind: "Event" })).toBeUndefined();
+  });
+
+  it("keeps at most maxWarningMessageChars of a message and maxWarningReasonChars of a reason, never half a surrogate pair", () => {
+    const huge = `${"a".repeat(maxWarningMessageChars - 1)}😀${"b".repeat(900 * 1024)}`;
+    const line = decodeWarningEvent(legacyWarning(current, { reason: "R".repeat(1000), message: huge, lastTimestamp: "2026-11-29T10:00:41Z" }));
+    expect(line?.warning?.message).toBe("a".repeat(maxWarningMessageChars - 1));
+    expect(line?.warning?.reason).toHaveLength(maxWarningReasonChars);
   });
 });

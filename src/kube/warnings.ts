@@ -38,6 +38,21 @@ export interface WarningEventLine {
 type Json = Record<string, unknown>;
 
 /**
+ * What is kept of an event's message and reason. A verdict shows at most a kilobyte of a message
+ * (verdicts/reading.ts), but anyone who may create events in a namespace can write a megabyte: it
+ * is cut here, as it comes off the watch, so the warning index holds kilobytes an object.
+ */
+export const maxWarningMessageChars = 4 * 1024;
+export const maxWarningReasonChars = 256;
+
+/** The first `maxChars` UTF-16 units of `text`, without a lone half of a surrogate pair at the end. */
+function prefix(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const last = text.charCodeAt(maxChars - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
+}
+
+/**
  * The warning a core/v1 Event carries; undefined when the value is not an object with metadata.
  * An event without an involved UID, a reason or any time is kept as a line (its resourceVersion
  * still counts) but carries no warning: nothing could route it or say when it happened.
@@ -60,8 +75,8 @@ export function decodeWarningEvent(raw: unknown): WarningEventLine | undefined {
     metadata,
     warning: {
       involved: { uid, kind, name, ...(apiVersion && { apiVersion }), ...(namespace && { namespace }) },
-      reason,
-      message: str(raw.message) ?? "",
+      reason: prefix(reason, maxWarningReasonChars),
+      message: prefix(str(raw.message) ?? "", maxWarningMessageChars),
       count,
       lastSeenMs,
     },

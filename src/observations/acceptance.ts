@@ -1,4 +1,5 @@
-// Accepting an observation durably: lease, then record, then the request key's claim. Every
+// Accepting an observation durably: lease, then record, then the request key's claim, once the
+// record is known to fit the NATS server's max_payload whatever its readings add (`too_large`). Every
 // record in progress has a lease, so the lease bucket is the index of unfinished work; a claim
 // never points at a missing record. The replica that loses a race on the same key removes its
 // record and lease and answers with the winner's; a crash between the steps leaves a lease whose
@@ -7,6 +8,7 @@ import type { ObservationRecord, ObservationRecords, ObserveResult, StoredRecord
 import type { ServiceSigner } from "../signing/index.js";
 import { toVerdict, type ObservationRequest, type ObservationState } from "../verdicts/index.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
+import { worstCaseRecordBytes } from "./recordCompaction.js";
 
 export type Acceptance = { accepted: true; stored: StoredRecord } | { accepted: false; result: ObserveResult };
 
@@ -17,6 +19,7 @@ export async function acceptObservation(
   request: ObservationRequest,
   contentHash: string,
   state: ObservationState,
+  maxRecordBytes: number,
 ): Promise<Acceptance> {
   const { observationId } = state;
   const record: ObservationRecord = {
@@ -32,6 +35,11 @@ export async function acceptObservation(
     owner: leases.replicaId,
     adoptions: 0,
   };
+  const worstCase = worstCaseRecordBytes(record);
+  if (worstCase > maxRecordBytes) {
+    const message = `the observation's record could grow to ${worstCase} bytes, over the ${maxRecordBytes} the NATS server's max_payload leaves for it; declare fewer resources or observe them in several requests`;
+    return { accepted: false, result: { ok: false, code: "too_large", message, issues: [{ path: "resources", message }] } };
+  }
   await leases.create(observationId);
   let revision: number;
   let claim: Awaited<ReturnType<ObservationRecords["claimKey"]>>;

@@ -6,10 +6,12 @@
 // - `get`, `cancel` and a replayed `observe` answer from what is stored, so every replica gives
 //   the same answers and nothing answered is lost by a crash.
 import type { ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
-import { contentHash } from "../bus/index.js";
+import { contentHash, isStoreFull } from "../bus/index.js";
 import type { ResourceMapping } from "../streams/index.js";
-import { budgetDeadline, cancelObservation, startObservation, type ObservationRequest, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import { budgetDeadline, cancelObservation, deadlineTooFar, startObservation, type ObservationRequest, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import { acceptObservation } from "./acceptance.js";
+import { Admission, defaultCallerId, type Refusal, type Release, type RequestCaller } from "./admission.js";
+import { payloadReserveBytes } from "./recordCompaction.js";
 import type { AdoptingEngine } from "./adoption.js";
 import type { AdoptionCause } from "./leasePolicy.js";
 import { LiveObservation } from "./liveObservation.js";
@@ -26,13 +28,22 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private readonly decided: RecentVerdicts;
   private readonly delivery: VerdictDelivery;
   private readonly driver: ObservationDriver;
+  private readonly admission: Admission;
+  private readonly maxRecordBytes: number;
 
   constructor(options: ObservationEngineOptions) {
     const settings = (this.settings = engineSettings(options));
+    this.admission = new Admission(settings.admissionLimits, () => settings.scheduler.now());
+    this.maxRecordBytes = settings.maxPayloadBytes - payloadReserveBytes;
     this.decided = new RecentVerdicts(settings.decidedMemory);
     this.delivery = new VerdictDelivery({ ...settings, decided: this.decided, now: () => settings.scheduler.now() });
     this.driver = new ObservationDriver(settings, this.delivery);
     settings.leases.onLost((observationId) => this.leave(observationId));
+  }
+
+  /** Observations counted in flight by admission (driven here, or being accepted). */
+  get admittedCount(): number {
+    return this.admission.inFlight;
   }
 
   /** Observations in progress. */
@@ -40,11 +51,47 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     return this.driver.size;
   }
 
-  async observe(request: ObservationRequest): Promise<ObserveResult> {
+  /**
+   * `caller`: who asks, for admission (today every request is the one caller; tenants pass the
+   * tenant's id and quotas). Refused past a limit before anything is looked up or stored.
+   */
+  async observe(request: ObservationRequest, caller: RequestCaller = { id: defaultCallerId }): Promise<ObserveResult> {
+    const nowMs = this.now();
+    const tooFar = deadlineTooFar(request, nowMs);
+    if (tooFar) return { ok: false, code: "invalid_request", message: `invalid observation request: deadline: ${tooFar}`, issues: [{ path: "deadline", message: tooFar }] };
+    const admitted = this.admission.admit(caller.id, caller.quotas);
+    if (!admitted.ok) return this.refused(request, admitted.refusal);
+    let begun = false;
+    try {
+      const result = await this.accept(request, nowMs, admitted.release);
+      begun = result.ok && !result.replay;
+      return result;
+    } catch (error) {
+      // The records or leases bucket at its max_bytes: a limit like the others, retryable once keys expire.
+      if (!isStoreFull(error)) throw error;
+      const message = "the service's JetStream storage (records or leases bucket) is at its max_bytes; retry later";
+      return { ok: false, code: "quota", message, issues: [{ path: "(request)", message }] };
+    } finally {
+      if (!begun) admitted.release();
+    }
+  }
+
+  /**
+   * A request past a limit. One in flight already (a client sending its request again, after a
+   * lost reply) is still answered with its observation: what is full is new work, not answers.
+   */
+  private async refused(request: ObservationRequest, refusal: Refusal): Promise<ObserveResult> {
+    if (refusal.limit !== "requestsPerSecond") {
+      const claim = await this.settings.records.getClaim(request.key);
+      if (claim && claim.contentHash === contentHash(request)) return { ok: true, observationId: claim.observationId, replay: true };
+    }
+    return { ok: false, code: "quota", message: refusal.message, issues: [{ path: "(request)", message: refusal.message }] };
+  }
+
+  private async accept(request: ObservationRequest, nowMs: number, release: Release): Promise<ObserveResult> {
     const mappings = await resolveKinds(this.settings.kinds, request);
     if (!mappings.ok) return mappings.result;
 
-    const nowMs = this.now();
     const observationId = this.settings.newObservationId();
     const scopeByKind = new Map(mappings.value.map((m) => [m.kindKey, !m.namespaced]));
     const started = startObservation({
@@ -56,14 +103,14 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
-    const outsideWatch = outsideWatchedNamespaces(this.settings.kinds.namespaces, state);
+    const outsideWatch = outsideWatchedNamespaces(this.settings.kinds, state);
     if (outsideWatch.length > 0) {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
     }
 
-    const accepted = await acceptObservation(this.settings.records, this.settings.leases, this.settings.signer, request, contentHash(request), state);
+    const accepted = await acceptObservation(this.settings.records, this.settings.leases, this.settings.signer, request, contentHash(request), state, this.maxRecordBytes);
     if (!accepted.accepted) return accepted.result;
-    this.begin(state, accepted.stored, mappings.value);
+    this.begin(state, accepted.stored, mappings.value, release);
     return { ok: true, observationId, replay: false };
   }
 
@@ -96,7 +143,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
         if (!mappings.ok) throw new TakeOverError(`cannot resolve the kinds of observation ${observationId}: ${mappings.result.ok ? "" : mappings.result.message}`);
         if (!leases.holds(observationId) || this.driver.driven(observationId)) return;
         logger.info({ ...log, deployment: record.request.deployment, from: found.from, reached: record.verdict?.reached }, "observation adopted");
-        this.begin(found.state, { record, revision: found.revision }, mappings.value);
+        this.begin(found.state, { record, revision: found.revision }, mappings.value, this.admission.track(defaultCallerId));
       }
     }
   }
@@ -158,7 +205,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   /** Drives `state` here from now on, its record writer fenced by `stored`. */
-  private begin(state: ObservationState, stored: StoredRecord, mappings: readonly ResourceMapping[]): void {
+  private begin(state: ObservationState, stored: StoredRecord, mappings: readonly ResourceMapping[], release: Release): void {
     const { records, logger, scheduler, signer } = this.settings;
     const live = new LiveObservation({
       state,
@@ -169,6 +216,8 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       owner: this.replicaId,
       scheduler,
       onSuperseded: (current) => void this.superseded(state.observationId, current),
+      maxRecordBytes: this.maxRecordBytes,
+      release,
     });
     this.driver.begin(live, mappings);
   }

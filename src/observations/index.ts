@@ -2,6 +2,10 @@
 // objects (or own their pods), decided by the verdict reducer, published on the bus.
 export { ObservationEngine } from "./engine.js";
 export type { EventStore, KindSource, ObservationEngineOptions } from "./ports.js";
+export { defaultMaxPayloadBytes } from "./ports.js";
+export { defaultMaxLogReads } from "./logTails.js";
+export { defaultAdmissionLimits, defaultCallerId } from "./admission.js";
+export type { AdmissionLimits, Quotas, RequestCaller } from "./admission.js";
 export { OwnedObjectIndex } from "./ownedObjects.js";
 export { noopEngineMetrics, noopLeaseMetrics } from "./telemetry.js";
 export type { EngineMetrics, LeaseMetrics } from "./telemetry.js";

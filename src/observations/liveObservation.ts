@@ -12,6 +12,8 @@ import type { ObservationRecords, StoredRecord } from "../bus/index.js";
 import type { Logger } from "../logging/index.js";
 import type { ServiceSigner } from "../signing/index.js";
 import { labelledBootstrapKeys, nextWakeAt, toVerdict, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import type { Release } from "./admission.js";
+import { fitRecord } from "./recordCompaction.js";
 import { RecordWriter } from "./recordWriter.js";
 import { StallWatch } from "./stallWatch.js";
 import { timerDelay } from "./timerDelay.js";
@@ -31,6 +33,10 @@ export interface LiveObservationOptions {
   readonly scheduler: SchedulerLike;
   /** Another replica changed the record: it decided or adopted the observation. */
   readonly onSuperseded: (current: StoredRecord | undefined) => void;
+  /** The most a record may hold (the server's max_payload less headers): a larger one is compacted. */
+  readonly maxRecordBytes: number;
+  /** Ends the observation's count in admission, once it is no longer driven here. */
+  readonly release: Release;
 }
 
 export class LiveObservation {
@@ -38,6 +44,8 @@ export class LiveObservation {
   readonly record: RecordWriter;
   /** The request's `logs`: a failure reads the failing container's log tail. */
   readonly logs: boolean;
+  /** Ends its count in admission (idempotent): called once it is no longer driven here. */
+  readonly release: Release;
   /** The decided verdict with its failure's log tail, once read, signed: what the terminal write stores and delivery publishes. */
   decided: ObservationVerdict | undefined;
   /** Once deciding: resolves with the verdict that stands once stored. */
@@ -55,6 +63,7 @@ export class LiveObservation {
     this.scheduler = options.scheduler;
     const { request } = options.stored.record;
     this.logs = request.logs === true;
+    this.release = options.release;
     this.stallMs = request.stallSeconds * 1000;
     this.record = new RecordWriter({
       records: options.records,
@@ -64,6 +73,7 @@ export class LiveObservation {
       // The state as it stands when the write goes out: a step replaces the state, so it is read through `this`.
       content: () => ({ verdict: this.decided ?? options.signer.sign(toVerdict(this.state)), labelledBootstrap: labelledBootstrapKeys(this.state) }),
       onSuperseded: options.onSuperseded,
+      fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.sign),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),
     });

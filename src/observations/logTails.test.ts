@@ -73,4 +73,25 @@ describe("FailureLogs", () => {
     expect(logs.wanted(false, verdict)).toBe(false);
     expect(logs.wanted(true, { ...verdict, outcome: "cancelled" })).toBe(false);
   });
+
+  it("reads at most maxConcurrentReads logs at once; one finding no slot within its bound gets a note naming the limit, and the next read gets the freed slot", async () => {
+    const answers: ((text: string) => void)[] = [];
+    const logs = new FailureLogs({
+      reader: () => new Promise<string>((resolve) => answers.push(resolve)),
+      kinds: kindsHolding(failedJob, failedPod),
+      logger: silentLogger,
+      timeoutMs: 50,
+      maxConcurrentReads: 1,
+    });
+    const first = logs.attach("obs-1", verdict);
+    const second = await logs.attach("obs-2", verdict);
+    expect(answers).toHaveLength(1);
+    expect(second.failure?.logNote).toBe("log of pod seed-7s579 container seed not read: 1 log reads already in progress (limit maxLogReads 1); none came free in time");
+    answers[0]!("done\n");
+    expect((await first).failure?.logTail?.lines).toEqual(["done"]);
+    const third = logs.attach("obs-3", verdict);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    answers[1]!("again\n");
+    expect((await third).failure?.logTail?.lines).toEqual(["again"]);
+  });
 });

@@ -9,6 +9,8 @@
 //   are known (a fresh replica, an adoption);
 // - never a failure of the verdict, never a long delay: a refused, missing or slow read is a note,
 //   and the read is abandoned after `timeoutMs` (2 s), so the verdict is at most that much later;
+// - at most `maxConcurrentReads` reads at once across the replica (readSlots): one that finds
+//   no slot within its timeout gets a note naming the limit;
 // - allowed by the service, not only the request: without a reader (serve without
 //   --container-logs) a request's `logs` gets a note saying so; a service whose RBAC lacks
 //   pods/log gets the API server's Forbidden in the note.
@@ -30,6 +32,7 @@ import {
   type ResourceIdentity,
 } from "../verdicts/index.js";
 import type { KindSource } from "./ports.js";
+import { ReadSlots, ReadSlotsBusyError } from "./readSlots.js";
 
 export interface FailureLogsOptions {
   /** Undefined: this service does not read container logs. */
@@ -39,9 +42,12 @@ export interface FailureLogsOptions {
   /** How long finding the container and reading its log may take before it is abandoned for a note (default 2 s). */
   readonly timeoutMs?: number;
   readonly limits?: LogTailLimits;
+  /** Log reads at once, for every observation of this replica (default 8); one past it waits within its timeout. */
+  readonly maxConcurrentReads?: number;
 }
 
 const defaultLogReadTimeoutMs = 2_000;
+export const defaultMaxLogReads = 8;
 
 const notAllowedNote = "the service does not read container logs (stagewatch serve --container-logs, chart value containerLogs.enabled)";
 
@@ -51,6 +57,7 @@ function describeReadError(error: unknown, timeoutMs: number): string {
     if (error.reason && error.statusMessage) return `${error.reason}: ${error.statusMessage}`;
     return error.statusMessage ?? error.message;
   }
+  if (error instanceof ReadSlotsBusyError) return error.message;
   if (error instanceof DOMException && error.name === "TimeoutError") return `no answer within ${timeoutMs / 1000}s`;
   return error instanceof Error ? error.message : String(error);
 }
@@ -78,9 +85,11 @@ function untilSynced(informer: Informer, signal: AbortSignal): Promise<void> {
 
 export class FailureLogs {
   private readonly options: FailureLogsOptions;
+  private readonly slots: ReadSlots;
 
   constructor(options: FailureLogsOptions) {
     this.options = options;
+    this.slots = new ReadSlots(options.maxConcurrentReads ?? defaultMaxLogReads);
   }
 
   /** Whether `verdict` gets a log read: its request asked (`logs`), and it failed or timed out on a resource. */
@@ -129,7 +138,7 @@ export class FailureLogs {
     const request = { ...target, tailLines: limits.lines + 1, limitBytes: limits.bytes };
     const startedAt = performance.now();
     try {
-      const text = await this.options.reader!(request, signal);
+      const text = await this.slots.run(() => this.options.reader!(request, signal), signal);
       const logTail = logTailOf(target, text, limits);
       const ms = Math.round(performance.now() - startedAt);
       this.options.logger.info({ observationId, pod: target.pod, container: target.container, previous: target.previous, lines: logTail.lines.length, ms }, "container log read");

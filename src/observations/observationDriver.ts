@@ -57,7 +57,7 @@ export class ObservationDriver {
       onRead: (read) => this.read(read),
       onDeleted: (deleted) => this.deleted(deleted),
     });
-    this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger });
+    this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger, maxConcurrentReads: settings.maxLogReads });
   }
 
   get size(): number {
@@ -214,7 +214,8 @@ export class ObservationDriver {
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
     const delivery = detailed.then((complete) => {
       const decided = (live.decided = this.settings.signer.sign(complete));
-      return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: decided, events, receivedAt }, stored));
+      // What is published is what was stored: the record writer may have compacted it to fit max_payload.
+      return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: (stored.stored && live.record.storedVerdict) || decided, events, receivedAt }, stored));
     });
     live.delivery = delivery;
     this.deliveries.add(delivery);
@@ -234,6 +235,7 @@ export class ObservationDriver {
   private forget(live: LiveObservation): void {
     for (const key of live.state.resources.keys()) this.router.stopWaiting(key, live.id);
     this.live.delete(live.id);
+    live.release();
   }
 
   private now(): number {

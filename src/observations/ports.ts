@@ -8,6 +8,9 @@ import { silentLogger, type Logger } from "../logging/index.js";
 import { unsignedService, type ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
 import type { ObservationEvent, Rule } from "../verdicts/index.js";
+import { defaultMaxLogReads } from "./logTails.js";
+import { eventsWithin, payloadReserveBytes } from "./recordCompaction.js";
+import { defaultAdmissionLimits, type AdmissionLimits } from "./admission.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import { noopEngineMetrics, type EngineMetrics } from "./telemetry.js";
 
@@ -17,6 +20,8 @@ export interface KindSource {
   informer(target: ResourceMapping): Informer;
   /** The namespaces watched; undefined for the whole cluster. */
   readonly namespaces: readonly string[] | undefined;
+  /** Where one kind is watched, when it differs from `namespaces` (Secrets: serve --secret-namespaces). */
+  namespacesOf?(kindKey: string): readonly string[] | undefined;
 }
 
 /** Where the engine's events go: the bus's event stream. */
@@ -53,7 +58,16 @@ export interface ObservationEngineOptions {
    * verdict it finds in a record is one to publish (serve --signing-key). Default: nothing signed.
    */
   signer?: ServiceSigner;
+  /** The NATS server's max_payload (its INFO): no record or event the engine writes is larger. Default 1 MiB, the server's default. */
+  maxPayloadBytes?: number;
+  /** Container log reads at once on this replica (logTails); default 8. */
+  maxLogReads?: number;
+  /** Observations in flight and requests a second this replica admits (admission.ts). */
+  admissionLimits?: Partial<AdmissionLimits>;
 }
+
+/** nats-server's default max_payload. */
+export const defaultMaxPayloadBytes = 1024 * 1024;
 
 /** The options with every default applied, once. */
 export type EngineSettings = Readonly<
@@ -69,6 +83,11 @@ export function engineSettings(options: ObservationEngineOptions): EngineSetting
     decidedMemory: 10_000,
     healthChecks: new Map(),
     signer: unsignedService,
+    maxPayloadBytes: defaultMaxPayloadBytes,
+    maxLogReads: defaultMaxLogReads,
     ...options,
+    admissionLimits: { ...defaultAdmissionLimits, ...options.admissionLimits },
+    // Every event the engine publishes fits the server's max_payload (recordCompaction).
+    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).sign),
   };
 }

@@ -29,6 +29,8 @@ export interface RecordWriterOptions {
   readonly content: () => RecordContent;
   /** Another replica changed the record: the engine stops driving the observation. */
   readonly onSuperseded: (current: StoredRecord | undefined) => void;
+  /** The record as it may be stored: under the server's max_payload (recordCompaction's fitRecord). Default: as it is. */
+  readonly fit?: (record: ObservationRecord) => ObservationRecord;
   /** Waits between attempts; tests pass one that returns at once. */
   readonly delay?: (ms: number) => Promise<void>;
 }
@@ -148,13 +150,14 @@ export class RecordWriter {
    * own earlier write whose acknowledgement was lost: its revision is taken for the retry.
    */
   private async writeOnce(content: RecordContent): Promise<WriteResult> {
-    const record: ObservationRecord = {
+    const whole: ObservationRecord = {
       ...this.stored.record,
       outcome: content.verdict.outcome,
       verdict: content.verdict,
       owner: this.options.owner,
       labelledBootstrap: content.labelledBootstrap,
     };
+    const record = this.options.fit?.(whole) ?? whole;
     const update = await this.options.records.updateRecord(record, this.stored.revision);
     if (update.updated) {
       this.stored = { record, revision: update.revision };

@@ -3,7 +3,7 @@
 // already; these checks need the cluster.
 import type { ObserveResult } from "../bus/index.js";
 import { UnknownKindError, type ResourceMapping } from "../streams/index.js";
-import type { FieldIssue, ObservationRequest, ObservationState } from "../verdicts/index.js";
+import { groupKind, type FieldIssue, type ObservationRequest, type ObservationState } from "../verdicts/index.js";
 import type { KindSource } from "./ports.js";
 
 /** Each declared resource's mapping, in request order; an unknown kind names its field. */
@@ -29,12 +29,14 @@ export async function resolveKinds(
   return { ok: true, value };
 }
 
-/** Namespaced resources outside `--namespaces`: no informer would ever see them. */
-export function outsideWatchedNamespaces(watched: readonly string[] | undefined, state: ObservationState): FieldIssue[] {
-  if (!watched) return [];
-  return [...state.resources.values()].flatMap((resource, index) =>
-    resource.identity.namespace !== undefined && !watched.includes(resource.identity.namespace)
-      ? [{ path: `resources[${index}].namespace`, message: `not watched by this service (--namespaces ${watched.join(",")})` }]
-      : [],
-  );
+/** Namespaced resources outside `--namespaces` (Secrets: `--secret-namespaces`): no informer would ever see them. */
+export function outsideWatchedNamespaces(kinds: KindSource, state: ObservationState): FieldIssue[] {
+  return [...state.resources.values()].flatMap((resource, index) => {
+    const { namespace, apiVersion, kind } = resource.identity;
+    const kindKey = groupKind(apiVersion, kind);
+    const watched = kinds.namespacesOf?.(kindKey) ?? kinds.namespaces;
+    if (!watched || namespace === undefined || watched.includes(namespace)) return [];
+    const flag = watched === kinds.namespaces ? "--namespaces" : "--secret-namespaces";
+    return [{ path: `resources[${index}].namespace`, message: `not watched by this service (${flag} ${watched.join(",") || "(none)"})` }];
+  });
 }

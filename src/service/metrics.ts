@@ -3,12 +3,15 @@
 // so unit tests never need a registry. No resource names or observation ids as labels. The one
 // name that is a label is the deployment's on stage_reached_seconds (SPEC section 7 makes it a
 // metric label; "time to healthy by deployment" is what a platform team asks): it counts apps,
-// not objects or requests, so its cardinality stays that of the team's service catalogue.
+// not objects or requests. A request chooses it, though, and the reason of failures_total comes
+// from whatever a custom resource's status says: both are bounded (labelBounds.ts), the first
+// `maxDeploymentLabels` deployments (and 200 kinds and reasons) by name, later ones as `(other)`.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { requestResults, type BusMetrics } from "../bus/index.js";
 import { adoptionCauses, type EngineMetrics, type LeaseMetrics } from "../observations/index.js";
 import type { StreamMetrics } from "../streams/index.js";
 import { outcomes, stages } from "../verdicts/index.js";
+import { boundedLabel } from "./labelBounds.js";
 
 const prefix = "stagewatch_";
 
@@ -17,7 +20,15 @@ const observationBuckets = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200,
 // Watch event to published verdict: the service's own reaction time.
 const reactionBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export function createMetrics(registry = new Registry()) {
+export type MetricsOptions = {
+  /** Distinct deployments stage_reached_seconds names; later ones are `(other)`. Default 500. */
+  readonly maxDeploymentLabels?: number;
+};
+
+export const defaultMaxDeploymentLabels = 500;
+const maxFailureLabels = 200;
+
+export function createMetrics(registry = new Registry(), options: MetricsOptions = {}) {
   collectDefaultMetrics({ register: registry, prefix });
   // prom-client names three gauges `_total`, a suffix Prometheus reserves for counters
   // (`promtool check metrics` rejects them); the handle and request counts are noise here anyway.
@@ -27,6 +38,9 @@ export function createMetrics(registry = new Registry()) {
   const registers = [registry];
   const metrics = {
     registry,
+    deploymentLabel: boundedLabel(options.maxDeploymentLabels ?? defaultMaxDeploymentLabels),
+    failureKindLabel: boundedLabel(maxFailureLabels),
+    failureReasonLabel: boundedLabel(maxFailureLabels),
     observationsActive: new Gauge({
       name: `${prefix}observations_active`,
       help: "Observations still in progress.",
@@ -168,13 +182,13 @@ export function leaseMetricsOf(metrics: Metrics): LeaseMetrics {
 export function engineMetricsOf(metrics: Metrics): EngineMetrics {
   return {
     observationStarted: () => metrics.observationsActive.inc(),
-    stageReached: (stage, deployment, seconds) => metrics.stageReachedSeconds.observe({ stage, deployment }, seconds),
+    stageReached: (stage, deployment, seconds) => metrics.stageReachedSeconds.observe({ stage, deployment: metrics.deploymentLabel(deployment) }, seconds),
     observationDecided: (required, outcome, seconds) => {
       metrics.observationsActive.dec();
       metrics.observationsTotal.inc({ required, outcome });
       metrics.verdictSeconds.observe({ required, outcome }, seconds);
     },
-    resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind, reason }),
+    resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind: metrics.failureKindLabel(kind), reason: metrics.failureReasonLabel(reason) }),
     eventToVerdict: (seconds) => metrics.eventToVerdictSeconds.observe(seconds),
     observationLeft: () => metrics.observationsActive.dec(),
   };

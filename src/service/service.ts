@@ -17,6 +17,7 @@ import {
 } from "../bus/index.js";
 import {
   Adopter,
+  defaultMaxPayloadBytes,
   LeaseKeeper,
   ObservationEngine,
   leaseTimingFor,
@@ -26,6 +27,7 @@ import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/ind
 import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf } from "./metrics.js";
+import { JetStreamNotReadyError, untilJetStreamReady } from "./jetStreamStartup.js";
 import { serviceSettings, type ServiceConfig } from "./settings.js";
 
 /** A dependency the service cannot start without (NATS, the kubeconfig) is missing: exit 3, not a stack. */
@@ -44,11 +46,12 @@ export interface RunningService {
 export async function startService(given: ServiceConfig): Promise<RunningService> {
   const config = serviceSettings(given);
   const { logger } = config;
-  const metrics = createMetrics();
+  const metrics = createMetrics(undefined, { maxDeploymentLabels: config.maxDeploymentLabels });
   const kubeConfig = config.kubeConfig ?? defaultKubeConfig();
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
     ...(config.namespaces && { namespaces: config.namespaces }),
+    ...(config.secretNamespaces && { secretNamespaces: config.secretNamespaces }),
     keptFieldsOf: (kindKey) => cachedFieldsOf(kindKey, config.healthChecks),
     metrics: streamMetricsOf(metrics),
     logger: logger.child({ component: "streams" }),
@@ -64,13 +67,24 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     });
     const names = busNames(config.subjectPrefix);
     const replicas = config.jetstreamReplicas;
-    const jsm = await jetstreamManager(connection);
-    await ensureEventStream(jsm, names, { replicas });
+    // What the server takes in one message (its INFO): records and events are fitted to it.
+    const maxPayloadBytes = connection.info?.max_payload ?? defaultMaxPayloadBytes;
+    const nats = connection;
+    const retry = { withinMs: config.jetstreamWaitMs };
+    const ready = <T>(what: string, attempt: () => Promise<T>) =>
+      untilJetStreamReady(what, attempt, retry, logger).catch((error: unknown) => {
+        throw error instanceof JetStreamNotReadyError ? new ServiceStartError(`NATS at ${servers}: ${error.message}`, { cause: error }) : error;
+      });
+    const jsm = await ready("JetStream API", () => jetstreamManager(nats));
+    await ready(`event stream ${names.eventStream}`, () =>
+      ensureEventStream(jsm, names, { replicas, maxBytes: config.eventStreamMaxBytes, maxMessageBytes: maxPayloadBytes, maxEventsPerObservation: config.maxEventsPerObservation }),
+    );
     const js = jetstream(connection);
     const busLogger = logger.child({ component: "bus" });
     const busMetrics = busMetricsOf(metrics);
-    const records = await openObservationRecords(js, { prefix: config.subjectPrefix, replicas });
-    const leaseStore = await openLeaseStore(js, { prefix: config.subjectPrefix, replicas });
+    const bucket = { prefix: config.subjectPrefix, replicas, maxValueBytes: maxPayloadBytes };
+    const records = await ready(`bucket ${names.recordsBucket}`, () => openObservationRecords(js, { ...bucket, maxBytes: config.recordsMaxBytes }));
+    const leaseStore = await ready(`bucket ${names.leasesBucket}`, () => openLeaseStore(js, { ...bucket, maxBytes: config.leasesMaxBytes }));
     const signer = config.signingKey ? serviceSigner(config.signingKey, config.trustedKeys) : unsignedService;
     if (signer.publicKey === undefined) logger.warn({ subjects: names.allEvents }, "verdicts are not signed (no signing key): anyone who may publish on the events subjects can forge one");
     const events = createEventPublisher({ js, jsm, prefix: config.subjectPrefix, signer, metrics: busMetrics, logger: busLogger });
@@ -94,6 +108,9 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
       signer,
+      maxPayloadBytes,
+      maxLogReads: config.maxLogReads,
+      admissionLimits: { inFlight: config.maxInFlight, inFlightPerCaller: config.maxInFlightPerCaller, requestsPerSecond: config.requestsPerSecond },
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
     });
@@ -113,7 +130,6 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         }
       }
     })();
-    const nats = connection;
     operations = await startOperationsServer({
       host: config.metricsHost,
       port: config.metricsPort,

@@ -6,10 +6,12 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger as PinoLogger } from "pino";
-import { defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
-import { defaultLeaseTiming } from "../observations/index.js";
+import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
+import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
-import type { Rule } from "../verdicts/index.js";
+import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
+import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
+import { defaultMaxDeploymentLabels } from "./metrics.js";
 
 export interface ServiceConfig {
   /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
@@ -17,6 +19,8 @@ export interface ServiceConfig {
   nats: NatsConnectionConfig;
   /** Watch only these namespaces; the whole cluster when undefined. */
   namespaces?: readonly string[];
+  /** With the whole cluster watched: Secrets only in these (an empty list: none); undefined, everywhere. */
+  secretNamespaces?: readonly string[];
   metricsHost?: string;
   /** 0 picks a free port. */
   metricsPort?: number;
@@ -40,6 +44,26 @@ export interface ServiceConfig {
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
   trustedKeys?: readonly VerifyKey[];
+  /** How long start-up waits for JetStream (a fresh cluster electing its leaders) before exiting 3. */
+  jetstreamWaitMs?: number;
+  /** Observations in flight on this replica, every caller together (admission). */
+  maxInFlight?: number;
+  /** Observations in flight on this replica for one caller. */
+  maxInFlightPerCaller?: number;
+  /** New observation requests a second for one caller. */
+  requestsPerSecond?: number;
+  /** The event stream's bytes; its oldest events go first past it. */
+  eventStreamMaxBytes?: number;
+  /** Events kept per observation (its subject); its oldest go first past it. */
+  maxEventsPerObservation?: number;
+  /** The records bucket's bytes; a full bucket refuses new observations. */
+  recordsMaxBytes?: number;
+  /** The leases bucket's bytes. */
+  leasesMaxBytes?: number;
+  /** Container log reads at once on this replica. */
+  maxLogReads?: number;
+  /** Distinct deployments the stage_reached_seconds metric names; later ones are `(other)`. */
+  maxDeploymentLabels?: number;
 }
 
 export const serviceDefaults = {
@@ -51,9 +75,21 @@ export const serviceDefaults = {
   leaseDurationMs: defaultLeaseTiming.durationMs,
   shutdownGraceMs: 20_000,
   containerLogs: false,
+  jetstreamWaitMs: defaultJetStreamWaitMs,
+  maxInFlight: defaultAdmissionLimits.inFlight,
+  maxInFlightPerCaller: defaultAdmissionLimits.inFlightPerCaller,
+  requestsPerSecond: defaultAdmissionLimits.requestsPerSecond,
+  eventStreamMaxBytes: defaultEventStreamOptions.maxBytes,
+  maxEventsPerObservation: defaultEventStreamOptions.maxEventsPerObservation,
+  recordsMaxBytes: 512 * 1024 ** 2,
+  leasesMaxBytes: 64 * 1024 ** 2,
+  maxLogReads: defaultMaxLogReads,
+  maxDeploymentLabels: defaultMaxDeploymentLabels,
+  /** Applied when the health checks are compiled (serve --health-checks); listed here for its one default. */
+  celCostLimit: defaultCelCostLimit,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

@@ -19,6 +19,12 @@ export interface InformerHubOptions {
   /** Watch only these namespaces; the whole cluster when undefined. */
   namespaces?: readonly string[];
   /**
+   * Secrets are watched (metadata only) in these namespaces alone, when the hub watches the whole
+   * cluster: RBAC has no metadata-only verb, so `list` on Secrets cluster-wide would let the
+   * service's token read every Secret's data. Undefined: as every other kind.
+   */
+  secretNamespaces?: readonly string[];
+  /**
    * The fields of spec and status the cache keeps of a kind judged by a CEL health check (the
    * health library's or the configuration's): what its expressions read. Undefined for other kinds.
    */
@@ -63,7 +69,7 @@ export class InformerHub {
     if (existing) return existing;
     const informer = startInformer({
       mapping,
-      namespaces: this.namespaces,
+      namespaces: this.namespacesOf(mapping.kindKey),
       metadataOnly: metadataOnlyKinds.has(mapping.kindKey),
       keptFields: this.options.keptFieldsOf?.(mapping.kindKey),
       transport: this.options.transport,
@@ -76,6 +82,11 @@ export class InformerHub {
     });
     this.running.set(mapping.kindKey, informer);
     return informer;
+  }
+
+  /** Where a kind is watched: Secrets only in `secretNamespaces` when given; undefined is the whole cluster. */
+  namespacesOf(kindKey: string): readonly string[] | undefined {
+    return kindKey === "core/Secret" && this.namespaces === undefined && this.options.secretNamespaces ? this.options.secretNamespaces : this.namespaces;
   }
 
   /** resolve, then informer. */

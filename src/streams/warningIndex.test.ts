@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterWarning } from "../kube/warnings.js";
-import { WarningIndex } from "./warningIndex.js";
+import { WarningIndex, warningBytes } from "./warningIndex.js";
 
 const at = Date.parse("2026-11-29T10:00:00Z");
 
@@ -47,5 +47,19 @@ describe("WarningIndex", () => {
     expect(index.newest("b", at + 2000)).toBeUndefined();
     expect(index.newest("a", at + 2000)?.count).toBe(2);
     expect(index.newest("c", at + 2000)).toBeDefined();
+  });
+
+  it("forgets the least recently written past maxBytes, and its byte count follows replacements and forgetting", () => {
+    const big = (uid: string) => ({ ...warning(uid, "FailedCreate", at), message: "x".repeat(4096) });
+    const index = new WarningIndex({ maxBytes: 3 * warningBytes(big("a")) });
+    for (const uid of ["a", "b", "c"]) index.offer(big(uid), at);
+    expect(index.size).toBe(3);
+    index.offer(big("b"), at);
+    expect(index.bytes).toBe(3 * warningBytes(big("a")));
+    index.offer(big("d"), at);
+    expect(index.size).toBe(3);
+    expect(index.newest("a", at)).toBeUndefined();
+    expect(index.newest("b", at)).toBeDefined();
+    expect(index.bytes).toBeLessThanOrEqual(3 * warningBytes(big("a")));
   });
 });

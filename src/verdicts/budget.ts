@@ -15,3 +15,16 @@ export function budgetDeadline(request: Pick<ObservationRequest, "timeoutSeconds
   // The request schema requires one of them; a request without either has no time at all.
   return candidates.length === 0 ? nowMs : Math.min(...candidates);
 }
+
+/** The longest budget a request may ask for: `timeoutSeconds` and `deadline` alike. */
+export const maxBudgetSeconds = 7 * 24 * 3600;
+
+/**
+ * Why a request's `deadline` is refused, or undefined: at most `maxBudgetSeconds` after `nowMs`,
+ * as `timeoutSeconds` is bounded in the schema (which has no clock). A budget ends in the
+ * observation's record, lease and the keys' TTL; an uncapped one would hold them for years.
+ */
+export function deadlineTooFar(request: Pick<ObservationRequest, "deadline">, nowMs: number): string | undefined {
+  if (request.deadline === undefined) return undefined;
+  return Date.parse(request.deadline) - nowMs > maxBudgetSeconds * 1000 ? "at most 7 days ahead (as timeoutSeconds)" : undefined;
+}

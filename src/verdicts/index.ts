@@ -49,6 +49,7 @@ export { failed, pending, readingReasons, settled, shownMessage } from "./readin
 export { newestWarning, warningSlackMs, withWarning } from "./warnings.js";
 export type { ResourceReading } from "./reading.js";
 export { scrubCredentials } from "./scrub.js";
+export type { HealthCheckCompileOptions } from "./rules/index.js";
 export { formatDuration } from "./text.js";
 export {
   HealthCheck,
@@ -57,6 +58,7 @@ export {
   builtInKinds,
   checkGeneric,
   compileHealthChecks,
+  defaultCelCostLimit,
   describePodProblem,
   evaluateResource,
   existenceOnlyKinds,
@@ -92,7 +94,7 @@ export type { LibraryEntry } from "./library/index.js";
 export { isTerminal, transition } from "./outcome.js";
 export { blockedStage, stageRank } from "./stages.js";
 export type { StageFacts } from "./stages.js";
-export { budgetDeadline } from "./budget.js";
+export { budgetDeadline, deadlineTooFar, maxBudgetSeconds } from "./budget.js";
 export { notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
 export type {
   ClusterScope,

@@ -296,7 +296,8 @@ export type CancelRequest = z.infer<typeof CancelRequest>;
 export const GetRequest = z.strictObject({ observationId: ObservationId });
 export type GetRequest = z.infer<typeof GetRequest>;
 
-export const errorCodes = ["invalid_request", "conflict", "not_found", "too_large", "unavailable", "internal"] as const;
+/** `quota`: a limit of the service's (observations in flight, requests a second) was reached; retry later. */
+export const errorCodes = ["invalid_request", "conflict", "not_found", "too_large", "quota", "unavailable", "internal"] as const;
 export const ErrorCode = z.enum(errorCodes);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

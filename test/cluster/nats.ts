@@ -92,12 +92,21 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
-/** `size` JetStream servers on loopback, routed to each other; resolves once all are up. */
-export async function startNatsCluster(binary: string, dir: string, size = 3): Promise<NatsCluster> {
+/**
+ * `size` JetStream servers on loopback, routed to each other, none started: a test starts them
+ * when it wants (one alone has no meta leader, so its JetStream is not ready: its start() resolves
+ * only once enough peers joined).
+ */
+export async function natsClusterNodes(binary: string, dir: string, size = 3): Promise<NatsNode[]> {
   const ports = await freePorts(size * 3);
   const nodePorts: NodePorts[] = Array.from({ length: size }, (_, i) => ({ client: ports[i * 3]!, monitor: ports[i * 3 + 1]!, cluster: ports[i * 3 + 2]! }));
   const routes = nodePorts.map((p) => p.cluster!);
-  const nodes = nodePorts.map((p, i) => natsNode(binary, `stagewatch-${i}`, join(dir, `node-${i}`), p, routes));
+  return nodePorts.map((p, i) => natsNode(binary, `stagewatch-${i}`, join(dir, `node-${i}`), p, routes));
+}
+
+/** `size` JetStream servers on loopback, routed to each other; resolves once all are up. */
+export async function startNatsCluster(binary: string, dir: string, size = 3): Promise<NatsCluster> {
+  const nodes = await natsClusterNodes(binary, dir, size);
   // Started together: a clustered server waits for its peers before JetStream is ready.
   await Promise.all(nodes.map((node) => node.start()));
   return {

@@ -112,6 +112,19 @@ describe("helm template with default values", () => {
       "--lease-duration=15s",
       "--shutdown-grace=20s",
       "--warning-events=true",
+      // Watching the whole cluster, Secrets only where rbac.secretNamespaces names (none by default).
+      "--secret-namespaces=",
+      "--max-in-flight=2000",
+      "--max-in-flight-per-caller=500",
+      "--requests-per-second=50",
+      "--event-stream-max-bytes=1GiB",
+      "--max-events-per-observation=10000",
+      "--records-max-bytes=512MiB",
+      "--leases-max-bytes=64MiB",
+      "--max-log-reads=8",
+      "--max-deployment-labels=500",
+      "--cel-cost-limit=1000000",
+      "--jetstream-wait=60s",
     ]);
     expect(container.env).toEqual([
       { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
@@ -121,7 +134,7 @@ describe("helm template with default values", () => {
     expect(pod?.terminationGracePeriodSeconds).toBe(30);
   });
 
-  it("grants read access to the observable kinds only, and no get on Secrets or ConfigMaps", () => {
+  it("grants read access to the observable kinds only, no get on ConfigMaps and no Secrets cluster-wide", () => {
     const rendered = objects();
     const role = byKind<V1ClusterRole>(rendered, "ClusterRole").find((r) => r.metadata?.name === "stagewatch");
     const granted = grants(role?.rules);
@@ -136,7 +149,6 @@ describe("helm template with default values", () => {
       "/pods": read,
       "/events": listWatch,
       "/configmaps": listWatch,
-      "/secrets": listWatch,
       "/services": listWatch,
       "/serviceaccounts": listWatch,
       "/persistentvolumeclaims": listWatch,
@@ -154,6 +166,51 @@ describe("helm template with default values", () => {
       "apiregistration.k8s.io/apiservices": listWatch,
     });
     for (const rule of role?.rules ?? []) expect(rule.verbs.every((verb) => read.includes(verb))).toBe(true);
+  });
+
+  it("renders no NetworkPolicy unless enabled", () => {
+    expect(byKind(objects(), "NetworkPolicy")).toEqual([]);
+  });
+});
+
+describe("helm template: Secrets' namespaces, the NetworkPolicy, limits", () => {
+  it("lists Secrets in the namespaces rbac.secretNamespaces names only, a Role each, and tells the service", () => {
+    const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", set: { "rbac.secretNamespaces": ["payments", "billing"] } });
+    const roles = byKind<V1Role>(objects, "Role");
+    expect(roles.map((r) => [r.metadata?.name, r.metadata?.namespace, Object.fromEntries(grants(r.rules))])).toEqual([
+      ["stagewatch-secrets", "payments", { "/secrets": ["list", "watch"] }],
+      ["stagewatch-secrets", "billing", { "/secrets": ["list", "watch"] }],
+    ]);
+    const clusterRole = byKind<V1ClusterRole>(objects, "ClusterRole").find((r) => r.metadata?.name === "stagewatch");
+    expect(grants(clusterRole?.rules).has("/secrets")).toBe(false);
+    expect(only(deploymentOf(objects).spec?.template.spec?.containers ?? []).args).toContain("--secret-namespaces=payments,billing");
+  });
+
+  it("a NetworkPolicy: metrics from the monitoring namespace; egress to DNS, the API server and NATS only", () => {
+    const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", set: { "networkPolicy.enabled": true, "networkPolicy.apiServer.cidrs": ["10.96.0.1/32"] } });
+    const policy = only(byKind<KubernetesObject & { spec: Record<string, unknown> }>(objects, "NetworkPolicy"));
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: { "app.kubernetes.io/name": "stagewatch", "app.kubernetes.io/instance": "stagewatch" } },
+      policyTypes: ["Ingress", "Egress"],
+      ingress: [{ from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }], ports: [{ port: 9090, protocol: "TCP" }] }],
+      egress: [
+        {
+          to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
+          ports: [
+            { port: 53, protocol: "UDP" },
+            { port: 53, protocol: "TCP" },
+          ],
+        },
+        { ports: [{ port: 443, protocol: "TCP" }, { port: 6443, protocol: "TCP" }], to: [{ ipBlock: { cidr: "10.96.0.1/32" } }] },
+        { to: [{ namespaceSelector: {}, podSelector: { matchLabels: { "app.kubernetes.io/name": "nats" } } }], ports: [{ port: 4222, protocol: "TCP" }] },
+      ],
+    });
+  });
+
+  it("passes every limit to the service as its flag", () => {
+    const objects = renderChart({ set: { limits: { maxInFlight: 10, maxInFlightPerCaller: 5, requestsPerSecond: 2, eventStreamMaxBytes: "2GiB", maxEventsPerObservation: 100, recordsMaxBytes: "64MiB", leasesMaxBytes: "8MiB", maxLogReads: 2, maxDeploymentLabels: 50, celCostLimit: 5000000, jetstreamWait: "2m" } } });
+    const args = only(deploymentOf(objects).spec?.template.spec?.containers ?? []).args ?? [];
+    expect(args).toEqual(expect.arrayContaining(["--max-in-flight=10", "--records-max-bytes=64MiB", "--cel-cost-limit=5000000", "--jetstream-wait=2m"]));
   });
 });
 
@@ -253,6 +310,8 @@ describe("wrong values fail at install with a clear message", () => {
   it.each([
     { name: "a string replica count", set: { replicaCount: "two" }, message: "at '/replicaCount': got string, want integer" },
     { name: "an unknown key", set: { replica: 2 }, message: "additional properties 'replica' not allowed" },
+    { name: "a size that is no size", set: { "limits.recordsMaxBytes": "lots" }, message: "at '/limits/recordsMaxBytes'" },
+    { name: "a limit of zero", set: { "limits.maxInFlight": 0 }, message: "at '/limits/maxInFlight': minimum: got 0, want 1" },
     { name: "an unknown log level", set: { logLevel: "verbose" }, message: "at '/logLevel': value must be one of" },
     { name: "a privileged metrics port", set: { "metrics.port": 80 }, message: "at '/metrics/port': minimum: got 80, want 1,024" },
     { name: "a namespace that is no DNS label", set: { namespaces: ["Team_A"] }, message: "at '/namespaces/0': 'Team_A' does not match pattern" },

@@ -86,7 +86,8 @@ beforeAll(async () => {
     metrics: noopLeaseMetrics,
     logger: silentLogger,
   });
-  engine = new ObservationEngine({ kinds: hub, events: createEventPublisher({ js, jsm, prefix }), records, leases });
+  // Field bounds, not rates: the property sends requests as fast as they are answered.
+  engine = new ObservationEngine({ kinds: hub, events: createEventPublisher({ js, jsm, prefix }), records, leases, admissionLimits: { requestsPerSecond: 100_000 } });
   leases.startHeartbeat();
   requests = startRequestServer({ connection: serviceConnection, service: engine, prefix });
   client = await connect({ servers: natsUrl() });

@@ -79,6 +79,13 @@ list and watch, all an informer needs (see values.yaml).
   resources: {{ toJson .resources }}
   verbs: ["list", "watch"]
 {{- end }}
+{{- if not .clusterWide }}
+# Secrets (metadata only, existence) in the namespaces watched; watching the whole cluster, a Role
+# of their own in rbac.secretNamespaces instead (rbac.yaml).
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["list", "watch"]
+{{- end }}
 {{- if .clusterWide }}
 {{- range .Values.rbac.clusterKinds }}
 - apiGroups: [{{ .apiGroup | quote }}]

@@ -9,6 +9,7 @@ import type { ObserveResult } from "../../bus/index.js";
 import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
+import type { AdmissionLimits, RequestCaller } from "../admission.js";
 import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
 import { InMemoryLeaseStore } from "./inMemoryLeases.js";
@@ -34,6 +35,12 @@ export interface EngineHarnessOptions {
   readonly podLogs?: PodLogReader;
   /** The service's signer (serve --signing-key), shared by every replica and the event store; nothing signed when absent. */
   readonly signer?: ServiceSigner;
+  /** The engine's admission limits (serve --max-in-flight ...); the defaults when absent. */
+  readonly admissionLimits?: Partial<AdmissionLimits>;
+  /** Secrets checked only in these namespaces (serve --secret-namespaces); everywhere when absent. */
+  readonly secretNamespaces?: readonly string[];
+  /** The NATS server's max_payload the engine fits records and events to; 1 MiB when absent. */
+  readonly maxPayloadBytes?: number;
 }
 
 export interface LoggedLine {
@@ -74,6 +81,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     scheduler: clock.scheduler,
     random: () => 0,
     ...(options.namespaces && { namespaces: options.namespaces }),
+    ...(options.secretNamespaces && { secretNamespaces: options.secretNamespaces }),
     ...(options.timing && { timing: options.timing }),
   });
   const records = new InMemoryObservationRecords();
@@ -108,6 +116,8 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       ...(options.warningEvents !== false && { warnings: hub.warnings() }),
       ...(options.podLogs && { podLogs: options.podLogs }),
       ...(options.signer && { signer: options.signer }),
+      ...(options.admissionLimits && { admissionLimits: options.admissionLimits }),
+      ...(options.maxPayloadBytes !== undefined && { maxPayloadBytes: options.maxPayloadBytes }),
     });
     const adopter = new Adopter({
       store: leaseStore,
@@ -147,10 +157,10 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
   const engine = first.engine;
 
   /** Parses the request as the bus does (defaults applied), observes, and lets the engine subscribe. */
-  async function observe(input: ObservationRequestInput): Promise<ObserveResult> {
+  async function observe(input: ObservationRequestInput, caller?: RequestCaller): Promise<ObserveResult> {
     const parsed = parseWith(ObservationRequest, input);
     if (!parsed.ok) throw new Error(`invalid test request: ${describeIssues(parsed.issues)}`);
-    const result = await engine.observe(parsed.value);
+    const result = await engine.observe(parsed.value, caller);
     await drainMicrotasks();
     return result;
   }

@@ -21,6 +21,8 @@
 //   told apart before one arrives.
 // - The rule is keyed by group and kind, like every rule: the apiVersion's version is ignored.
 // - Built-in kinds cannot be given CEL rules: they have their rule (or classification) already.
+// - An expression whose estimated cost on an object passes the cost limit (celCost.ts) is not
+//   evaluated: the reading is pending, HealthCheckError naming the limit.
 //
 // CEL is evaluated by @bufbuild/cel; why that library is in the README (conformance, speed, upkeep).
 // It has no optional-field syntax (`status.?conditions`): guard with `has(status.conditions)`.
@@ -29,6 +31,7 @@ import { z } from "zod";
 import type { KubeObject } from "../../kube/objects.js";
 import { groupKind } from "../kinds.js";
 import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { costPolynomial, defaultCelCostLimit, estimatedCost, largestRange, type CostPolynomial } from "./celCost.js";
 import { fieldsReadByCheck, type FieldTree } from "./fieldsRead.js";
 
 export type { FieldTree } from "./fieldsRead.js";
@@ -82,10 +85,13 @@ export class HealthCheckCompileError extends Error {
 
 type Program = (object: KubeObject) => { value: unknown } | { error: string };
 
-function compile(kindKey: string, which: Which, source: string): Program {
+function compile(kindKey: string, which: Which, source: string, costLimit: number): Program {
   let run: ReturnType<typeof plan>;
+  let cost: CostPolynomial;
   try {
-    run = plan(celEnv(), parse(source));
+    const parsed = parse(source);
+    cost = costPolynomial(parsed);
+    run = plan(celEnv(), parsed);
   } catch (error) {
     throw new HealthCheckCompileError(kindKey, which, source, error instanceof Error ? error.message : String(error), { cause: error });
   }
@@ -94,6 +100,8 @@ function compile(kindKey: string, which: Which, source: string): Program {
     // rather than fail: the cache drops the spec of kinds whose checks read none of it.
     const bindings: Record<string, unknown> = { spec: {}, status: {} };
     for (const [key, value] of Object.entries(object)) if (value !== undefined && value !== null) bindings[key] = value;
+    const estimate = estimatedCost(cost, largestRange(object));
+    if (estimate > costLimit) return { error: `estimated cost ${Math.round(estimate)} over the CEL cost limit ${costLimit} (serve --cel-cost-limit) for lists this long; not evaluated` };
     try {
       const result = run(bindings as never);
       return isCelError(result) ? { error: result.message } : { value: result };
@@ -112,17 +120,23 @@ function said(program: Program | undefined, object: KubeObject): string | undefi
   return outcome && "value" in outcome && typeof outcome.value === "string" && outcome.value !== "" ? outcome.value : undefined;
 }
 
+export type HealthCheckCompileOptions = {
+  /** The estimated cost past which an expression is not evaluated on an object (celCost.ts). */
+  readonly costLimit?: number;
+};
+
 /** One health check compiled into a rule; throws HealthCheckCompileError as compileHealthChecks does. */
-export function compileHealthCheck(check: HealthCheck, kindKey: string): Rule {
+export function compileHealthCheck(check: HealthCheck, kindKey: string, options: HealthCheckCompileOptions = {}): Rule {
+  const costLimit = options.costLimit ?? defaultCelCostLimit;
   const steps = (
     [
       ["inProgress", check.inProgress],
       ["failed", check.failed],
       ["current", check.current],
     ] as const
-  ).flatMap(([which, source]) => (source === undefined ? [] : [{ which, source, program: compile(kindKey, which, source) }]));
-  const reasonProgram = check.reason === undefined ? undefined : compile(kindKey, "reason", check.reason);
-  const messageProgram = check.message === undefined ? undefined : compile(kindKey, "message", check.message);
+  ).flatMap(([which, source]) => (source === undefined ? [] : [{ which, source, program: compile(kindKey, which, source, costLimit) }]));
+  const reasonProgram = check.reason === undefined ? undefined : compile(kindKey, "reason", check.reason, costLimit);
+  const messageProgram = check.message === undefined ? undefined : compile(kindKey, "message", check.message, costLimit);
 
   const notDone = (object: KubeObject, fallbackReason: string, fallbackMessage: string) => {
     const against = wordsAgainst(object);
@@ -167,13 +181,13 @@ export function fieldsReadByRule(rule: Rule): FieldTree | undefined {
  * The rules of a configuration, by kind key, compiled. Throws HealthCheckCompileError for an
  * expression that does not compile, and a plain Error for a built-in kind or a kind named twice.
  */
-export function compileHealthChecks(checks: readonly HealthCheck[]): ReadonlyMap<string, Rule> {
+export function compileHealthChecks(checks: readonly HealthCheck[], options: HealthCheckCompileOptions = {}): ReadonlyMap<string, Rule> {
   const compiled = new Map<string, Rule>();
   for (const check of checks) {
     const kindKey = groupKind(check.apiVersion, check.kind);
     if (builtInKinds.has(kindKey)) throw new Error(`health check for ${kindKey}: built-in kinds keep their own rule; CEL health checks are for custom kinds`);
     if (compiled.has(kindKey)) throw new Error(`health check for ${kindKey}: given twice`);
-    compiled.set(kindKey, compileHealthCheck(check, kindKey));
+    compiled.set(kindKey, compileHealthCheck(check, kindKey, options));
   }
   return compiled;
 }

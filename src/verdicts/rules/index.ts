@@ -4,6 +4,8 @@ export { settleAPIService } from "./apiservice.js";
 export { builtInKinds, judgementOf, kindClasses } from "./builtInKinds.js";
 export type { KindClass, KindJudgement } from "./builtInKinds.js";
 export { HealthCheck, HealthCheckCompileError, HealthCheckConfig, compileHealthChecks, healthCheckReasons } from "./celHealthChecks.js";
+export type { HealthCheckCompileOptions } from "./celHealthChecks.js";
+export { defaultCelCostLimit } from "./celCost.js";
 export { settleByCommonSignals } from "./commonSignals.js";
 export { settleCronJob } from "./cronjob.js";
 export { settleCustomResourceDefinition } from "./crd.js";
