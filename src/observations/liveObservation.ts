@@ -66,6 +66,7 @@ export class LiveObservation {
       onSuperseded: options.onSuperseded,
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),
+      schedule: (work, ms) => this.scheduler.schedule(work, ms),
     });
   }
 
