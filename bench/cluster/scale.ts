@@ -246,6 +246,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       env: {
         NODE_OPTIONS: [
           "--expose-gc",
+          // As the image runs it (Dockerfile).
+          "--max-semi-space-size=16",
           `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
           ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
         ].join(" "),
