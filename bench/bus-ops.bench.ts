@@ -11,20 +11,19 @@
 //   complete, which decides every observation at once; counted until every verdict was published,
 //   plus the quiet interval. Its event_to_verdict figures (watch event received to the verdict's
 //   stream acknowledgement, the engine's own histogram) describe that burst, not a steady state.
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { KubeConfig } from "@kubernetes/client-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { asyncScheduler } from "rxjs";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
 import { startNatsServer } from "../test/cluster/nats.ts";
 import { latencies } from "./cluster/scale.ts";
+import { extractBaseline } from "./support/baselineSource.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
+import { standInKubeConfig, startStandIn } from "./watch/standIn.ts";
 
 const baselineCommit = "e33da00";
 const pods = 20_000;
@@ -53,38 +52,6 @@ async function load(name: string, root: string): Promise<Implementation> {
     import(join(root, "src/verdicts/index.ts")) as Promise<Verdicts>,
   ]);
   return { name, bus, streams, observations, verdicts };
-}
-
-function extractBaseline(repository: string): string {
-  const directory = mkdtempSync(join(tmpdir(), "stagewatch-bus-ops-baseline-"));
-  const archive = execFileSync("git", ["-C", repository, "archive", baselineCommit, "src"], { maxBuffer: 64 * 1024 * 1024 });
-  execFileSync("tar", ["-x", "-C", directory], { input: archive });
-  symlinkSync(join(repository, "node_modules"), join(directory, "node_modules"), "dir");
-  return directory;
-}
-
-async function startWatchServer(size: { deployments: number; podsPerDeployment: number }): Promise<{ port: number; stop: () => void }> {
-  const script = fileURLToPath(new URL("watch/server.ts", import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv.filter((arg) => arg !== "--expose-gc"), script, JSON.stringify({ ...size, passes: 1 })], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the watch server exited (${code})`)));
-    lines.once("line", (line) => resolve(Number(line)));
-  });
-  return { port, stop: () => child.kill() };
-}
-
-function kubeConfigFor(port: number): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: "bench", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: "bench" }],
-    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
-    currentContext: "bench",
-  });
-  return kubeConfig;
 }
 
 /** Every KV write and event publish of one subject prefix, by kind, from the moment it is made. */
@@ -140,7 +107,7 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
   const counted = await countOperations(counter, names);
   let deploymentEvents = 0;
   const hub = new streams.InformerHub({
-    transport: streams.kubeHttpTransport(kubeConfigFor(watchPort)),
+    transport: streams.kubeHttpTransport(standInKubeConfig(watchPort)),
     metrics: { watchEvent: (kind: string) => void (kind === "apps/Deployment" && deploymentEvents++), watchRestart() {}, objects() {} },
   });
   const leases = new engineModule.LeaseKeeper({
@@ -220,7 +187,7 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
 }
 
 const repository = fileURLToPath(new URL("..", import.meta.url));
-const baselineRoot = extractBaseline(repository);
+const baselineRoot = extractBaseline(repository, baselineCommit, "bus-ops");
 const natsDir = mkdtempSync(join(tmpdir(), "stagewatch-bus-ops-nats-"));
 const nats = await startNatsServer(buildOrReuseBinaries().natsServer, natsDir);
 try {
@@ -231,7 +198,7 @@ try {
     results[observations] = {};
     for (const impl of implementations) {
       // A server of its own each time: its watches stream once.
-      const server = await startWatchServer(size);
+      const server = await startStandIn({ ...size, passes: 1 });
       try {
         const measured = await run(impl, nats.url, server.port, observations);
         results[observations]![impl.name] = measured;
