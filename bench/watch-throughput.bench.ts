@@ -17,20 +17,21 @@
 // (baselineCommit, extracted from git), interleaved, `rounds` times each; the median counts, and
 // the best round is kept too (the machine is shared: the best is the rate when the core was ours).
 // CPU is the process's user + system time over the measured events (JIT and GC threads included).
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { KubeConfig } from "@kubernetes/client-node";
 import { Registry } from "prom-client";
 import { asyncScheduler } from "rxjs";
 import { discardingRecords } from "./support/discardingRecords.ts";
+import { extractBaseline } from "./support/baselineSource.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
+import { standInKubeConfig, startStandIn } from "./watch/standIn.ts";
 import { podWatchLines, watchCluster, type WatchClusterSize } from "./watch/cluster.ts";
 
-const baselineCommit = "0ebf907a17fdabc151f6551a8cea8764fbc89901";
+// The code before the watch path's first fixes; WATCH_BASELINE names another commit to compare with.
+const baselineCommit = process.env["WATCH_BASELINE"] ?? "0ebf907a17fdabc151f6551a8cea8764fbc89901";
 const size: WatchClusterSize = { deployments: 1_000, podsPerDeployment: 20 };
 const passes = 2;
 const rounds = 3;
@@ -61,14 +62,6 @@ async function load(name: string, root: string): Promise<Implementation> {
   return { name, streams, observations, testing, verdicts, serviceMetrics };
 }
 
-function extractBaseline(repository: string): string {
-  const directory = mkdtempSync(join(tmpdir(), "stagewatch-watch-baseline-"));
-  const archive = execFileSync("git", ["-C", repository, "archive", baselineCommit, "src"], { maxBuffer: 64 * 1024 * 1024 });
-  execFileSync("tar", ["-x", "-C", directory], { input: archive });
-  symlinkSync(join(repository, "node_modules"), join(directory, "node_modules"), "dir");
-  return directory;
-}
-
 // ---- one core for this process, another for the server ------------------------------------------
 
 const pinned = availableParallelism() >= 2 && hasTaskset();
@@ -81,18 +74,6 @@ function hasTaskset(): boolean {
   }
 }
 if (pinned) execFileSync("taskset", ["-a", "-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
-
-async function startServer(): Promise<{ port: number; stop: () => void }> {
-  const script = fileURLToPath(new URL("watch/server.ts", import.meta.url));
-  const node = [process.execPath, ...process.execArgv.filter((arg) => arg !== "--expose-gc"), script, JSON.stringify({ ...size, passes })];
-  const child = pinned ? spawn("taskset", ["-c", "1", ...node], { stdio: ["ignore", "pipe", "inherit"] }) : spawn(node[0]!, node.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the watch server exited (${code})`)));
-    lines.once("line", (line) => resolve(Number(line)));
-  });
-  return { port, stop: () => child.kill() };
-}
 
 // ---- measuring ------------------------------------------------------------------------------------
 
@@ -133,17 +114,6 @@ function meter(expected: number, done: () => void) {
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 const expectedEvents = size.deployments * size.podsPerDeployment * passes;
 
-function kubeConfigFor(port: number): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: "bench", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: "bench" }],
-    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
-    currentContext: "bench",
-  });
-  return kubeConfig;
-}
-
 /** Starts the pod watch's stream: every update changing the pod (the default), or pods re-sent as they are. */
 async function go(port: number, stream: "changing" | "resent" = "changing"): Promise<void> {
   await (await fetch(`http://127.0.0.1:${port}/go?stream=${stream}`)).text();
@@ -166,7 +136,7 @@ async function transportStage(impl: Implementation, port: number): Promise<Rate>
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const counted = meter(expectedEvents, finish);
   const subscription = impl.streams
-    .kubeHttpTransport(kubeConfigFor(port))
+    .kubeHttpTransport(standInKubeConfig(port))
     .watch({ path: "/api/v1/pods", query: { watch: true, resourceVersion: "1" } })
     .subscribe({ next: () => counted.tick(), error: (error: unknown) => console.error(error) });
   await go(port);
@@ -180,7 +150,7 @@ async function informerStage(impl: Implementation, port: number): Promise<Rate> 
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const counted = meter(expectedEvents, finish);
   const hub = new impl.streams.InformerHub({
-    transport: impl.streams.kubeHttpTransport(kubeConfigFor(port)),
+    transport: impl.streams.kubeHttpTransport(standInKubeConfig(port)),
     metrics: streamMetrics(impl.serviceMetrics, () => counted.tick()),
   });
   const informer = hub.informer("core/Pod");
@@ -198,7 +168,7 @@ async function serviceStage(impl: Implementation, port: number, stream: "changin
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const counted = meter(expectedEvents, finish);
   const hub = new impl.streams.InformerHub({
-    transport: impl.streams.kubeHttpTransport(kubeConfigFor(port)),
+    transport: impl.streams.kubeHttpTransport(standInKubeConfig(port)),
     metrics: streamMetrics(impl.serviceMetrics, (kind) => kind === "core/Pod" && counted.tick()),
   });
   const records = discardingRecords();
@@ -268,8 +238,8 @@ function median<T extends Rate>(samples: readonly T[]): T {
 // ---- the run ------------------------------------------------------------------------------------
 
 const repository = fileURLToPath(new URL("..", import.meta.url));
-const baselineRoot = extractBaseline(repository);
-const server = await startServer();
+const baselineRoot = extractBaseline(repository, baselineCommit, "watch");
+const server = await startStandIn({ ...size, passes }, pinned ? 1 : undefined);
 try {
   const implementations = [await load("baseline", baselineRoot), await load("current", repository)];
   const lines = podWatchLines(watchCluster(size), "2", 1);

@@ -24,6 +24,10 @@ const usage = `Usage: ./dev.sh bench cluster [flags]
   --client-qps Q        kube-controller-manager's and kube-scheduler's --kube-api-qps (burst 2Q;
                         the controller manager's Deployment/ReplicaSet workers Q/10) (default 500)
   --nodes N             kwok Nodes of 1,000 pods each (default: enough for the pods, plus one)
+  --profile DIR         CPU profile of the service over the measured phase, and its memory before
+                        and after (bench/cluster/profile-on-signal.ts); summarize with
+                        bench/cluster/profileSummary.ts
+  --heap-snapshot       with --profile: a heap snapshot at the end of the phase
   --kubeconfig PATH, --nats-url URL   an existing cluster (admin) and NATS instead of a local one
 `;
 
@@ -38,6 +42,8 @@ const { values } = parseArgs({
     "helm-timeout": { type: "string", default: "30" },
     "client-qps": { type: "string", default: "500" },
     nodes: { type: "string" },
+    profile: { type: "string" },
+    "heap-snapshot": { type: "boolean" },
     kubeconfig: { type: "string" },
     "nats-url": { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -87,6 +93,7 @@ try {
     helmSample: int("helm-sample"),
     helmTimeoutSeconds: int("helm-timeout"),
     observationBudgetSeconds: int("budget-minutes") * 60,
+    ...(values.profile !== undefined && { profileDir: values.profile, heapSnapshot: values["heap-snapshot"] === true }),
     log,
   });
   const document = {

@@ -39,6 +39,10 @@ export interface ClusterBenchOptions {
   /** Each observation's timeout; the benchmark waits for verdicts that long (plus 30 s), then reports what is missing. */
   observationBudgetSeconds: number;
   helm?: string;
+  /** Profiles the service over the measured phase into this directory (profile-on-signal.ts). */
+  profileDir?: string;
+  /** With profileDir: a heap snapshot too, at the end of the phase. */
+  heapSnapshot?: boolean;
   log: (line: string) => void;
 }
 
@@ -239,7 +243,17 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       natsUrl: options.natsUrl,
       dir: options.dir,
       args: [`--subject-prefix=${prefix}`, "--log-level=warn"],
-      env: { NODE_OPTIONS: `--expose-gc --import=${new URL("gc-on-signal.ts", import.meta.url).pathname}` },
+      env: {
+        NODE_OPTIONS: [
+          "--expose-gc",
+          // As the image runs it (Dockerfile).
+          "--max-semi-space-size=16",
+          `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
+          ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
+        ].join(" "),
+        ...(options.profileDir !== undefined && { STAGEWATCH_BENCH_PROFILE_DIR: options.profileDir }),
+        ...(options.heapSnapshot && { STAGEWATCH_BENCH_HEAP_SNAPSHOT: "1" }),
+      },
     });
     nc = await connect({ servers: options.natsUrl });
     const verdicts = subscribeVerdicts(nc, prefix);

@@ -6,6 +6,7 @@
 // same bytes.
 import { readFileSync } from "node:fs";
 import type { KubeObject } from "../../src/kube/objects.ts";
+import { deployment as rolledOutDeployment } from "../../test/fixtures/kube/workloads.ts";
 import { rollingOut } from "../support/rollingOut.ts";
 
 export interface WatchClusterSize {
@@ -67,4 +68,22 @@ export function podWatchLines(cluster: WatchCluster, resourceVersion: string, re
     const updated = json.replace('"resourceVersion":"1"', `"resourceVersion":"${resourceVersion}"`);
     return `{"type":"MODIFIED","object":${restarts === undefined ? updated : updated.replace('"restartCount":0', `"restartCount":${restarts}`)}}`;
   });
+}
+
+/**
+ * The Deployment watch of a rollout seen from its observers (bench/bus-ops): every Deployment's
+ * ready count going up one replica at a time, all Deployments a step at a time, each still
+ * pending (what the Deployment controller writes while pods become ready: "3/20 ready" to "4/20
+ * ready"), then each rolled out, which decides its observation. The pods stay as listed (ready).
+ */
+export function deploymentRolloutLines({ deployments, podsPerDeployment }: WatchClusterSize): { rollingOut: string[]; rolledOut: string[] } {
+  const line = (object: KubeObject, resourceVersion: number) =>
+    `{"type":"MODIFIED","object":${JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: String(resourceVersion) } })}}`;
+  const rolling: string[] = [];
+  let resourceVersion = 2;
+  for (let ready = 0; ready < podsPerDeployment; ready++) {
+    for (let d = 0; d < deployments; d++) rolling.push(line(rollingOut(`app-${d}`, podsPerDeployment, ready).deployment, resourceVersion++));
+  }
+  const done = Array.from({ length: deployments }, (_, d) => line(rolledOutDeployment({ name: `app-${d}`, replicas: podsPerDeployment }) as KubeObject, resourceVersion++));
+  return { rollingOut: rolling, rolledOut: done };
 }

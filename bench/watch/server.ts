@@ -4,10 +4,11 @@
 // a pod watch from resourceVersion 1 with the chunked body of `passes` updates of every pod,
 // written as fast as the socket drains. Any other watch stays open and silent until the client
 // goes. The pod watch waits for `GET /go?stream=changing|resent` (which answers once a watch
-// waits), so the benchmark starts the stream, and picks it, when everything it measures is set up. Prints the port on
-// stdout once listening.
+// waits), so the benchmark starts the stream, and picks it, when everything it measures is set up.
+// `stream=rollout` streams the Deployment watch instead (deploymentRolloutLines: ready counts going
+// up, then every rollout complete), for bench/bus-ops. Prints the port on stdout once listening.
 import { createServer, type ServerResponse } from "node:http";
-import { podWatchLines, watchCluster } from "./cluster.ts";
+import { deploymentRolloutLines, podWatchLines, watchCluster } from "./cluster.ts";
 
 const size = JSON.parse(process.argv[2] ?? "{}") as { deployments: number; podsPerDeployment: number; passes: number };
 const cluster = watchCluster(size);
@@ -17,6 +18,10 @@ const streams: Record<string, Buffer[]> = {
   changing: Array.from({ length: size.passes }, (_, pass) => Buffer.from(`${podWatchLines(cluster, String(2 + pass), pass + 1).join("\n")}\n`)),
   resent: Array.from({ length: size.passes }, () => Buffer.from(`${podWatchLines(cluster, "2").join("\n")}\n`)),
 };
+const rollout = deploymentRolloutLines(size);
+streams["rollout"] = [Buffer.from(`${rollout.rollingOut.join("\n")}\n`), Buffer.from(`${rollout.rolledOut.join("\n")}\n`)];
+/** Which watch each stream is written to. */
+const streamPath = (name: string) => (name === "rollout" ? "/apis/apps/v1/deployments" : "/api/v1/pods");
 const items: Record<string, string[]> = {
   "/apis/apps/v1/deployments": cluster.deployments.map((object) => JSON.stringify(object)),
   "/apis/apps/v1/replicasets": cluster.replicaSets.map((object) => JSON.stringify(object)),
@@ -54,23 +59,24 @@ async function stream(response: ServerResponse, passes: readonly Buffer[]): Prom
   if (open) response.end();
 }
 
-let waitingWatch: ServerResponse | undefined;
+const waitingWatches = new Map<string, ServerResponse>();
 let waitingGo: ServerResponse | undefined;
-let waitingStream: readonly Buffer[] = streams.changing!;
+let waitingStream = "changing";
 
 function release(): void {
-  if (!waitingWatch || !waitingGo) return;
-  const watch = waitingWatch;
+  const watch = waitingWatches.get(streamPath(waitingStream));
+  if (!watch || !waitingGo) return;
   waitingGo.end("{}");
-  waitingWatch = waitingGo = undefined;
-  void stream(watch, waitingStream);
+  waitingGo = undefined;
+  waitingWatches.delete(streamPath(waitingStream));
+  void stream(watch, streams[waitingStream]!);
 }
 
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? "/", "http://localhost");
   if (url.pathname === "/go") {
-    const chosen = streams[url.searchParams.get("stream") ?? "changing"];
-    if (!chosen) {
+    const chosen = url.searchParams.get("stream") ?? "changing";
+    if (!streams[chosen]) {
       response.writeHead(400).end();
       return;
     }
@@ -87,10 +93,10 @@ const server = createServer((request, response) => {
   if (url.searchParams.get("watch") !== "true") return list(response, objects, url);
   response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
   response.flushHeaders();
-  if (url.pathname === "/api/v1/pods" && url.searchParams.get("resourceVersion") === "1") {
-    waitingWatch = response;
+  if ((url.pathname === "/api/v1/pods" || url.pathname === "/apis/apps/v1/deployments") && url.searchParams.get("resourceVersion") === "1") {
+    waitingWatches.set(url.pathname, response);
     response.on("close", () => {
-      if (waitingWatch === response) waitingWatch = undefined;
+      if (waitingWatches.get(url.pathname) === response) waitingWatches.delete(url.pathname);
     });
     return release();
   }

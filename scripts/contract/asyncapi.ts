@@ -106,6 +106,20 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           duplicateWindowSeconds: defaultEventStreamOptions.duplicateWindowMs / 1000,
         },
       },
+      verdictNotices: {
+        address: "{prefix}.verdicts.{deployment}.{observationId}",
+        title: `${names.prefix}.verdicts.<deployment>.<observationId>`,
+        description: [
+          "The verdict event again, on a core subject the event stream does not capture, sent the moment the verdict is stored: a client already subscribed (to `{prefix}.verdicts.*.{observationId}`) has it without the stream's store and delivery, while the stream's copy stays the one kept for everyone else.",
+          "Same body and signature as the stream's copy: verify it the same way. Anything but a verdict there is to be ignored; a client that was not subscribed yet misses nothing, as the stream holds the verdict.",
+        ].join(" "),
+        parameters: {
+          prefix: ref("components/parameters/prefix"),
+          deployment: ref("components/parameters/deployment"),
+          observationId: ref("components/parameters/observationId"),
+        },
+        messages: { VerdictEvent: ref("components/messages/VerdictEvent") },
+      },
     },
     operations: {
       observe: observe.operation,
@@ -121,6 +135,12 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           ref("channels/events/messages/StalledEvent"),
           ref("channels/events/messages/VerdictEvent"),
         ],
+      },
+      sendVerdictNotices: {
+        action: "send",
+        channel: ref("channels/verdictNotices"),
+        summary: "Sends each verdict to the clients already waiting for it, beside its copy in the event stream.",
+        messages: [ref("channels/verdictNotices/messages/VerdictEvent")],
       },
     },
     components: {

@@ -189,14 +189,22 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
     let settled = false;
     let stopReading: () => Promise<unknown> = async () => {};
     let timer: NodeJS.Timeout | undefined;
+    /** The verdict as its notice brought it, before the stream's copy; `verdict` already resolved with it. */
+    let noticed: Extract<ObservationEvent, { type: "verdict" }> | undefined;
+    let noticeTimer: NodeJS.Timeout | undefined;
 
     const finish = (outcome: { verdict: ObservationVerdict } | { error: Error }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(noticeTimer);
       stops.delete(stop);
       void stopReading().catch(() => {});
-      if ("verdict" in outcome) {
+      if ("error" in outcome && noticed) {
+        // The verdict is known and verified: the stream's copy no longer matters.
+        progress.push(noticed);
+        progress.end();
+      } else if ("verdict" in outcome) {
         progress.end();
         resolve(outcome.verdict);
       } else {
@@ -235,27 +243,56 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
     }
 
     let refusedBefore = false;
+    const take = (raw: unknown, parsed: ObservationEvent, via: "stream" | "notice" = "stream") => {
+      if (settled || (via === "notice" && (parsed.type !== "verdict" || noticed))) return;
+      let event = parsed;
+      if (keys.length > 0) {
+        const trust = checkEvent(raw, keys, expected);
+        if (!trust.trusted) {
+          refuse(trust, "an event", observationId, refusedBefore);
+          refusedBefore = true;
+          return;
+        }
+        // As it arrived, for the reason `believed` gives.
+        event = raw as ObservationEvent;
+      }
+      if (via === "notice" && event.type === "verdict") {
+        // The verdict resolves now; progress keeps reading the stream, which is a few milliseconds
+        // behind with the events before the verdict (the deciding step's, or all of them for a
+        // client whose consumer is still starting), until its copy of the verdict or noticeGraceMs.
+        noticed = event;
+        resolve(event.verdict);
+        noticeTimer = setTimeout(() => {
+          progress.push(event);
+          finish({ verdict: event.verdict });
+        }, noticeGraceMs);
+        return;
+      }
+      progress.push(event);
+      if (event.type === "verdict") finish({ verdict: event.verdict });
+    };
+    // The service sends the verdict to waiting clients the moment it is stored, beside the stream's
+    // copy (BusNames.verdictNotice): believed as that copy would be, so the stream is only the
+    // way for a client that was not yet listening. Anything but a verdict there is ignored.
+    const notices = nc.subscribe(names.verdictNotice(names.eventFilter(observationId)), {
+      callback: (error, message) => {
+        if (error) return;
+        const raw = parseJson(message.string());
+        const parsed = parseWith(ObservationEvent, raw);
+        if (parsed.ok) take(raw, parsed.value, "notice");
+      },
+    });
+    const stopBoth = (stopper: () => Promise<unknown>) => async () => {
+      notices.unsubscribe();
+      return stopper();
+    };
+    stopReading = stopBoth(async () => {});
     void readEvents(js, names, observationId, {
       started: (stopper) => {
-        stopReading = stopper;
-        if (settled) void stopper().catch(() => {});
+        stopReading = stopBoth(stopper);
+        if (settled) void stopReading().catch(() => {});
       },
-      event: (raw, parsed) => {
-        if (settled) return;
-        let event = parsed;
-        if (keys.length > 0) {
-          const trust = checkEvent(raw, keys, expected);
-          if (!trust.trusted) {
-            refuse(trust, "an event", observationId, refusedBefore);
-            refusedBefore = true;
-            return;
-          }
-          // As it arrived, for the reason `believed` gives.
-          event = raw as ObservationEvent;
-        }
-        progress.push(event);
-        if (event.type === "verdict") finish({ verdict: event.verdict });
-      },
+      event: take,
       failed: (cause) => finish({ error: new ObserverUnavailableError(`cannot read events of observation ${observationId}`, { cause }) }),
     });
     return { progress, verdict };
@@ -304,6 +341,14 @@ type EventHandlers = {
 };
 
 const consumerAttempts = 3;
+
+/**
+ * How long progress waits, once the verdict's notice came, for the stream's copy and the events
+ * before it. The service sent them on its connection before the notice, so they are normally a
+ * few milliseconds behind (the stream's store and the consumer's delivery); past this, progress
+ * ends with the notice's verdict (a consumer that cannot start must not hold up a verdict known).
+ */
+const noticeGraceMs = 1_000;
 
 /**
  * The ordered consumer of one observation's events. Creating it asks the JetStream API (stream

@@ -89,14 +89,60 @@ describe("publish", () => {
     expect(stream.stored).toEqual([]);
   });
 
-  it("keeps an observation's events in order while one of them is being retried", async () => {
+  it("pipelines an observation's events, and sends its verdict only once every earlier event is stored", async () => {
     const first = progress("2026-11-29T10:00:10Z", "ContainerCreating");
-    // Only the first event fails once: unordered, the stage and the verdict would overtake it.
+    const stream = fakeStream(() => false);
+    const acks: (() => void)[] = [];
+    const sent: string[] = [];
+    const publisher = createEventPublisher({
+      ...stream.options,
+      js: {
+        publish: (subject, payload, opts) => {
+          sent.push((JSON.parse(String(payload)) as ObservationEvent).type);
+          return new Promise<void>((resolve) => acks.push(resolve)).then(() => stream.options.js.publish(subject, payload, opts));
+        },
+      },
+    });
+    const outcomes = [publisher.publish(first), publisher.publish(stage), publisher.publish(verdictEvent)];
+    // Both sent before either is acknowledged; the verdict not yet.
+    expect(sent).toEqual(["progress", "stage"]);
+    acks.splice(0).forEach((ack) => ack());
+    for (let round = 0; round < 10 && acks.length === 0; round++) await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual(["progress", "stage", "verdict"]);
+    acks.splice(0).forEach((ack) => ack());
+    expect((await Promise.all(outcomes)).every((o) => o.published)).toBe(true);
+  });
+
+  it("never stores anything of an observation after its verdict, even when an earlier event needed a retry", async () => {
+    const first = progress("2026-11-29T10:00:10Z", "ContainerCreating");
+    // Only the first event fails once: the stage overtakes it, the verdict never does.
     const stream = fakeStream((event, attempt) => event.type === "progress" && attempt === 1);
     const publisher = createEventPublisher(stream.options);
     const outcomes = await Promise.all([publisher.publish(first), publisher.publish(stage), publisher.publish(verdictEvent)]);
     expect(outcomes.every((o) => o.published)).toBe(true);
-    expect(stream.stored.map((s) => (s.body as ObservationEvent).type)).toEqual(["progress", "stage", "verdict"]);
+    expect(stream.stored.map((s) => (s.body as ObservationEvent).type)).toEqual(["stage", "progress", "verdict"]);
+  });
+
+  it("sends a verdict's notice at once, signed as its stream copy, on the notice subject", async () => {
+    const stream = fakeStream(() => false);
+    const signer = serviceSigner(newKey);
+    const notices: { subject: string; body: unknown }[] = [];
+    const held = Promise.withResolvers<void>();
+    const publisher = createEventPublisher({
+      ...stream.options,
+      signer,
+      js: { publish: (subject, payload, opts) => held.promise.then(() => stream.options.js.publish(subject, payload, opts)) },
+      notify: (subject, body) => void notices.push({ subject, body: JSON.parse(body) }),
+    });
+    const progressed = publisher.publish(progress("2026-11-29T10:00:10Z", "ContainerCreating"));
+    // The engine signs a verdict when it is decided; the publisher signs the event around it.
+    const decided = publisher.publish({ ...verdictEvent, verdict: signer.sign(verdict) });
+    // Before the stream acknowledged the progress event before it, or stored the verdict.
+    expect(notices.map((n) => n.subject)).toEqual([`stagewatch.verdicts.payments.${observationId}`]);
+    expect(checkEvent(notices[0]!.body, [newKey.verifyKey], { observationId }).trusted).toBe(true);
+    held.resolve();
+    await Promise.all([progressed, decided]);
+    expect(stream.stored.at(-1)!.body).toEqual(notices[0]!.body);
   });
 
   it("does not hold other observations behind a stuck one", async () => {

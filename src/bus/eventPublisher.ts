@@ -5,8 +5,16 @@
 // dropped (counted and logged; `get` still answers the newest state from the record), while stage
 // and verdict events, at most four an observation, are always kept.
 //
-// Events of one observation are published one after another, in the order the engine emitted
-// them, so a retried progress event can never land after the verdict that ends a client's stream.
+// Events of one observation are pipelined: each is sent when the engine emits it, without waiting
+// for the acknowledgement of the one before (one connection keeps them in order, so they are
+// stored in the order emitted unless one needs a retry, which lands later). The verdict alone
+// waits until every earlier event of its observation is stored or given up, so nothing of an
+// observation ever lands after the verdict that ends a client's stream.
+//
+// A verdict is also sent at once, signed as its stream copy, on its core notice subject
+// (BusNames.verdictNotice) for the clients already waiting: they verify it as they verify the
+// stream's copy, and need not wait for that barrier, the stream's acknowledgement and the
+// consumer's delivery. The stream's copy stays the one kept (late clients, hasVerdict).
 //
 // With a signing key every event goes out signed (its verdict, if any, was signed when it was
 // stored), and its message id carries its signature (eventMessageId): the stream keeps the first
@@ -37,6 +45,8 @@ export type PublishOutcome = { published: true; seq: number; duplicate: boolean 
 
 export type EventPublisherOptions = {
   js: Pick<JetStreamClient, "publish">;
+  /** Core publish of a verdict's notice to waiting clients (the connection's publish); without it, none is sent. */
+  notify?: (subject: string, body: string) => void;
   /** Reads the stream's last event of an observation (hasVerdict); without it, hasVerdict says false. */
   jsm?: Pick<JetStreamManager, "streams">;
   /** Signs every event, and decides which verdict on the stream counts as the service's (hasVerdict). Default: nothing signed. */
@@ -106,8 +116,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const ackTimeoutMs = options.ackTimeoutMs ?? 5000;
   const maxBuffered = options.maxBuffered ?? defaultMaxBufferedEvents;
   const signer = options.signer ?? unsignedService;
-  /** The last publish queued per observation; later events of that observation wait for it. */
-  const tails = new Map<string, Promise<PublishOutcome>>();
+  /** The publishes of each observation not finished yet: its verdict waits for them, flush() for all. */
+  const pending = new Map<string, Set<Promise<PublishOutcome>>>();
   const discarded = new Set<string>();
   let buffered = 0;
   const setBuffered = (delta: number) => {
@@ -115,18 +125,9 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     metrics.eventsBuffered(buffered);
   };
 
-  const attempt = async (unsigned: ObservationEvent): Promise<PublishOutcome> => {
-    const event = signer.sign(unsigned);
+  type Prepared = { event: ObservationEvent; subject: string; body: string; msgID: string };
+  const attempt = async ({ event, subject, body, msgID }: Prepared): Promise<PublishOutcome> => {
     const log = { observationId: event.observationId, deployment: event.deployment, type: event.type };
-    let subject: string;
-    try {
-      subject = names.eventSubject(event.deployment, event.observationId);
-    } catch (error) {
-      logger.error({ ...log, err: error }, "event not published: invalid subject");
-      return { published: false, error };
-    }
-    const body = JSON.stringify(event);
-    const msgID = eventMessageId(event);
     let lastError: unknown;
     for (let n = 1; n <= retry.attempts; n++) {
       if (event.type !== "verdict" && discarded.has(event.observationId)) return { published: false, error: new Error("discarded") };
@@ -147,6 +148,25 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     return { published: false, error: lastError };
   };
 
+  const prepare = (unsigned: ObservationEvent): Prepared | { error: unknown } => {
+    const event = signer.sign(unsigned);
+    try {
+      return { event, subject: names.eventSubject(event.deployment, event.observationId), body: JSON.stringify(event), msgID: eventMessageId(event) };
+    } catch (error) {
+      logger.error({ observationId: event.observationId, deployment: event.deployment, type: event.type, err: error }, "event not published: invalid subject");
+      return { error };
+    }
+  };
+
+  const sendNotice = ({ subject, body, event }: Prepared) => {
+    try {
+      options.notify?.(names.verdictNotice(subject), body);
+    } catch (error) {
+      // A client that misses the notice reads the stream's copy; the notice is only the fast path.
+      logger.warn({ observationId: event.observationId, err: error }, "verdict notice not sent; clients read it from the stream");
+    }
+  };
+
   return {
     publish(event) {
       if (event.type === "progress" && buffered >= maxBuffered) {
@@ -154,19 +174,29 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         logger.warn({ observationId: event.observationId, deployment: event.deployment, buffered }, "event buffer full; progress event dropped");
         return Promise.resolve({ published: false, error: new Error("event buffer full") });
       }
+      const prepared = prepare(event);
+      if ("error" in prepared) return Promise.resolve({ published: false, error: prepared.error });
       setBuffered(1);
-      const previous = tails.get(event.observationId);
-      const next = (previous ? previous.then(() => attempt(event)) : attempt(event)).finally(() => setBuffered(-1));
-      tails.set(event.observationId, next);
+      const id = event.observationId;
+      const earlier = pending.get(id) ?? new Set<Promise<PublishOutcome>>();
+      pending.set(id, earlier);
+      let next: Promise<PublishOutcome>;
+      if (event.type === "verdict") {
+        sendNotice(prepared);
+        next = earlier.size === 0 ? attempt(prepared) : Promise.allSettled([...earlier]).then(() => attempt(prepared));
+      } else next = attempt(prepared);
+      next = next.finally(() => setBuffered(-1));
+      earlier.add(next);
       void next.then(() => {
-        if (tails.get(event.observationId) !== next) return;
-        tails.delete(event.observationId);
-        discarded.delete(event.observationId);
+        earlier.delete(next);
+        if (earlier.size > 0 || pending.get(id) !== earlier) return;
+        pending.delete(id);
+        discarded.delete(id);
       });
       return next;
     },
     async flush() {
-      await Promise.all(tails.values());
+      await Promise.all([...pending.values()].flatMap((publishes) => [...publishes]));
     },
     async hasVerdict(deployment, observationId) {
       if (!options.jsm) return false;
@@ -193,7 +223,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       }
     },
     discard(observationId) {
-      if (tails.has(observationId)) discarded.add(observationId);
+      if (pending.has(observationId)) discarded.add(observationId);
     },
     get buffered() {
       return buffered;

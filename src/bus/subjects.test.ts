@@ -66,3 +66,14 @@ describe("subjectPrefixFromEnv", () => {
     expect(subjectPrefixFromEnv({})).toBe("stagewatch");
   });
 });
+
+describe("verdictNotice", () => {
+  it("is the event subject or filter under `verdicts`, outside what the event stream captures", () => {
+    const names = busNames("acme.stagewatch");
+    const id = newObservationId();
+    expect(names.verdictNotice(names.eventSubject("payments", id))).toBe(`acme.stagewatch.verdicts.payments.${id}`);
+    expect(names.verdictNotice(names.eventFilter(id))).toBe(`acme.stagewatch.verdicts.*.${id}`);
+    expect(names.verdictNotice(names.eventSubject("payments", id)).startsWith(names.allEvents.slice(0, -1))).toBe(false);
+    expect(() => names.verdictNotice(`acme.stagewatch.get`)).toThrow(InvalidSubjectTokenError);
+  });
+});

@@ -64,6 +64,14 @@ export type BusNames = {
   eventSubject(deployment: string, observationId: string): string;
   /** Matches one observation's events without knowing its deployment (a client following an id). */
   eventFilter(observationId: string): string;
+  /**
+   * The core subject a verdict is also sent on the moment it is stored, for clients already
+   * waiting, of an event subject or filter (eventSubject, eventFilter): the same tokens under
+   * `verdicts` instead of `events`, so the event stream does not capture it (the stream's copy is
+   * the one kept). Derived from the event subject, so whatever an event subject carries, its
+   * notice carries too.
+   */
+  verdictNotice(eventSubjectOrFilter: string): string;
 };
 
 /** `stagewatch` or dotted tokens like `acme.stagewatch`; throws InvalidSubjectTokenError otherwise. */
@@ -83,5 +91,10 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     eventSubject: (deployment, observationId) =>
       `${prefix}.events.${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
     eventFilter: (observationId) => `${prefix}.events.*.${assertToken("observation id", observationId)}`,
+    verdictNotice: (eventSubjectOrFilter) => {
+      const events = `${prefix}.events.`;
+      if (!eventSubjectOrFilter.startsWith(events)) throw new InvalidSubjectTokenError("event subject", eventSubjectOrFilter);
+      return `${prefix}.verdicts.${eventSubjectOrFilter.slice(events.length)}`;
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { KubeObject } from "../kube/objects.js";
 import { legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deploymentConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
+import { quietWriteIntervalMs } from "./recordWriter.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
@@ -40,6 +41,9 @@ describe("Warning events", () => {
       "stage bootstrapped",
       "progress Deployment payments/api pending (warning FailedCreate)",
     ]);
+    // A count alone is no change a client must see at once: get shows it after the quiet write.
+    expect((await h.engine.get(id))!.resources[0]!.warning?.count).toBe(1);
+    await h.advance(quietWriteIntervalMs);
     const [resource] = (await h.engine.get(id))!.resources;
     expect(resource).toMatchObject({
       state: "pending",

@@ -2,6 +2,13 @@
 // for new observations, takes expired or released ones for adoption, renews them on a heartbeat,
 // and says at once when one is lost, so the engine stops driving that observation.
 //
+// Each lease is renewed a renewal interval after it was last written, not all of them on one
+// beat: the heartbeat ticks ten times an interval and renews those due. Observations begin at
+// different moments, so their renewals spread over the interval instead of arriving at NATS as
+// one burst of a thousand compare-and-swaps every few seconds, which a verdict's own terminal
+// write would queue behind. A lease still sees its holder's write at least every
+// renewEveryMs + one tick, well inside its duration (three intervals).
+//
 // A lease is lost when a renewal's compare-and-swap finds another revision (someone took it), or
 // when the shared lease watch shows it held by another replica or removed (a cancel through the
 // record by another replica). A renewal that fails for want of NATS is not a loss: nobody else can
@@ -31,6 +38,10 @@ export class LeaseKeeper {
   private readonly options: LeaseKeeperOptions;
   /** Observation id to the revision this replica wrote last. */
   private readonly held = new Map<string, number>();
+  /** Observation id to when this replica wrote it last (scheduler time): when its renewal is due. */
+  private readonly writtenAt = new Map<string, number>();
+  /** Renewals in flight: a slow one is not sent again on the next tick. */
+  private readonly renewing = new Set<string>();
   /** Leases being created here: held as far as the adopter is concerned, before the create is acknowledged. */
   private readonly creating = new Set<string>();
   /** When this process began: a lease under this id written earlier is a previous incarnation's. */
@@ -65,7 +76,8 @@ export class LeaseKeeper {
   }
 
   startHeartbeat(): void {
-    this.heartbeat ??= interval(this.options.timing.renewEveryMs, this.options.scheduler).subscribe(() => void this.renewAll());
+    const tickMs = Math.max(10, Math.floor(this.options.timing.renewEveryMs / 10));
+    this.heartbeat ??= interval(tickMs, this.options.scheduler).subscribe(() => void this.renewDue());
   }
 
   stopHeartbeat(): void {
@@ -77,9 +89,10 @@ export class LeaseKeeper {
   async create(observationId: string): Promise<void> {
     this.creating.add(observationId);
     try {
-      const revision = await this.options.store.create(observationId, this.lease());
+      const at = this.now();
+      const revision = await this.options.store.create(observationId, this.lease(at));
       if (revision === undefined) throw new LeaseExistsError(`observation ${observationId} already has a lease`);
-      this.hold(observationId, revision);
+      this.hold(observationId, revision, at);
     } finally {
       this.creating.delete(observationId);
     }
@@ -87,9 +100,10 @@ export class LeaseKeeper {
 
   /** Takes `entry` from its holder if nobody wrote it since it was read; false when another replica was first. */
   async take(entry: LeaseEntry): Promise<boolean> {
-    const revision = await this.options.store.update(entry.observationId, this.lease(), entry.revision);
+    const at = this.now();
+    const revision = await this.options.store.update(entry.observationId, this.lease(at), entry.revision);
     if (revision === undefined) return false;
-    this.hold(entry.observationId, revision);
+    this.hold(entry.observationId, revision, at);
     return true;
   }
 
@@ -135,6 +149,7 @@ export class LeaseKeeper {
     const revision = this.held.get(observationId);
     if (revision === undefined) return undefined;
     this.held.delete(observationId);
+    this.writtenAt.delete(observationId);
     this.options.metrics.leasesHeld(this.held.size);
     return revision;
   }
@@ -149,26 +164,37 @@ export class LeaseKeeper {
     this.lose(change.observationId, entry === undefined ? "removed" : `held by ${entry.lease.holder}`);
   }
 
+  /** Renews every lease now (NATS came back: what was due meanwhile is renewed at once). */
   async renewAll(): Promise<void> {
     await Promise.all(this.heldIds().map((id) => this.renew(id)));
+  }
+
+  /** Renews the leases written a renewal interval ago or longer. */
+  private async renewDue(): Promise<void> {
+    const due = this.now() - this.options.timing.renewEveryMs;
+    await Promise.all(this.heldIds().flatMap((id) => (!this.renewing.has(id) && (this.writtenAt.get(id) ?? 0) <= due ? [this.renew(id)] : [])));
   }
 
   private async renew(observationId: string): Promise<void> {
     const revision = this.held.get(observationId);
     if (revision === undefined) return;
     let next: number | undefined;
+    const at = this.now();
+    this.renewing.add(observationId);
     try {
-      next = await this.options.store.update(observationId, this.lease(), revision);
+      next = await this.options.store.update(observationId, this.lease(at), revision);
     } catch (error) {
       this.options.metrics.leaseRenewalFailed();
       this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "lease renewal failed; retrying on the next heartbeat");
       return;
+    } finally {
+      this.renewing.delete(observationId);
     }
     if (this.held.get(observationId) !== revision) return;
     if (next === undefined) {
       this.options.metrics.leaseRenewalFailed();
       this.lose(observationId, "renewal found another revision");
-    } else this.held.set(observationId, next);
+    } else this.hold(observationId, next, at);
   }
 
   private lose(observationId: string, why: string): void {
@@ -177,13 +203,15 @@ export class LeaseKeeper {
     for (const handler of this.lostHandlers) handler(observationId);
   }
 
-  private hold(observationId: string, revision: number): void {
+  /** `at`: when the lease written was computed, from which its expiry counts. */
+  private hold(observationId: string, revision: number, at: number): void {
     this.held.set(observationId, revision);
+    this.writtenAt.set(observationId, at);
     this.options.metrics.leasesHeld(this.held.size);
   }
 
-  private lease() {
-    return leaseHeldBy(this.replicaId, this.now(), this.options.timing);
+  private lease(at: number) {
+    return leaseHeldBy(this.replicaId, at, this.options.timing);
   }
 
   private now(): number {

@@ -76,6 +76,7 @@ export class LiveObservation {
       fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.sign),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),
+      schedule: (work, ms) => this.scheduler.schedule(work, ms),
     });
   }
 

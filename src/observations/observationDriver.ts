@@ -120,7 +120,8 @@ export class ObservationDriver {
     const live = this.live.get(observationId);
     if (!live) return;
     live.stopDriving("left");
-    if (!keepWriting) live.record.abandon();
+    if (keepWriting) live.record.flushLater();
+    else live.record.abandon();
     this.forget(live);
   }
 
@@ -132,7 +133,10 @@ export class ObservationDriver {
   /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
   stop(): void {
     this.router.stop();
-    for (const live of this.live.values()) live.stopDriving("left");
+    for (const live of this.live.values()) {
+      live.stopDriving("left");
+      live.record.cancelLater();
+    }
   }
 
   apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
@@ -164,10 +168,11 @@ export class ObservationDriver {
     }
     if (changed) {
       if (step.progressed) live.moved();
-      // The record follows every reading (coalesced by the writer), so an adopter resumes from the
-      // newest one; the step's events go out once a record holding them is stored.
-      const stored = live.record.update();
-      if (events.length > 0) void stored.then((ok) => ok && events.forEach((event) => void this.settings.events.publish(event)));
+      // The record follows what a client can see at once (a change that publishes an event), and the
+      // step's events go out once a record holding them is stored; a pending message alone (counts,
+      // a warning repeating) is written within the writer's quiet interval.
+      if (events.length === 0) live.record.updateLater();
+      else void live.record.update().then((ok) => ok && events.forEach((event) => void this.settings.events.publish(event)));
     }
     this.schedule(live);
   }

@@ -1,10 +1,11 @@
-// The record writer's hold: while a decided verdict is being completed (the failing container's
-// log tail), a write waiting behind one in flight does not go out with the incomplete verdict.
+// The record writer: its hold (while a decided verdict is being completed, the failing container's
+// log tail, a write waiting behind one in flight does not go out with the incomplete verdict), and
+// its quiet writes (a pending message alone waits for the quiet interval).
 import { silentLogger } from "../logging/index.js";
 import { describe, expect, it } from "vitest";
 import type { ObservationRecord, ObservationRecords, RecordUpdate } from "../bus/index.js";
 import type { ObservationVerdict } from "../verdicts/index.js";
-import { RecordWriter } from "./recordWriter.js";
+import { quietWriteIntervalMs, RecordWriter } from "./recordWriter.js";
 
 const verdict = (message: string, outcome: ObservationVerdict["outcome"] = "in_progress"): ObservationVerdict => ({
   observationId: "obs-1",
@@ -78,5 +79,71 @@ describe("RecordWriter.hold", () => {
     expect(written).toEqual(["reading 1", "decided, with its log tail"]);
     expect([await first, await second]).toEqual([true, true]);
     expect(writer.storedVerdict?.message).toBe("decided, with its log tail");
+  });
+});
+
+describe("RecordWriter.updateLater", () => {
+  /** A writer over `records` whose quiet writes run when the test fires them. */
+  function quietWriter(records: ObservationRecords, content: () => ObservationVerdict) {
+    const timers: { work: () => void; ms: number; cancelled: boolean }[] = [];
+    const writer = new RecordWriter({
+      records,
+      logger: silentLogger,
+      owner: "replica-a",
+      initial: { record: initial, revision: 1 },
+      content: () => ({ verdict: content(), labelledBootstrap: [] }),
+      onSuperseded: () => {},
+      schedule: (work, ms) => {
+        const timer = { work, ms, cancelled: false };
+        timers.push(timer);
+        return { unsubscribe: () => void (timer.cancelled = true) };
+      },
+    });
+    const fire = () => timers.filter((timer) => !timer.cancelled).forEach((timer) => timer.work());
+    return { writer, timers, fire };
+  }
+
+  it("writes message-only changes once per quiet interval, with the newest content", async () => {
+    const { records, written, release } = gatedRecords();
+    let content = verdict("3/20 ready");
+    const { writer, timers, fire } = quietWriter(records, () => content);
+    writer.updateLater();
+    content = verdict("4/20 ready");
+    writer.updateLater();
+    content = verdict("5/20 ready");
+    writer.updateLater();
+    expect(timers.map((timer) => timer.ms)).toEqual([quietWriteIntervalMs]);
+    expect(written).toEqual([]);
+    fire();
+    await release();
+    expect(written).toEqual(["5/20 ready"]);
+  });
+
+  it("a change a client sees goes out at once and carries the quiet change with it", async () => {
+    const { records, written, release } = gatedRecords();
+    let content = verdict("3/20 ready");
+    const { writer, timers } = quietWriter(records, () => content);
+    writer.updateLater();
+    content = verdict("api settled");
+    const stored = writer.update();
+    expect(timers[0]!.cancelled).toBe(true);
+    await release();
+    expect(await stored).toBe(true);
+    expect(written).toEqual(["api settled"]);
+  });
+
+  it("a hand-over writes what waits at once; a stop forgets it", async () => {
+    const { records, written, release } = gatedRecords();
+    const { writer } = quietWriter(records, () => verdict("4/20 ready"));
+    writer.updateLater();
+    writer.flushLater();
+    await release();
+    expect(written).toEqual(["4/20 ready"]);
+    const { writer: stopped, timers } = quietWriter(records, () => verdict("5/20 ready"));
+    stopped.updateLater();
+    stopped.cancelLater();
+    expect(timers[0]!.cancelled).toBe(true);
+    await stopped.idle();
+    expect(written).toEqual(["4/20 ready"]);
   });
 });

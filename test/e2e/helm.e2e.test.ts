@@ -99,7 +99,7 @@ describe("helm template with default values", () => {
     });
     expect(container.livenessProbe?.httpGet).toEqual({ path: "/healthz", port: "metrics" });
     expect(container.readinessProbe?.httpGet).toEqual({ path: "/readyz", port: "metrics" });
-    expect(container.resources?.requests).toEqual({ cpu: "50m", memory: "128Mi" });
+    expect(container.resources?.requests).toEqual({ cpu: "50m", memory: "320Mi" });
     expect(container.resources?.limits).toEqual({ cpu: "1", memory: "512Mi" });
     expect(container.image).toBe("stagewatch:0.1.0");
     expect(container.args).toEqual([

@@ -68,13 +68,30 @@ export function describePodProblem(problem: PodProblem): string {
   return `pod ${problem.pod}${where}: ${problem.reason}${problem.message ? `: ${problem.message}` : ""}`;
 }
 
+/**
+ * Each pod object's problems, judged once. The informers' caches replace a pod's object when it
+ * changes and never change one in place, so a workload judged again on one pod's event judges that
+ * pod and finds its other pods' problems here: the cost of a pod event is that pod, not the
+ * workload's size. Weak: a pod replaced or deleted takes its entry with it.
+ */
+const judged = new WeakMap<Pod, PodProblem[]>();
+
+function problemsOfPod(pod: Pod): PodProblem[] {
+  let problems = judged.get(pod);
+  if (problems === undefined) {
+    problems = podProblems(pod);
+    judged.set(pod, problems);
+  }
+  return problems;
+}
+
 /** The problems of the pods that still count: not being deleted, ordered by name for stable messages. */
 export function problemsOf(pods: readonly Pod[]): PodProblem[] {
   // Only the pods with a problem are sorted: a workload's pods are judged on every event of any of
   // them, and most pods of a rollout have none.
   return pods
     .filter((pod) => pod.metadata.deletionTimestamp === undefined)
-    .map((pod) => ({ name: pod.metadata.name, problems: podProblems(pod) }))
+    .map((pod) => ({ name: pod.metadata.name, problems: problemsOfPod(pod) }))
     .filter(({ problems }) => problems.length > 0)
     .sort((a, b) => a.name.localeCompare(b.name))
     .flatMap(({ problems }) => problems);
