@@ -11,10 +11,10 @@ import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
 import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
-import { InMemoryLeaseStore } from "./inMemoryLeases.js";
+import { InMemoryLeaseStore } from "../inMemoryLeases.js";
 
 import { CapturingEventStore } from "./capturingEventStore.js";
-import { InMemoryObservationRecords } from "./inMemoryRecords.js";
+import { InMemoryObservationRecords } from "../inMemoryRecords.js";
 import { ScriptedCluster } from "./scriptedCluster.js";
 
 export interface EngineHarnessOptions {
