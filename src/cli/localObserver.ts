@@ -13,13 +13,14 @@
 // - Nothing is signed: the verdict is this process's own, not a service's word.
 // Loaded by observeCommand only in local mode (it brings the Kubernetes client and the engine).
 import type { KubeConfig } from "@kubernetes/client-node";
-import { asyncScheduler, firstValueFrom } from "rxjs";
+import { asyncScheduler, filter, firstValueFrom, merge } from "rxjs";
 import type { ObservationRun } from "../bus/client.js";
 import { ObservationRejectedError, ObserverUnavailableError } from "../bus/clientErrors.js";
 import type { Logger } from "../logging/index.js";
 import { InMemoryLeaseStore, InMemoryObservationRecords, LeaseKeeper, ObservationEngine, defaultLeaseTiming, noopLeaseMetrics } from "../observations/index.js";
 import { InProcessEvents } from "../observations/inProcessEvents.js";
-import { InformerHub, KubeRequestError, RestMapper, kubeHttpTransport, kubePodLogReader, type KubeTransport } from "../streams/index.js";
+import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
+import { InformerHub, KubeRequestError, RestMapper, kubeHttpTransport, kubePodLogReader, type Informer, type KubeTransport, type ResourceMapping } from "../streams/index.js";
 import { cachedFieldsOf, type ObservationRequest, type ObservationVerdict, type Rule } from "../verdicts/index.js";
 
 export interface LocalObserverOptions {
@@ -48,10 +49,11 @@ export async function observeLocally(request: ObservationRequest, options: Local
   const transport = options.transport ?? kubeHttpTransport(kubeConfig);
   await checkReachable(transport, kubeConfig.getCurrentCluster()?.server ?? "(no server)");
   const restMapper = new RestMapper(transport);
+  const declared = await declaredKinds(restMapper, request);
   const hub = new InformerHub({
     transport,
     restMapper,
-    namespaces: await declaredNamespaces(restMapper, request),
+    namespaces: declared.namespaces,
     keptFieldsOf: (kindKey) => cachedFieldsOf(kindKey, options.healthChecks),
     logger,
   });
@@ -72,6 +74,7 @@ export async function observeLocally(request: ObservationRequest, options: Local
     hub.stop();
     events.close(new ObserverUnavailableError("stopped before a verdict"));
   };
+  await listedOnce(await kindsRead(restMapper, declared.mappings).then((mappings) => mappings.map((mapping) => hub.informer(mapping))));
   const result = await engine.observe(request).catch((error: unknown) => {
     close();
     throw error;
@@ -93,19 +96,47 @@ export async function observeLocally(request: ObservationRequest, options: Local
 }
 
 /**
- * The namespaces to list and watch: those of the declared resources of namespaced kinds (their
- * own, else the request's default). A kind discovery cannot resolve adds none; the engine then
- * refuses the request naming its field.
+ * The declared resources' kinds, and the namespaces to list and watch: those of the resources of
+ * namespaced kinds (their own, else the request's default). A kind discovery cannot resolve is
+ * left out; the engine then refuses the request naming its field.
  */
-async function declaredNamespaces(restMapper: RestMapper, request: ObservationRequest): Promise<string[]> {
+async function declaredKinds(restMapper: RestMapper, request: ObservationRequest): Promise<{ mappings: ResourceMapping[]; namespaces: string[] }> {
   const resolved = await Promise.allSettled(request.resources.map((resource) => restMapper.resolve(resource.apiVersion, resource.kind)));
+  const mappings = new Map<string, ResourceMapping>();
   const namespaces = new Set<string>();
   for (const [index, outcome] of resolved.entries()) {
-    if (outcome.status !== "fulfilled" || !outcome.value.namespaced) continue;
+    if (outcome.status !== "fulfilled") continue;
+    mappings.set(outcome.value.kindKey, outcome.value);
     const namespace = request.resources[index]!.namespace ?? request.defaultNamespace;
-    if (namespace !== undefined) namespaces.add(namespace);
+    if (outcome.value.namespaced && namespace !== undefined) namespaces.add(namespace);
   }
-  return [...namespaces].sort();
+  return { mappings: [...mappings.values()], namespaces: [...namespaces].sort() };
+}
+
+/** The declared kinds and what their workloads own: Pods, and a Deployment's ReplicaSets. */
+async function kindsRead(restMapper: RestMapper, declared: readonly ResourceMapping[]): Promise<ResourceMapping[]> {
+  const read = [...declared];
+  if (declared.some((mapping) => podOwningKinds.has(mapping.kindKey))) read.push(await restMapper.resolve("v1", "Pod"));
+  if (declared.some((mapping) => replicaSetOwningKinds.has(mapping.kindKey))) read.push(await restMapper.resolve("apps/v1", "ReplicaSet"));
+  return read;
+}
+
+/**
+ * Waits until each informer has listed once, or been refused, or `boundMs` passed. The service's
+ * informers are warm when a request arrives, so it reads every declared resource in one go; cold
+ * ones would let a resource whose kind listed first decide alone (a bootstrap Job seen failed
+ * before the Deployment beside it was listed: "reached none" where the service says "applied").
+ * Waiting for the lists makes the two modes judge from the same picture. The bound only keeps an
+ * API server that answers nothing from holding the observation before its own budget starts.
+ */
+async function listedOnce(informers: readonly Informer[], boundMs = 10_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+  const listed = Promise.all(
+    informers.map((informer) => firstValueFrom(merge(informer.synced$.pipe(filter(Boolean)), informer.problems$.pipe(filter((problems) => problems.length > 0))), { defaultValue: undefined })),
+  );
+  await Promise.race([listed, bound]);
+  clearTimeout(timer);
 }
 
 /**
