@@ -51,6 +51,16 @@ test("observe --help: exit 0, the flags on stdout", async () => {
   }
 });
 
+/** A kubeconfig whose one context `ci` (namespace cli) names an API server nobody listens on. */
+function nowhereKubeconfig(name: string): string {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    "apiVersion: v1\nkind: Config\ncurrent-context: ci\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: ci, context: {cluster: c, user: u, namespace: cli}}]\n",
+  );
+  return path;
+}
+
 describe("stagewatch observe: which engine decides", () => {
   const noNats = { HOME: dir };
   test.each([
@@ -71,11 +81,7 @@ describe("stagewatch observe: which engine decides", () => {
   });
 
   test("local mode, a --context the kubeconfig lacks: exit 2 naming the contexts it has", async () => {
-    const kubeconfig = join(dir, "kubeconfig");
-    writeFileSync(
-      kubeconfig,
-      "apiVersion: v1\nkind: Config\ncurrent-context: ci\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: ci, context: {cluster: c, user: u}}]\n",
-    );
+    const kubeconfig = nowhereKubeconfig("kubeconfig");
     const result = await runCli(["observe", "-f", good, "--deployment", "web", "--kubeconfig", kubeconfig, "--context", "prod"], { env: { HOME: dir } });
     expect(result.status, output(result)).toBe(2);
     expect(result.stderr).toContain("--context: no context 'prod'");
@@ -83,11 +89,7 @@ describe("stagewatch observe: which engine decides", () => {
   });
 
   test("local mode, an API server that is not there: exit 3 naming it", async () => {
-    const kubeconfig = join(dir, "kubeconfig-unreachable");
-    writeFileSync(
-      kubeconfig,
-      "apiVersion: v1\nkind: Config\ncurrent-context: ci\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: ci, context: {cluster: c, user: u, namespace: cli}}]\n",
-    );
+    const kubeconfig = nowhereKubeconfig("kubeconfig-unreachable");
     const result = await runCli(["observe", "-f", good, "--deployment", "web", "--key", "k"], { env: { HOME: dir, KUBECONFIG: kubeconfig } });
     expect(result.status, output(result)).toBe(3);
     expect(result.stderr).toContain("--key has no effect in local mode");
