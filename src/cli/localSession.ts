@@ -31,8 +31,9 @@ export async function openLocalSession(request: ObservationRequest, options: Loc
   const cancel = (signal: string) => void observation.cancel(`interrupted (${signal})`);
   const onInterrupt = () => cancel("SIGINT");
   const onTerminate = () => cancel("SIGTERM");
-  process.on("SIGINT", onInterrupt);
-  process.on("SIGTERM", onTerminate);
+  // Once: a second Ctrl-C while the cancelled verdict is going out ends the process as usual.
+  process.once("SIGINT", onInterrupt);
+  process.once("SIGTERM", onTerminate);
   return {
     run: observation,
     current: () => observation.get(),
