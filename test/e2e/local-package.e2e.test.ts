@@ -8,8 +8,8 @@
  * from 22.19 runs it (installed by `npm install -g --prefix ~/.cache/stagewatch/node22 node@22`).
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runToCompletion, scratchDir, writeManifest } from "../cluster/stagewatch.ts";
@@ -49,12 +49,16 @@ beforeAll(async () => {
   cpSync(join(compiled, "dist"), join(source, "dist"), { recursive: true });
   for (const name of ["health", "schema", "README.md"]) cpSync(join(REPO_ROOT, name), join(source, name), { recursive: true });
   const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: source, encoding: "utf8" }).trim().split("\n").at(-1)!;
-  installed = join(dir, "installed");
-  mkdirSync(installed);
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline", join(dir, packed)], { cwd: installed, stdio: "pipe" });
+  // An empty folder outside the checkout, with a package.json of its own: without one npm would
+  // walk up and install into the nearest project it finds (this repository).
+  installed = mkdtempSync(join(tmpdir(), "stagewatch-installed-"));
+  writeFileSync(join(installed, "package.json"), `${JSON.stringify({ name: "pipeline", private: true })}\n`);
+  execFileSync("npm", ["install", "--prefix", installed, "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline", join(dir, packed)], { cwd: installed, stdio: "pipe" });
+  if (!existsSync(join(installed, "node_modules", "stagewatch", "package.json"))) throw new Error(`npm did not install the tarball into ${installed}`);
 }, 600_000);
 
 afterAll(async () => {
+  if (installed) rmSync(installed, { recursive: true, force: true });
   if (namespace) await deleteNamespace(namespace);
 });
 
