@@ -103,6 +103,7 @@ try {
     return times.length === 0 ? undefined : Math.min(...times);
   };
 
+  const shortName: Record<ToolName, string> = { observeLocal: "local", observeService: "service", helmWatcher: "helm", kubectlRolloutStatus: "kubectl" };
   const account: Record<ToolName, string> = { observeLocal: "observeLocal", observeService: "stagewatch", helmWatcher: "helm-watcher", kubectlRolloutStatus: "kubectl" };
   /** One tool on one object, to its exit. */
   async function runTool(tool: ToolName, scenario: Scenario, name: string) {
@@ -139,7 +140,7 @@ try {
         runs.push(
           ...(await Promise.all(
             tools.map(async (tool) => {
-              const name = `${tool.slice(0, 7).toLowerCase()}-${scenario.slice(0, 3).toLowerCase()}-${sample}`;
+              const name = `${shortName[tool]}-${scenario.slice(0, 3).toLowerCase()}-${sample}`;
               return { tool, name, ...(await runTool(tool, scenario, name)) };
             }),
           )),
