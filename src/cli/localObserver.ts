@@ -74,8 +74,11 @@ export async function observeLocally(request: ObservationRequest, options: Local
     hub.stop();
     events.close(new ObserverUnavailableError("stopped before a verdict"));
   };
-  await listedOnce(await kindsRead(restMapper, declared.mappings).then((mappings) => mappings.map((mapping) => hub.informer(mapping))));
-  const result = await engine.observe(request).catch((error: unknown) => {
+  const started = async () => {
+    await listedOnce((await kindsRead(restMapper, declared.mappings)).map((mapping) => hub.informer(mapping)));
+    return engine.observe(request);
+  };
+  const result = await started().catch((error: unknown) => {
     close();
     throw error;
   });
