@@ -1,16 +1,28 @@
 #!/usr/bin/env node
-// Node's on-disk cache of compiled modules (as kubectl is one compiled binary): from the second
-// run on, `observe` skips compiling the bus client, zod and yaml. NODE_COMPILE_CACHE names
-// another directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-import { enableCompileCache } from "node:module";
-import { text } from "node:stream/consumers";
-enableCompileCache?.();
-const { main } = await import("./cli/main.js");
+// The installed command. It checks the running Node before it loads anything (nodeVersion.ts): on
+// an older Node it says in one line which version it needs and exits 2 (bad input: the wrong
+// runtime), rather than failing on the first newer API the bundle touches. So this file, and what
+// it imports statically, must parse and link on Node 20: nothing but node:process-level globals
+// and dynamic imports.
+import { nodeVersionProblem } from "./cli/nodeVersion.js";
 
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  // process.stdin is only touched when a command reads it: creating it opens the pipe or terminal.
-  readStdin: () => text(process.stdin),
-  env: process.env,
-});
+const problem = nodeVersionProblem(process.versions.node);
+if (problem !== undefined) {
+  process.stderr.write(problem);
+  process.exitCode = 2;
+} else {
+  // Node's on-disk cache of compiled modules (as kubectl is one compiled binary): from the second
+  // run on, `observe` skips compiling the bus client, zod and yaml. NODE_COMPILE_CACHE names
+  // another directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  const { enableCompileCache } = await import("node:module");
+  enableCompileCache?.();
+  const { text } = await import("node:stream/consumers");
+  const { main } = await import("./cli/main.js");
+  process.exitCode = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // process.stdin is only touched when a command reads it: creating it opens the pipe or terminal.
+    readStdin: () => text(process.stdin),
+    env: process.env,
+  });
+}

@@ -21,6 +21,8 @@ export interface KubeconfigLocations {
   home?: string;
   /** Where a pod's service account token and namespace are mounted. */
   serviceAccountDirectory?: string;
+  /** `--context`: this context's namespace instead of the current context's. */
+  context?: string;
 }
 
 export async function kubeconfigNamespace(env: NodeJS.ProcessEnv, locations: KubeconfigLocations = {}): Promise<string> {
@@ -37,7 +39,7 @@ export async function kubeconfigNamespace(env: NodeJS.ProcessEnv, locations: Kub
     }
   }
   if (configs.length === 0) return (await inClusterNamespace(env, locations)) ?? fallbackNamespace;
-  const current = configs.map((config) => stringField(config, "current-context")).find(Boolean);
+  const current = locations.context ?? configs.map((config) => stringField(config, "current-context")).find(Boolean);
   if (current === undefined) return fallbackNamespace;
   for (const config of configs) {
     const context = contextsOf(config).find((entry) => stringField(entry, "name") === current);

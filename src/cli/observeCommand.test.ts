@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { oldKey } from "../signing/testing/keys.js";
 import { output, runCli } from "./testing/runCli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "observe-"));
@@ -48,4 +49,50 @@ test("observe --help: exit 0, the flags on stdout", async () => {
   for (const flag of ["--filename", "--deployment", "--require", "--timeout", "--key", "--namespace", "--fail-on", "--logs", "--json", "--subject-prefix"]) {
     expect(result.stdout).toContain(flag);
   }
+});
+
+/** A kubeconfig whose one context `ci` (namespace cli) names an API server nobody listens on. */
+function nowhereKubeconfig(name: string): string {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    "apiVersion: v1\nkind: Config\ncurrent-context: ci\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: ci, context: {cluster: c, user: u, namespace: cli}}]\n",
+  );
+  return path;
+}
+
+describe("stagewatch observe: which engine decides", () => {
+  const noNats = { HOME: dir };
+  test.each([
+    { name: "--mode nonsense", args: ["--mode", "auto"], env: noNats, status: 2, stderr: "--mode: must be one of local, service" },
+    { name: "--nats-url and --server both", args: ["--nats-url", "nats://a:4222", "--server", "nats://b:4222"], env: noNats, status: 2, stderr: "--nats-url and --server are the same flag" },
+    { name: "--health-checks in service mode", args: ["--health-checks", good], env, status: 2, stderr: "--health-checks: in service mode the service's own" },
+    { name: "--verify-key in local mode", args: ["--mode", "local", "--verify-key", oldKey.publicKey], env: noNats, status: 2, stderr: "--verify-key: local mode signs nothing" },
+    // NATS configured and unreachable is "unavailable" (3), never a quiet switch to local mode.
+    { name: "NATS_URL unreachable", args: [], env, status: 3, stderr: "cannot connect to NATS at nats://127.0.0.1:1" },
+    { name: "--nats-url unreachable", args: ["--nats-url", "nats://127.0.0.1:1"], env: noNats, status: 3, stderr: "cannot connect to NATS at nats://127.0.0.1:1" },
+    { name: "local mode with no kubeconfig and not in a pod", args: [], env: noNats, status: 3, stderr: "no cluster to observe: no kubeconfig" },
+    { name: "local mode, --kubeconfig that does not exist", args: ["--kubeconfig", absent], env: noNats, status: 2, stderr: `--kubeconfig: ${absent} does not exist` },
+  ])("$name: exit $status", { timeout: 30_000 }, async ({ args, env: given, status, stderr }) => {
+    const result = await runCli(["observe", "-f", good, "--deployment", "web", "--timeout", "5s", ...args], { env: given });
+    expect(result.status, output(result)).toBe(status);
+    expect(result.stderr).toContain(stderr);
+    expect(result.stdout).toBe("");
+  });
+
+  test("local mode, a --context the kubeconfig lacks: exit 2 naming the contexts it has", async () => {
+    const kubeconfig = nowhereKubeconfig("kubeconfig");
+    const result = await runCli(["observe", "-f", good, "--deployment", "web", "--kubeconfig", kubeconfig, "--context", "prod"], { env: { HOME: dir } });
+    expect(result.status, output(result)).toBe(2);
+    expect(result.stderr).toContain("--context: no context 'prod'");
+    expect(result.stderr).toContain("(contexts: ci)");
+  });
+
+  test("local mode, an API server that is not there: exit 3 naming it", async () => {
+    const kubeconfig = nowhereKubeconfig("kubeconfig-unreachable");
+    const result = await runCli(["observe", "-f", good, "--deployment", "web", "--key", "k"], { env: { HOME: dir, KUBECONFIG: kubeconfig } });
+    expect(result.status, output(result)).toBe(3);
+    expect(result.stderr).toContain("--key has no effect in local mode");
+    expect(result.stderr).toContain("cannot reach the API server at https://127.0.0.1:1");
+  });
 });

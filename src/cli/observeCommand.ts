@@ -1,12 +1,14 @@
 // `stagewatch observe`: what an apply tool runs after `kubectl apply` or `helm upgrade`. It sends
 // identities only (never manifest content), prints progress on stderr for the person watching the
 // CI log, and the verdict on stdout for the script; the exit code says which of the four
-// situations it is (usage.ts).
+// situations it is (usage.ts). The service decides when NATS is configured; with none, the same
+// engine decides in this process (local mode, observationMode.ts and localSession.ts, loaded only
+// then: they bring the Kubernetes client).
 import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 // The bus client's own modules rather than bus/index.js, which also brings the service's side
 // (KV records, leases, the request server): observe's start-up is what every CI job pays.
-import { connectObserver } from "../bus/client.js";
+import { connectObserver, type ObservationRun } from "../bus/client.js";
 import { ObservationRejectedError } from "../bus/clientErrors.js";
 import { natsConfigFromEnv } from "../bus/connectionOptions.js";
 import { ObservationRequest, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../verdicts/schemas.js";
@@ -17,6 +19,7 @@ import { durationFlagSeconds } from "./duration.js";
 import { failureLogText } from "./failureLogText.js";
 import { kubeconfigNamespace } from "./kubeconfigNamespace.js";
 import { readDeclaredResources } from "./manifests.js";
+import { observationMode } from "./observationMode.js";
 import type { ProgressView } from "./progressViews.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
@@ -24,7 +27,10 @@ import { rejectionReport, resolveVerifyKeys, unverifiedNotice, verifyKeyHelp, ve
 
 export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
 
-Asks the stagewatch service to observe the resources declared in the manifests and prints the verdict.
+Observes the resources declared in the manifests until the required stage, a failure or the
+timeout, and prints the verdict. With NATS configured (NATS_URL, NATS credentials, --nats-url)
+the stagewatch service decides; with none, the same engine runs in this process against the
+kubeconfig (local mode: namespaced watches of the declared namespaces only, nothing kept after exit).
 
 Flags:
   -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json); '-' reads
@@ -35,7 +41,7 @@ Flags:
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
   --stall DURATION        say "stalled" on stderr when nothing moved this long (default 2m; 0: never)
   --key KEY               idempotency key: a retry with the same key follows the same observation
-                          (default: a new key each run)
+                          (default: a new key each run; service mode only: nothing outlives a local run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
                           context's namespace, else "default": where kubectl apply put them)
   --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
@@ -43,20 +49,30 @@ Flags:
   --load-balancer-address wait|ignore
                           wait (default) for a LoadBalancer Service's address, or settle it
                           without one (clusters with no load-balancer controller: kind, bare metal)
-  --logs                  on a failure, print the failing container's last log lines (read once
-                          by the service, scrubbed; needs serve --container-logs)
-  --json                  print the verdict as JSON, with "verified": whether it was verified
+  --logs                  on a failure, print the failing container's last log lines (read once,
+                          scrubbed; the service needs serve --container-logs, local mode your
+                          own get on pods/log)
+  --json                  print the verdict as JSON, with "mode": local or service (who decided), and
+                          "verified": whether it was verified
   --verdict-file FILE     also write the verdict, as the service signed it, to FILE (evidence for
                           the CI job's artifacts; check it with 'stagewatch verify FILE')
 ${verifyKeyHelp}
   --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
                           redraws one line per resource in place, plain prints one line per change
 ${subjectPrefixHelp}
+  --mode local|service    force a mode (default: service when NATS is configured, else local); NATS
+                          configured and unreachable is exit 3, never a fallback to local mode
+  --nats-url URL          NATS server(s) of the service, comma separated (default $NATS_URL);
+                          --server is the same flag
+  --kubeconfig FILE       local mode's cluster (default $KUBECONFIG, ~/.kube/config, in-cluster);
+                          also where --namespace's default is read from in both modes
+  --context NAME          a context of the kubeconfig other than its current one
+  --health-checks FILE    local mode: CEL health checks for custom kinds, as 'serve --health-checks'
   -h, --help
 
 Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
-STAGEWATCH_VERIFY_KEY.
-Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
+STAGEWATCH_VERIFY_KEY; KUBECONFIG.
+Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer, NATS or API server unreachable.
 `;
 
 export async function observeCommand(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -76,6 +92,12 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     "verdict-file": { type: "string" },
     ...verifyKeyOption,
     ...subjectPrefixOption,
+    mode: { type: "string" },
+    "nats-url": { type: "string" },
+    server: { type: "string" },
+    kubeconfig: { type: "string" },
+    context: { type: "string" },
+    "health-checks": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -88,20 +110,27 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   if (!progressModes.includes(values.progress as ProgressMode)) {
     throw new UsageError(`--progress: must be one of ${progressModes.join(", ")}`);
   }
-  const prefix = resolveSubjectPrefix(values["subject-prefix"], io.env);
+  if (values["nats-url"] !== undefined && values.server !== undefined) throw new UsageError("--nats-url and --server are the same flag: give one");
+  const natsUrlFlag = values["nats-url"] ?? values.server;
+  const env = natsUrlFlag === undefined ? io.env : { ...io.env, NATS_URL: natsUrlFlag };
+  const verifyKeys = resolveVerifyKeys(values["verify-key"], env);
+  const mode = observationMode({ flag: values.mode, natsUrlFlag, verifyKeyGiven: verifyKeys.length > 0 }, env);
+  if (mode === "local" && values["verify-key"] !== undefined) throw new UsageError("--verify-key: local mode signs nothing (the verdict is this process's own); verify keys are for the service's verdicts");
+  if (mode === "service" && values["health-checks"] !== undefined) throw new UsageError("--health-checks: in service mode the service's own --health-checks decide; this flag is for local mode");
   const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
-  const nats = natsConfigFromEnv(io.env);
-  if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
-  const verifyKey = resolveVerifyKeys(values["verify-key"], io.env).map((key) => key.publicKey);
+  const kubeconfigChoice = { file: values.kubeconfig, context: values.context };
 
   const resources = await readDeclaredResources(values.filename, { readStdin: io.readStdin });
+  const namespaceEnv = values.kubeconfig === undefined ? env : { ...env, KUBECONFIG: values.kubeconfig };
   const request: ObservationRequestInput = {
     key: values.key ?? `${values.deployment}/${randomUUID()}`,
     deployment: values.deployment,
     require: values.require as Stage,
     timeoutSeconds,
     ...(values.stall !== undefined && { stallSeconds: durationFlagSeconds("--stall", values.stall) }),
-    defaultNamespace: values.namespace ?? (await kubeconfigNamespace(io.env, io.env["HOME"] === undefined ? {} : { home: io.env["HOME"] })),
+    defaultNamespace:
+      values.namespace ??
+      (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
     ...(values.logs && { logs: true }),
@@ -112,11 +141,14 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   // a CI script may retry.
   const valid = parseWith(ObservationRequest, request);
   if (!valid.ok) throw new ObservationRejectedError("invalid_request", "invalid observation request", valid.issues);
-  const rejections = rejectionReport();
-  const observer = await connectObserver({ ...nats.value, prefix, verifyKey, logger: rejections.logger });
+
+  const session =
+    mode === "local"
+      ? await (await import("./localSession.js")).openLocalSession(valid.value, { env, kubeconfig: kubeconfigChoice, healthChecksFile: values["health-checks"], keyGiven: values.key !== undefined, stderr: io.stderr })
+      : await openServiceSession(request, { env, prefix: resolveSubjectPrefix(values["subject-prefix"], env), verifyKey: verifyKeys.map((key) => key.publicKey) });
   try {
-    const run = await observer.observe(request);
-    io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}\n`);
+    const { run } = session;
+    io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}${mode === "local" ? " in this process (local mode)" : ""}\n`);
     // The views (and the rules' descriptions they print) load once the request is on its way: the
     // events that arrive meanwhile wait in the run's queue.
     const { liveView, plainView } = await import("./progressViews.js");
@@ -130,25 +162,59 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
             startedAtMs: Date.now(),
             deadlineMs: Date.now() + timeoutSeconds * 1000,
           },
-          // The service's clock and resolved namespaces, and on a replay the readings so far; the
+          // The engine's clock and resolved namespaces, and on a replay the readings so far; the
           // view starts from the local guess when it does not answer.
-          current: await observer.get(run.observationId).catch(() => undefined),
-          colour: io.env["NO_COLOR"] === undefined || io.env["NO_COLOR"] === "",
+          current: await session.current().catch(() => undefined),
+          colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
         })
       : plainView((text) => io.stderr.write(text));
     for await (const event of run.progress) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
     if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
-    // `verified` is observe's own note beside the service's verdict, not part of what it signed.
-    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, verified: observer.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
-    if (!observer.verifies) io.stderr.write(unverifiedNotice);
+    // `mode` and `verified` are observe's own notes beside the verdict, not part of what the service signed.
+    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, mode, verified: session.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
+    if (mode === "local") io.stderr.write(localNotice);
+    else if (!session.verifies) io.stderr.write(unverifiedNotice);
     return exitCodeOf(verdict);
   } finally {
-    const rejected = rejections.line(observer.rejected);
-    if (rejected) io.stderr.write(rejected);
-    await observer.close();
+    const note = await session.close();
+    if (note) io.stderr.write(note);
   }
+}
+
+/** What observe follows, whichever mode decides: the run, its current verdict, and how to end it. */
+export interface ObserveSession {
+  readonly run: ObservationRun;
+  /** The observation's verdict so far (the live view's start). */
+  current(): Promise<ObservationVerdict | undefined>;
+  /** Whether the verdict is verified as the service's (never in local mode). */
+  readonly verifies: boolean;
+  /** Ends the follow; resolves with a line for stderr, if there is something to say (messages that failed verification). */
+  close(): Promise<string | undefined>;
+}
+
+/** The line after a local verdict, in place of the service's "not verified": who decided it. */
+const localNotice = "stagewatch: decided in this process (local mode: no NATS configured); set NATS_URL to ask the service\n";
+
+async function openServiceSession(request: ObservationRequestInput, options: { env: NodeJS.ProcessEnv; prefix: string; verifyKey: string[] }): Promise<ObserveSession> {
+  const nats = natsConfigFromEnv(options.env);
+  if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
+  const rejections = rejectionReport();
+  const observer = await connectObserver({ ...nats.value, prefix: options.prefix, verifyKey: options.verifyKey, logger: rejections.logger });
+  const close = async () => {
+    const rejected = rejections.line(observer.rejected);
+    await observer.close();
+    return rejected;
+  };
+  let run: ObservationRun;
+  try {
+    run = await observer.observe(request);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { run, current: () => observer.get(run.observationId), verifies: observer.verifies, close };
 }
 
 /** The verdict as it arrived (with its signature), for `stagewatch verify`. */

@@ -15,7 +15,8 @@ export const overview = `stagewatch: observe Kubernetes deployments and publish 
 
 Usage:
   stagewatch serve [flags]       run the observer service
-  stagewatch observe [flags]     ask the service to observe applied manifests, print the verdict
+  stagewatch observe [flags]     observe applied manifests (through the service, or in this
+                                 process when no NATS is configured), print the verdict
   stagewatch list                the observations in progress, with the replica that owns each
   stagewatch get ID              an observation: stages, outcome, budget left, one row per resource
   stagewatch cancel ID           cancel an observation in progress

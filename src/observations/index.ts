@@ -15,3 +15,5 @@ export { Adopter } from "./adoption.js";
 export type { AdopterOptions, AdoptingEngine } from "./adoption.js";
 export { adoptionCause, adoptionCauses, defaultLeaseTiming, leaseTimingFor } from "./leasePolicy.js";
 export type { AdoptionCause, LeaseTiming } from "./leasePolicy.js";
+export { InMemoryObservationRecords } from "./inMemoryRecords.js";
+export { InMemoryLeaseStore } from "./inMemoryLeases.js";

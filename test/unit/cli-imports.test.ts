@@ -20,7 +20,7 @@ const clientPackages = ["@nats-io/jetstream", "@nats-io/nkeys", "@nats-io/transp
 describe("start-up import graphs", () => {
   test("--help and an unknown command load the dispatcher and the usage text only", () => {
     const graph = graphFrom("cli.ts", "cli/main.ts");
-    expect(relativeTo(graph)).toEqual(["cli.ts", "cli/main.ts", "cli/usage.ts"]);
+    expect(relativeTo(graph)).toEqual(["cli.ts", "cli/main.ts", "cli/nodeVersion.ts", "cli/usage.ts"]);
     expect([...graph.packages]).toEqual([]);
   });
 
@@ -50,6 +50,20 @@ describe("start-up import graphs", () => {
   test("the check sees what it guards against: serve does reach the Kubernetes client", () => {
     const graph = graphFrom("cli.ts", "cli/main.ts", "cli/serveCommand.ts");
     expect(packageClosure(graph.packages).has("@kubernetes/client-node")).toBe(true);
+  });
+
+  test("the Node version check imports nothing: cli.ts runs it before anything a newer Node needs is linked", () => {
+    const graph = graphFrom("cli/nodeVersion.ts");
+    expect(relativeTo(graph)).toEqual(["cli/nodeVersion.ts"]);
+    expect([...graph.packages]).toEqual([]);
+    expect(readFileSync(join(src, "cli.ts"), "utf8").match(/^import .*$/gm)).toEqual([`import { nodeVersionProblem } from "./cli/nodeVersion.js";`]);
+  });
+
+  test("local mode brings the engine, the informers and the Kubernetes client, loaded by observe only in local mode", () => {
+    const graph = graphFrom("cli/localSession.ts");
+    expect(packageClosure(graph.packages).has("@kubernetes/client-node")).toBe(true);
+    expect(relativeTo(graph)).toEqual(expect.arrayContaining(["observations/engine.ts", "streams/informerHub.ts"]));
+    expect(readFileSync(join(src, "cli/observeCommand.ts"), "utf8")).toContain(`import("./localSession.js")`);
   });
 
   test("cli.ts and main.ts import the dispatcher and each command's module dynamically, as the roots above assume", () => {

@@ -12,10 +12,10 @@ import { LeaseKeeper } from "../leaseKeeper.js";
 import type { AdmissionLimits, RequestCaller } from "../admission.js";
 import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
-import { InMemoryLeaseStore } from "./inMemoryLeases.js";
+import { InMemoryLeaseStore } from "../inMemoryLeases.js";
 
 import { CapturingEventStore } from "./capturingEventStore.js";
-import { InMemoryObservationRecords } from "./inMemoryRecords.js";
+import { InMemoryObservationRecords } from "../inMemoryRecords.js";
 import { ScriptedCluster } from "./scriptedCluster.js";
 
 export interface EngineHarnessOptions {

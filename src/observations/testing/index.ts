@@ -1,9 +1,9 @@
 // Test support for the observation engine: an API server's collections over the streams'
-// scripted transport, in-memory observation records with KV semantics, and an event sink that
-// keeps what was published. Not used by the service itself.
+// scripted transport, an event sink that keeps what was published, and (re-exported from the
+// product code local mode runs on) in-memory records and leases. Not used by the service itself.
 export { CapturingEventStore } from "./capturingEventStore.js";
-export { InMemoryObservationRecords } from "./inMemoryRecords.js";
-export { InMemoryLeaseStore } from "./inMemoryLeases.js";
+export { InMemoryObservationRecords } from "../inMemoryRecords.js";
+export { InMemoryLeaseStore } from "../inMemoryLeases.js";
 export { ScriptedCluster } from "./scriptedCluster.js";
 export type { DiscoveredKind } from "./scriptedCluster.js";
 export { drainMicrotasks, engineHarness, observationRequest } from "./engineHarness.js";

@@ -1,7 +1,9 @@
 // A LeaseStore in memory with the JetStream KV semantics the lease keeper relies on: one revision
 // sequence across keys, create only when absent, update and remove as compare-and-swap, and a
-// watch that replays what is stored and then sees every change in order.
-import type { Lease, LeaseChange, LeaseEntry, LeaseStore, LeaseWatch } from "../../bus/index.js";
+// watch that replays what is stored and then sees every change in order. Local mode's one
+// process is the only holder, so its leases never expire into anyone's hands; the engine's lease
+// protocol still runs unchanged over them (and its unit tests run many replicas on one store).
+import type { Lease, LeaseChange, LeaseEntry, LeaseStore, LeaseWatch } from "../bus/index.js";
 
 export class InMemoryLeaseStore implements LeaseStore {
   private sequence = 0;

@@ -2,8 +2,11 @@
 // one sequence across every key (a KV bucket is one stream), `updateRecord` is a compare-and-swap
 // on the revision last read, and a key is claimed once. Records go through JSON and the record
 // schema on the way in, as they would on the wire, so an engine writing an invalid record fails.
-import { ObservationRecord, type KeyClaim, type ObservationRecords, type RecordUpdate, type StoredRecord } from "../../bus/index.js";
-import { describeIssues, parseWith } from "../../verdicts/index.js";
+// `stagewatch observe` in local mode keeps its one observation's record here: nothing outlives the
+// process, so nothing pretends to be durable (no replay by key, no hand-over); the engine's unit
+// tests use the same store.
+import { ObservationRecord, type KeyClaim, type ObservationRecords, type RecordUpdate, type StoredRecord } from "../bus/index.js";
+import { describeIssues, parseWith } from "../verdicts/index.js";
 
 interface Stored {
   readonly json: string;
