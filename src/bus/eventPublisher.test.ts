@@ -216,11 +216,11 @@ describe("with a signing key", () => {
     ["a message that is not an event", "hello", false],
   ])("hasVerdict with %s last on the subject: %s", async (_, last, expected) => {
     const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(last), signer });
-    expect(await publisher.hasVerdict("payments", observationId)).toBe(expected);
+    expect(await publisher.hasVerdict("payments", observationId, undefined)).toBe(expected);
   });
 
   it("without a signing key, hasVerdict checks only that a verdict is there (as before signatures)", async () => {
     const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(forged) });
-    expect(await publisher.hasVerdict("payments", observationId)).toBe(true);
+    expect(await publisher.hasVerdict("payments", observationId, undefined)).toBe(true);
   });
 });

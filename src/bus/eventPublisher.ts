@@ -59,7 +59,7 @@ export type EventPublisher = {
   /** Resolves when every publish started so far has finished. */
   flush(): Promise<void>;
   /** Whether the stream's last event of the observation is its verdict, signed by a key the service trusts. */
-  hasVerdict(deployment: string, observationId: string): Promise<boolean>;
+  hasVerdict(deployment: string, observationId: string, tenant: string | undefined): Promise<boolean>;
   /** Drops what still waits for this observation (it went to another replica); a verdict is never dropped. */
   discard(observationId: string): void;
   /** Events accepted and not yet stored. */
@@ -120,7 +120,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     const log = { observationId: event.observationId, deployment: event.deployment, type: event.type };
     let subject: string;
     try {
-      subject = names.eventSubject(event.deployment, event.observationId);
+      subject = names.eventSubject(event.deployment, event.observationId, event.tenant);
     } catch (error) {
       logger.error({ ...log, err: error }, "event not published: invalid subject");
       return { published: false, error };
@@ -168,10 +168,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     async flush() {
       await Promise.all(tails.values());
     },
-    async hasVerdict(deployment, observationId) {
+    async hasVerdict(deployment, observationId, tenant) {
       if (!options.jsm) return false;
       try {
-        const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId) });
+        const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId, tenant) });
         if (message === null) return false;
         let event: unknown;
         try {

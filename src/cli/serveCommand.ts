@@ -12,6 +12,7 @@ import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
 import { readSigningKey, signingKeyFileVariable } from "./signingKeyFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
+import { readTenants, tenantsFileVariable } from "./tenantsFileReading.js";
 import { resolveVerifyKeys } from "./verification.js";
 import type { CommandIo } from "./commandIo.js";
 import { UsageError } from "./usage.js";
@@ -45,6 +46,11 @@ ${subjectPrefixHelp}
   --signing-key FILE      sign every verdict and event with the key pair in FILE (an nkeys seed:
                           'stagewatch keys create FILE'; default: $${signingKeyFileVariable};
                           none: nothing is signed, and clients cannot tell a forged verdict)
+  --tenants FILE          the tenants file (YAML or JSON: tenants: {ACCOUNT: {namespaces,
+                          clusterScoped, logTails, quotas} | {admin: true}}): requests are then
+                          taken only from those NATS accounts, through their service imports,
+                          each scoped to its own (default: $${tenantsFileVariable}; none: one
+                          caller, everything allowed)
   -h, --help
 
 Environment:
@@ -75,6 +81,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "warning-events": { type: "string" },
     "container-logs": { type: "boolean" },
     "signing-key": { type: "string" },
+    tenants: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -102,6 +109,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
+  const tenants = readTenants(values.tenants, io.env);
 
   const settings = serviceSettings({
     nats: nats.value,
@@ -117,6 +125,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
     ...signing,
+    ...(tenants && { tenants }),
     logger: pino({ level: values["log-level"], base: null }),
   });
   // The replica id is in every line: the settings chose it when the flag and environment did not.

@@ -4,10 +4,13 @@
 // - an observation is driven here only while this replica holds its lease (leaseKeeper); one
 //   taken elsewhere, or decided through its record by another replica, leaves at once;
 // - `get`, `cancel` and a replayed `observe` answer from what is stored, so every replica gives
-//   the same answers and nothing answered is lost by a crash.
+//   the same answers and nothing answered is lost by a crash;
+// - a caller sees, replays and cancels only its tenant's observations (an admin every one); any
+//   other is answered as missing, never as forbidden, so ids cannot be probed.
 import type { ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash } from "../bus/index.js";
 import type { ResourceMapping } from "../streams/index.js";
+import { forbiddenParts, maySee, soleCaller, type Caller } from "../tenants/index.js";
 import { budgetDeadline, cancelObservation, startObservation, type ObservationRequest, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import { acceptObservation } from "./acceptance.js";
 import type { AdoptingEngine } from "./adoption.js";
@@ -40,7 +43,8 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     return this.driver.size;
   }
 
-  async observe(request: ObservationRequest): Promise<ObserveResult> {
+  /** `caller`: who asked (the bus identified it); without a tenants file the sole caller. */
+  async observe(request: ObservationRequest, caller: Caller = soleCaller): Promise<ObserveResult> {
     const mappings = await resolveKinds(this.settings.kinds, request);
     if (!mappings.ok) return mappings.result;
 
@@ -53,9 +57,16 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       startedAtMs: nowMs,
       deadlineMs: budgetDeadline(request, nowMs),
       isClusterScoped: (kind) => scopeByKind.get(kind) ?? false,
+      tenant: caller.tenant,
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
+    // Checked on the namespaces as resolved (defaultNamespace applied) and the scopes discovery
+    // gave: what the informers would read, not what the request happened to spell out.
+    const forbidden = forbiddenParts(caller, [...state.resources.values()].map((r) => r.identity), request.logs === true);
+    if (forbidden.length > 0) {
+      return { ok: false, code: "forbidden", message: `outside what tenant ${caller.id} may observe`, issues: forbidden };
+    }
     const outsideWatch = outsideWatchedNamespaces(this.settings.kinds.namespaces, state);
     if (outsideWatch.length > 0) {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
@@ -117,20 +128,17 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     await Promise.allSettled(ids.map((id) => this.settings.leases.release(id)));
   }
 
-  async cancel(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
+  async cancel(observationId: string, reason: string | undefined, caller: Caller = soleCaller): Promise<ObservationVerdict | undefined> {
     const live = this.driver.driven(observationId);
-    if (!live) return this.cancelElsewhere(observationId, reason);
+    if (!live) return this.cancelElsewhere(observationId, reason, caller);
+    if (!maySee(caller, live.state.tenant)) return undefined;
     this.driver.apply(live, cancelObservation(live.state, reason, this.now()));
-    return (await live.delivery) ?? this.get(observationId);
+    return (await live.delivery) ?? this.get(observationId, caller);
   }
 
-  async get(observationId: string): Promise<ObservationVerdict | undefined> {
-    // What is stored, not what is in memory: every replica answers the same, and nothing answered is lost by a crash.
-    const stored = this.driver.driven(observationId)?.record.storedVerdict;
-    if (stored) return stored;
-    const decided = this.decided.get(observationId);
-    if (decided) return decided;
-    return (await this.settings.records.getRecord(observationId))?.record.verdict;
+  async get(observationId: string, caller: Caller = soleCaller): Promise<ObservationVerdict | undefined> {
+    const verdict = await this.stored(observationId);
+    return verdict && maySee(caller, verdict.tenant) ? verdict : undefined;
   }
 
   /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
@@ -143,9 +151,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    * record. The driver learns of it from its lease being removed (the lease watch) and from its
    * next record write failing, and stops without a verdict of its own.
    */
-  private async cancelElsewhere(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
+  private async cancelElsewhere(observationId: string, reason: string | undefined, caller: Caller): Promise<ObservationVerdict | undefined> {
     const stored = await this.settings.records.getRecord(observationId);
-    if (stored === undefined) return undefined;
+    if (stored === undefined || !maySee(caller, stored.record.tenant)) return undefined;
     const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer);
     if (cancelled === undefined) return stored.record.verdict;
     if (cancelled.decidedHere) {
@@ -155,6 +163,18 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       await this.settings.leases.removeWhoeverHolds(observationId);
     }
     return cancelled.verdict;
+  }
+
+  /**
+   * The verdict as stored, not as in memory: every replica answers the same, and nothing answered
+   * is lost by a crash. Its `tenant` is the record's (the service wrote both).
+   */
+  private async stored(observationId: string): Promise<ObservationVerdict | undefined> {
+    const stored = this.driver.driven(observationId)?.record.storedVerdict;
+    if (stored) return stored;
+    const decided = this.decided.get(observationId);
+    if (decided) return decided;
+    return (await this.settings.records.getRecord(observationId))?.record.verdict;
   }
 
   /** Drives `state` here from now on, its record writer fenced by `stored`. */

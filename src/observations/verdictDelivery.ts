@@ -92,7 +92,7 @@ export class VerdictDelivery {
       const trust = signer.trustsVerdict(verdict, observationId);
       if (!trust.trusted) {
         logger.error({ ...log, problem: trust.problem, reason: trust.message }, "stored verdict not published: it does not carry the service's signature");
-      } else if (!(await events.hasVerdict(record.request.deployment, observationId))) {
+      } else if (!(await events.hasVerdict(record.request.deployment, observationId, record.tenant))) {
         logger.info(log, "publishing a verdict its driver stored but may not have sent");
         await events.publish(verdictEventOf(verdict));
       }

@@ -9,6 +9,7 @@ import type { Logger as PinoLogger } from "pino";
 import { defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultLeaseTiming } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
+import type { TenantDirectory } from "../tenants/index.js";
 import type { Rule } from "../verdicts/index.js";
 
 export interface ServiceConfig {
@@ -40,6 +41,8 @@ export interface ServiceConfig {
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
   trustedKeys?: readonly VerifyKey[];
+  /** The tenants file (serve --tenants): callers are then NATS accounts, each scoped to its own. None: one caller, everything allowed. */
+  tenants?: TenantDirectory;
 }
 
 export const serviceDefaults = {
@@ -53,7 +56,7 @@ export const serviceDefaults = {
   containerLogs: false,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";
+type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

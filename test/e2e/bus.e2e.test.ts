@@ -126,7 +126,7 @@ class FakeEngine implements ObservationService {
       outcome: "in_progress",
       verdict,
     });
-    const claim = await this.records.claimKey(request.key, hash, observationId);
+    const claim = await this.records.claimKey(request.key, hash, observationId, undefined);
     if (!claim.claimed) {
       await this.records.deleteRecord(observationId);
       if (claim.contentHash === hash) return { ok: true, observationId: claim.observationId, replay: true };
