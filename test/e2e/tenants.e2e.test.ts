@@ -209,7 +209,8 @@ describe("what the NATS server refuses a team", () => {
     nc.publish(names.eventSubject("api", "forged", "TEAM_A"), "{}");
     nc.publish(names.eventSubject("api", "forged", "TEAM_B"), "{}");
     const taken: string[] = [];
-    nc.subscribe(names.observe, { queue: "stagewatch", callback: (_, message) => void taken.push(message.subject) });
+    // A refused subscription ends with the server's error; a message would be a request taken.
+    nc.subscribe(names.observe, { queue: "stagewatch", callback: (error, message) => void (error === null && taken.push(message.subject)) });
     await nc.flush();
     await eventually("the server's refusals", async () => (seen.length >= 3 ? seen : undefined));
     expect(seen.join("\n")).toMatch(/Permissions Violation for Publish to "stagewatch\.events\.TEAM_A\.api\.forged"/);
@@ -218,7 +219,7 @@ describe("what the NATS server refuses a team", () => {
     // JetStream is the service's account's alone: the team has none, so neither stream nor buckets.
     const jsm = await jetstreamManager(nc, { checkAPI: false });
     await expect(jsm.streams.info(names.eventStream)).rejects.toMatchObject({ name: "JetStreamNotEnabled" });
-    await expect(new Kvm(nc).open(names.recordsBucket)).rejects.toThrow();
+    await expect(new Kvm(nc).open(names.recordsBucket).then((kv) => kv.get(`observations.${"x"}`))).rejects.toMatchObject({ name: "JetStreamNotEnabled" });
 
     // Its requests still reach the service, not the team's would-be queue group.
     expect((await (await observerOf("TEAM_A")).list()).items).toBeDefined();
