@@ -48,7 +48,15 @@ export const TenantEntry = z.strictObject({
 export type TenantEntry = z.infer<typeof TenantEntry>;
 
 export const TenantsFile = z.strictObject({
-  tenants: z.record(TenantId, TenantEntry).refine((tenants) => Object.keys(tenants).length > 0, "at least one tenant"),
+  // Keys checked here rather than by the record's key schema, whose issue says only "Invalid key".
+  tenants: z.record(z.string(), TenantEntry).superRefine((tenants, ctx) => {
+    const ids = Object.keys(tenants);
+    if (ids.length === 0) ctx.addIssue({ code: "custom", message: "at least one tenant" });
+    for (const id of ids) {
+      const checked = TenantId.safeParse(id);
+      if (!checked.success) ctx.addIssue({ code: "custom", path: [id], message: checked.error.issues[0]!.message });
+    }
+  }),
 });
 export type TenantsFile = z.infer<typeof TenantsFile>;
 

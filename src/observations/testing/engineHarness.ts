@@ -6,6 +6,7 @@ import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js"
 import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { ObserveResult } from "../../bus/index.js";
+import type { Caller } from "../../tenants/index.js";
 import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
@@ -146,18 +147,18 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
   const first = replica("replica-a");
   const engine = first.engine;
 
-  /** Parses the request as the bus does (defaults applied), observes, and lets the engine subscribe. */
-  async function observe(input: ObservationRequestInput): Promise<ObserveResult> {
+  /** Parses the request as the bus does (defaults applied), observes as `caller` (default: the sole caller), and lets the engine subscribe. */
+  async function observe(input: ObservationRequestInput, caller?: Caller): Promise<ObserveResult> {
     const parsed = parseWith(ObservationRequest, input);
     if (!parsed.ok) throw new Error(`invalid test request: ${describeIssues(parsed.issues)}`);
-    const result = await engine.observe(parsed.value);
+    const result = await engine.observe(parsed.value, caller);
     await drainMicrotasks();
     return result;
   }
 
   /** observe, for requests the test expects to be accepted: the observation id. */
-  async function start(input: ObservationRequestInput): Promise<string> {
-    const result = await observe(input);
+  async function start(input: ObservationRequestInput, caller?: Caller): Promise<string> {
+    const result = await observe(input, caller);
     if (!result.ok) throw new Error(`observation refused: ${result.code}: ${result.message}`);
     return result.observationId;
   }
