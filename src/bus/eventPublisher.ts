@@ -184,7 +184,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         // Anyone who may publish on the subject can put a "verdict" there; only one the service
         // signed (this replica's key, or one it keeps trusting for a rotation) means its own went out.
         const trust = signer.trustsEvent(event, observationId);
-        if (!trust.trusted) logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
+        if (!trust.trusted) {
+          metrics.untrustedVerdictFound();
+          logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
+        }
         return trust.trusted;
       } catch (error) {
         // 10037: no message on that subject.
