@@ -125,6 +125,7 @@ export function resourceVerdict({ identity, reading }: TrackedResource): Resourc
     ...(reading.reason !== undefined && { reason: reading.reason }),
     message: shownMessage(reading),
     ...(reading.warning && { warning: reading.warning }),
+    ...(reading.images && { images: [...reading.images] }),
   };
 }
 

@@ -183,6 +183,8 @@ export const ResourceVerdict = z.object({
   /** The reading, followed by the warning when there is one (`...; ReplicaSet api-7f9c: FailedCreate (x4): ...`). */
   message: z.string().optional(),
   warning: ResourceWarning.optional(),
+  /** A settled workload: the image digests (containerStatuses[].imageID) its ready pods run, sorted. */
+  images: z.array(z.string()).optional(),
 });
 export type ResourceVerdict = z.infer<typeof ResourceVerdict>;
 
