@@ -142,7 +142,8 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout+time.Minute)
 	defer cancel()
 	consumer, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{fmt.Sprintf("%s.events.*.%s", *prefix, reply.ObservationID)},
+		// Both subject layouts: <prefix>.events.<deployment>.<id>, and with a tenants file <prefix>.events.<tenant>.<deployment>.<id>.
+		FilterSubjects: []string{fmt.Sprintf("%s.events.*.%s", *prefix, reply.ObservationID), fmt.Sprintf("%s.events.*.*.%s", *prefix, reply.ObservationID)},
 	})
 	if err != nil {
 		fail(3, "following %s: %v", reply.ObservationID, err)

@@ -1,9 +1,9 @@
 // The AsyncAPI 3 document of stagewatch's NATS interface (SPEC section 7), written from the
-// service's side: it receives requests on three subjects (one queue group across replicas) and
+// service's side: it receives requests on four subjects (one queue group across replicas) and
 // answers each on the requester's inbox, and it sends events into a JetStream-backed subject tree.
 // Subject names, the queue group and the stream's retention come from the bus's own constants,
 // and the payloads are the schemas of jsonSchemas.ts, so a change in code shows up here.
-import { busNames, defaultEventStreamOptions, defaultSubjectPrefix, queueGroup } from "../../src/bus/index.ts";
+import { busNames, defaultEventStreamOptions, defaultSubjectPrefix, queueGroup, type RequestKind } from "../../src/bus/index.ts";
 import { maxBodyBytes } from "../../src/verdicts/schemas.ts";
 import { jsonSchemas, type ContractSchemaName, type JsonSchema } from "./jsonSchemas.ts";
 
@@ -22,14 +22,14 @@ function message(name: ContractSchemaName, summary: string) {
 }
 
 /** One request/reply subject: its channel, the reply channel (the requester's inbox) and the operation. */
-function requestReply(verb: "observe" | "cancel" | "get", request: ContractSchemaName, reply: ContractSchemaName, description: string) {
+function requestReply(verb: RequestKind, request: ContractSchemaName, reply: ContractSchemaName, description: string) {
   const replyChannel = `${verb}Reply`;
   return {
     channels: {
       [verb]: {
         address: `{prefix}.${verb}`,
         title: `${defaultSubjectPrefix}.${verb}`,
-        description,
+        description: `${description} With a tenants file the service takes it on \`{prefix}.${verb}.<tenant>\` instead, from a NATS account's service import only (README "Tenants and trust"); a team's clients still send on \`{prefix}.${verb}\` in their own account.`,
         parameters: { prefix: ref("components/parameters/prefix") },
         messages: { [request]: ref(`components/messages/${request}`) },
       },
@@ -62,6 +62,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
   );
   const cancel = requestReply("cancel", "CancelRequest", "CancelReply", "Cancels an observation in progress; its verdict becomes `cancelled`.");
   const get = requestReply("get", "GetRequest", "GetReply", "The current verdict of an observation, on any replica.");
+  const list = requestReply("list", "ListRequest", "ListReply", "The observations in progress the caller may see, on any replica.");
   const schemas = jsonSchemas((name) => `#/components/schemas/${name}`);
   return {
     asyncapi: "3.0.0",
@@ -77,13 +78,15 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       ...observe.channels,
       ...cancel.channels,
       ...get.channels,
+      ...list.channels,
       events: {
         address: "{prefix}.events.{deployment}.{observationId}",
         title: `${names.prefix}.events.<deployment>.<observationId>`,
         description: [
           "The events of one observation, in order: `progress` and `stage` events, then exactly one `verdict`.",
           `They are kept by the JetStream stream \`<PREFIX>_EVENTS\` (\`${names.eventStream}\` for the default prefix: the prefix upper-cased, dots and dashes as underscores) capturing \`{prefix}.events.>\`, with limits retention, ${defaultEventStreamOptions.storage} storage and a maximum age of ${maxAgeHours} hours, so a subscriber that arrives late still reads everything, the verdict included.`,
-          "Re-published events are stored once (`Nats-Msg-Id`). Follow one observation with a consumer filtered on `{prefix}.events.*.{observationId}`.",
+          "Re-published events are stored once (`Nats-Msg-Id`). Follow one observation with a consumer filtered on `{prefix}.events.*.{observationId}` and `{prefix}.events.*.*.{observationId}`.",
+          "With a tenants file the subject carries the tenant, `{prefix}.events.<tenant>.{deployment}.{observationId}`, and each team's account is exported its own `{prefix}.events.<tenant>.>` (no stream in its account): a team follows by subscribing there and asking `get` once subscribed.",
           "A service with a signing key signs every event and verdict (`signature`, see the Signature schema), and a signed verdict's or stage's message id ends with its signature's first 32 characters, so no one else can publish under it first. Anyone allowed to publish on `{prefix}.events.>` can still add messages to the subject: a client with the service's public key ignores every event that does not verify and keeps reading until the service's verdict.",
         ].join(" "),
         parameters: {
@@ -125,6 +128,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       observe: observe.operation,
       cancel: cancel.operation,
       get: get.operation,
+      list: list.operation,
       publishEvents: {
         action: "send",
         channel: ref("channels/events"),
@@ -156,6 +160,8 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         CancelReply: message("CancelReply", "The verdict after the cancel, or refused."),
         GetRequest: message("GetRequest", "Ask for an observation's verdict."),
         GetReply: message("GetReply", "The current verdict, or refused."),
+        ListRequest: message("ListRequest", "Ask for the observations in progress."),
+        ListReply: message("ListReply", "The observations in progress the caller may see, or refused."),
         ProgressEvent: message("ProgressEvent", "A resource's state or reason changed."),
         StageEvent: message("StageEvent", "A stage was reached."),
         StalledEvent: message("StalledEvent", "Nothing moved for the request's stallSeconds: what the observation waits on."),

@@ -51,11 +51,20 @@ export const contractSchemas = {
   CancelReply: { schema: wire.CancelReply, description: "The reply on `<prefix>.cancel`: the observation's verdict after the cancel, or an error (`not_found`)." },
   GetRequest: { schema: wire.GetRequest, description: "What `<prefix>.get` accepts." },
   GetReply: { schema: wire.GetReply, description: "The reply on `<prefix>.get`: the observation's current verdict, or an error (`not_found`)." },
+  ListRequest: { schema: wire.ListRequest, description: "What `<prefix>.list` accepts: optionally one deployment's observations only." },
+  InProgressItem: { schema: wire.InProgressItem, description: "One observation in progress: what was asked, how far it got, its budget and the replica holding its lease." },
+  ListReply: {
+    schema: wire.ListReply,
+    description: "The reply on `<prefix>.list`: the observations in progress the caller may see (its tenant's; every one to an admin or without a tenants file), oldest first, and the records the service could not read (shown to an admin only).",
+  },
   ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed." },
   StageEvent: { schema: wire.StageEvent, description: "The observation reached a stage." },
   StalledEvent: { schema: wire.StalledEvent, description: "A notice, never a failure: no resource changed state, reason or reading for `sinceSeconds`; names what the observation waits on." },
   VerdictEvent: { schema: wire.VerdictEvent, description: "The decided verdict: exactly one per observation, the last event of its subject." },
-  ObservationEvent: { schema: wire.ObservationEvent, description: "Any event on `<prefix>.events.<deployment>.<observationId>`, tagged by `type`." },
+  ObservationEvent: {
+    schema: wire.ObservationEvent,
+    description: "Any event on `<prefix>.events.<deployment>.<observationId>` (with a tenants file `<prefix>.events.<tenant>.<deployment>.<observationId>`, and `tenant` set), tagged by `type`.",
+  },
 } as const;
 
 export type ContractSchemaName = keyof typeof contractSchemas;

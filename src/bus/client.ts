@@ -9,7 +9,12 @@
 // (`rejected`) and logged once per observation, and the client keeps reading. The service's own
 // verdict is on the stream under a message id no one else can take first (eventMessageId), so a
 // forged `succeeded` published before it can neither end the observation nor hide the real one.
-import { DeliverPolicy, jetstream, type JetStreamClient } from "@nats-io/jetstream";
+//
+// A team whose NATS account holds no copy of the service's stream (the accounts layout of README
+// "Tenants and trust": each team is exported its own events subjects, nothing more) follows by
+// subscribing to them and asking `get` once subscribed: a verdict published before the
+// subscription is in the record, and one published after it arrives on the subject.
+import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { connect, RequestError, TimeoutError, type NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
 import { silentLogger, type Logger } from "../logging/index.js";
@@ -18,11 +23,13 @@ import { verifyKeysFromEnv, verifyKeysOf, type VerifyKey } from "../signing/keys
 import {
   CancelReply,
   GetReply,
+  ListReply,
   maxBodyBytes,
   ObservationEvent,
   ObservationId,
   ObservationRequest,
   ObserveReply,
+  type InProgressItem,
   type ObservationRequestInput,
   type ObservationVerdict,
 } from "../verdicts/schemas.js";
@@ -78,6 +85,11 @@ export type Observer = {
   /** The verdict after cancelling (unchanged if it was already decided); undefined if there is no such observation. */
   cancel(observationId: string, reason?: string): Promise<ObservationVerdict | undefined>;
   get(observationId: string): Promise<ObservationVerdict | undefined>;
+  /**
+   * The observations in progress the service shows this caller (its tenant's; every one to an
+   * admin or without a tenants file), oldest first; `unreadable` names records it could not read.
+   */
+  list(options?: { deployment?: string }): Promise<{ items: InProgressItem[]; unreadable: { observationId: string; problem: string }[] }>;
   /** Stops following; unsettled verdicts reject with ObserverUnavailableError. Closes the connection if the observer opened it. */
   close(): Promise<void>;
   /** Whether verdicts and events are verified (a `verifyKey` was given). */
@@ -223,23 +235,29 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
       return { progress, verdict };
     }
 
-    // The events were lost or the service died: the record may still hold the verdict.
-    const askDirectly = async () => {
+    /**
+     * What the record holds: after the budget (`final`), because the events were lost or the
+     * service died; when following by subscription, once subscribed, for a verdict published
+     * before. A decided verdict ends the follow; `final`, anything else does too.
+     */
+    const askDirectly = async (final: boolean) => {
       try {
         const current = await verdictOrUndefined(names.get, { observationId }, GetReply, expected);
         if (current !== undefined && current.outcome !== "in_progress") {
           const at = current.decidedAt ?? new Date().toISOString();
-          progress.push({ type: "verdict", observationId, deployment: current.deployment, at, verdict: current });
+          const { tenant } = current;
+          progress.push({ type: "verdict", observationId, deployment: current.deployment, ...(tenant !== undefined && { tenant }), at, verdict: current });
           finish({ verdict: current });
           return;
         }
-        finish({ error: new ObserverUnavailableError(`no verdict for observation ${observationId} after its budget ran out; is stagewatch running?`) });
+        if (current === undefined) finish({ error: new ObserverUnavailableError(`stagewatch knows no observation ${observationId}`) });
+        else if (final) finish({ error: new ObserverUnavailableError(`no verdict for observation ${observationId} after its budget ran out; is stagewatch running?`) });
       } catch (error) {
         finish({ error: error instanceof Error ? error : new ObserverUnavailableError(String(error)) });
       }
     };
     if (options.waitMs !== undefined) {
-      timer = setTimeout(() => void askDirectly(), options.waitMs);
+      timer = setTimeout(() => void askDirectly(true), options.waitMs);
     }
 
     let refusedBefore = false;
@@ -274,24 +292,27 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
     // The service sends the verdict to waiting clients the moment it is stored, beside the stream's
     // copy (BusNames.verdictNotice): believed as that copy would be, so the stream is only the
     // way for a client that was not yet listening. Anything but a verdict there is ignored.
-    const notices = nc.subscribe(names.verdictNotice(names.eventFilter(observationId)), {
-      callback: (error, message) => {
-        if (error) return;
-        const raw = parseJson(message.string());
-        const parsed = parseWith(ObservationEvent, raw);
-        if (parsed.ok) take(raw, parsed.value, "notice");
-      },
-    });
+    const notices = names.eventFilters(observationId).map((filter) =>
+      nc.subscribe(names.verdictNotice(filter), {
+        callback: (error, message) => {
+          if (error) return;
+          const raw = parseJson(message.string());
+          const parsed = parseWith(ObservationEvent, raw);
+          if (parsed.ok) take(raw, parsed.value, "notice");
+        },
+      }),
+    );
     const stopBoth = (stopper: () => Promise<unknown>) => async () => {
-      notices.unsubscribe();
+      for (const notice of notices) notice.unsubscribe();
       return stopper();
     };
     stopReading = stopBoth(async () => {});
-    void readEvents(js, names, observationId, {
+    void readEvents(nc, js, names, observationId, {
       started: (stopper) => {
         stopReading = stopBoth(stopper);
         if (settled) void stopReading().catch(() => {});
       },
+      subscribed: () => void askDirectly(false),
       event: take,
       failed: (cause) => finish({ error: new ObserverUnavailableError(`cannot read events of observation ${observationId}`, { cause }) }),
     });
@@ -322,6 +343,11 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
     follow: (observationId, options = {}) => followExpecting({ observationId }, options),
     cancel: (observationId, reason) => verdictOrUndefined(names.cancel, { observationId, reason }, CancelReply),
     get,
+    async list(options = {}) {
+      const { reply } = await request(names.list, JSON.stringify(options), ListReply);
+      if (!reply.ok) throw errorFromReply(reply.error);
+      return { items: reply.items, unreadable: reply.unreadable };
+    },
     async close() {
       for (const stop of [...stops]) stop(new ObserverUnavailableError("observer closed"));
       await closeConnection();
@@ -333,9 +359,13 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
   };
 }
 
-/** One reader's callbacks: its consumer started, an event arrived (as received, and as parsed), the reading failed. */
+/**
+ * One reader's callbacks: its consumer started, or (no stream in reach) its subscriptions are in
+ * place, an event arrived (as received, and as parsed), the reading failed.
+ */
 type EventHandlers = {
   started(stop: () => Promise<unknown>): void;
+  subscribed(): void;
   event(raw: unknown, event: ObservationEvent): void;
   failed(cause: unknown): void;
 };
@@ -359,7 +389,7 @@ const noticeGraceMs = 1_000;
 export async function eventConsumer(js: Pick<JetStreamClient, "consumers">, names: BusNames, observationId: string, retryMs = 1_000) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await js.consumers.get(names.eventStream, { filter_subjects: [names.eventFilter(observationId)], deliver_policy: DeliverPolicy.All });
+      return await js.consumers.get(names.eventStream, { filter_subjects: names.eventFilters(observationId), deliver_policy: DeliverPolicy.All });
     } catch (error) {
       if (!(error instanceof TimeoutError) || attempt >= consumerAttempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, retryMs));
@@ -367,17 +397,49 @@ export async function eventConsumer(js: Pick<JetStreamClient, "consumers">, name
   }
 }
 
-async function readEvents(js: JetStreamClient, names: BusNames, observationId: string, handlers: EventHandlers): Promise<void> {
+/**
+ * The account has no stream of that name, or no JetStream at all: a team's account in the
+ * accounts layout. (nats.js exports JetStreamNotEnabled's class only from its internal module; its
+ * name is the tag it sets.)
+ */
+function streamOutOfReach(error: unknown): boolean {
+  return (error instanceof Error && error.name === "JetStreamNotEnabled") || (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound);
+}
+
+/** Subscribes to the observation's own subjects; `subscribed` once the server has the subscriptions. */
+async function subscribeEvents(nc: NatsConnection, names: BusNames, observationId: string, handlers: EventHandlers): Promise<void> {
+  const subscriptions = names.eventFilters(observationId).map((subject) =>
+    nc.subscribe(subject, {
+      callback: (error, message) => {
+        if (!error) handle(message.string(), handlers);
+      },
+    }),
+  );
+  handlers.started(async () => subscriptions.forEach((subscription) => subscription.unsubscribe()));
+  await nc.flush();
+  handlers.subscribed();
+}
+
+/** Someone else's malformed message on our subject must not end a follow that is going well. */
+function handle(text: string, handlers: EventHandlers): void {
+  const raw = parseJson(text);
+  const parsed = parseWith(ObservationEvent, raw);
+  if (parsed.ok) handlers.event(raw, parsed.value);
+}
+
+async function readEvents(nc: NatsConnection, js: JetStreamClient, names: BusNames, observationId: string, handlers: EventHandlers): Promise<void> {
   try {
-    const consumer = await eventConsumer(js, names, observationId);
+    let consumer: Awaited<ReturnType<typeof eventConsumer>>;
+    try {
+      consumer = await eventConsumer(js, names, observationId);
+    } catch (error) {
+      if (!streamOutOfReach(error)) throw error;
+      await subscribeEvents(nc, names, observationId, handlers);
+      return;
+    }
     const messages = await consumer.consume();
     handlers.started(() => messages.close());
-    for await (const message of messages) {
-      // Someone else's malformed message on our subject must not end a follow that is going well.
-      const raw = parseJson(message.string());
-      const parsed = parseWith(ObservationEvent, raw);
-      if (parsed.ok) handlers.event(raw, parsed.value);
-    }
+    for await (const message of messages) handle(message.string(), handlers);
     // Reached only if the consumer stopped on its own (the connection closed): after a verdict
     // or close() the handlers ignore this.
     handlers.failed(new Error("event consumer stopped"));

@@ -9,11 +9,15 @@ export class ObserverUnavailableError extends Error {
   override readonly name = "ObserverUnavailableError";
 }
 
-/** The request is not valid (`invalid_request`) or too large (`too_large`); `issues` name the fields. */
+/**
+ * The request is not valid (`invalid_request`), too large (`too_large`), or asks for what the
+ * caller's tenant may not observe or the server did not identify the caller (`forbidden`);
+ * `issues` name the fields (the resource, or `(caller)`). Sending it again will not help.
+ */
 export class ObservationRejectedError extends Error {
   override readonly name = "ObservationRejectedError";
   constructor(
-    readonly code: "invalid_request" | "too_large",
+    readonly code: "invalid_request" | "too_large" | "forbidden",
     message: string,
     readonly issues: readonly FieldIssue[],
   ) {
@@ -56,6 +60,7 @@ export function errorFromReply(error: ErrorReply["error"]): ObserverError {
   switch (error.code) {
     case "invalid_request":
     case "too_large":
+    case "forbidden":
       return new ObservationRejectedError(error.code, error.message, error.issues);
     case "conflict":
       return new ObservationConflictError(error.message);

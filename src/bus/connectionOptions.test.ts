@@ -54,6 +54,18 @@ describe("natsConfigFromEnv", () => {
   it("defaults to a local server", () => {
     expect(natsConfigFromEnv({})).toMatchObject({ ok: true, value: { servers: ["nats://127.0.0.1:4222"] } });
   });
+
+  it("reads the user, password and token from files (a mounted Secret), one trailing line end dropped", () => {
+    const dir = mkdtempSync(join(tmpdir(), "nats-secret-"));
+    writeFileSync(join(dir, "user"), "stagewatch\n");
+    writeFileSync(join(dir, "password"), "p w\n\n");
+    expect(natsConfigFromEnv({ NATS_USER_FILE: join(dir, "user"), NATS_PASSWORD_FILE: join(dir, "password") })).toMatchObject({
+      ok: true,
+      value: { user: "stagewatch", password: "p w\n" },
+    });
+    expect(natsConfigFromEnv({ NATS_TOKEN_FILE: join(dir, "missing") })).toMatchObject({ ok: false, issues: [{ path: "NATS_TOKEN_FILE", message: expect.stringContaining("cannot read") }] });
+    expect(natsConfigFromEnv({ NATS_TOKEN: "t", NATS_TOKEN_FILE: join(dir, "user") })).toMatchObject({ ok: false, issues: [{ path: "NATS_TOKEN" }] });
+  });
 });
 
 describe("toConnectionOptions", () => {

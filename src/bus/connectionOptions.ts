@@ -68,15 +68,32 @@ export class NatsCredentialsError extends Error {
   }
 }
 
-/** The variables the README documents for `stagewatch serve`; unset variables are left out. */
+/**
+ * The variables the README documents for `stagewatch serve`; unset variables are left out.
+ * NATS_TOKEN, NATS_USER and NATS_PASSWORD may each come from a file instead (`NATS_TOKEN_FILE`,
+ * ...: a mounted Secret, so the secret is in no process environment); one trailing line end is
+ * dropped, as `kubectl create secret --from-file` keeps what the file held.
+ */
 export function natsConfigFromEnv(env: Readonly<Record<string, string | undefined>>): Parsed<NatsConnectionConfig> {
   const tls = { caFile: env.NATS_TLS_CA_FILE, certFile: env.NATS_TLS_CERT_FILE, keyFile: env.NATS_TLS_KEY_FILE };
+  const issues: FieldIssue[] = [];
+  const secret = (name: "NATS_TOKEN" | "NATS_USER" | "NATS_PASSWORD"): string | undefined => {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === "") return env[name];
+    if (env[name] !== undefined) issues.push({ path: name, message: `give ${name} or ${name}_FILE, not both` });
+    try {
+      return readFileSync(file, "utf8").replace(/\r?\n$/, "");
+    } catch (error) {
+      issues.push({ path: `${name}_FILE`, message: `cannot read ${file}: ${(error as Error).message}` });
+      return undefined;
+    }
+  };
+  const given = { token: secret("NATS_TOKEN"), user: secret("NATS_USER"), password: secret("NATS_PASSWORD") };
+  if (issues.length > 0) return { ok: false, issues };
   return parseWith(NatsConnectionConfig, {
     servers: env.NATS_URL ?? "nats://127.0.0.1:4222",
     credsFile: env.NATS_CREDS_FILE,
-    token: env.NATS_TOKEN,
-    user: env.NATS_USER,
-    password: env.NATS_PASSWORD,
+    ...given,
     tls: Object.values(tls).some((v) => v !== undefined) ? tls : undefined,
   });
 }

@@ -5,6 +5,7 @@ import { api, failedVerdict, observationId } from "../../test/fixtures/verdicts.
 import { checkEvent, newSigningSeed, serviceSigner, signBody, signingKeyFromSeed } from "../signing/index.js";
 import { newKey, oldKey } from "../signing/testing/keys.js";
 import { createEventPublisher, eventMessageId, retryDelayMs, type EventPublisherOptions } from "./eventPublisher.js";
+import { noopBusMetrics } from "./telemetry.js";
 
 const verdict = failedVerdict;
 const base = { observationId, deployment: "payments" };
@@ -59,7 +60,7 @@ function fakeStream(failures: (event: ObservationEvent, attempt: number) => bool
     delay: async (ms) => {
       delays.push(ms);
     },
-    metrics: { requestAnswered: () => {}, publishFailed: () => failed++, eventsBuffered: () => {} },
+    metrics: { ...noopBusMetrics, publishFailed: () => void failed++ },
   };
   return { options, stored, delays, failures: () => failed };
 }
@@ -261,12 +262,16 @@ describe("with a signing key", () => {
     ["a progress event", signer.sign(progress("2026-11-29T10:00:10Z", "ContainerCreating")), false],
     ["a message that is not an event", "hello", false],
   ])("hasVerdict with %s last on the subject: %s", async (_, last, expected) => {
-    const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(last), signer });
-    expect(await publisher.hasVerdict("payments", observationId)).toBe(expected);
+    let untrusted = 0;
+    const metrics = { ...noopBusMetrics, untrustedVerdictFound: () => void untrusted++ };
+    const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(last), signer, metrics });
+    expect(await publisher.hasVerdict("payments", observationId, undefined)).toBe(expected);
+    // Counted: a verdict found on the subject that the service did not sign.
+    expect(untrusted).toBe(typeof last === "object" && last.type === "verdict" && !expected ? 1 : 0);
   });
 
   it("without a signing key, hasVerdict checks only that a verdict is there (as before signatures)", async () => {
     const publisher = createEventPublisher({ ...fakeStream(() => false).options, jsm: streamEnding(forged) });
-    expect(await publisher.hasVerdict("payments", observationId)).toBe(true);
+    expect(await publisher.hasVerdict("payments", observationId, undefined)).toBe(true);
   });
 });

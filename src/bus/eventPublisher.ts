@@ -69,7 +69,7 @@ export type EventPublisher = {
   /** Resolves when every publish started so far has finished. */
   flush(): Promise<void>;
   /** Whether the stream's last event of the observation is its verdict, signed by a key the service trusts. */
-  hasVerdict(deployment: string, observationId: string): Promise<boolean>;
+  hasVerdict(deployment: string, observationId: string, tenant: string | undefined): Promise<boolean>;
   /** Drops what still waits for this observation (it went to another replica); a verdict is never dropped. */
   discard(observationId: string): void;
   /** Events accepted and not yet stored. */
@@ -151,7 +151,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const prepare = (unsigned: ObservationEvent): Prepared | { error: unknown } => {
     const event = signer.sign(unsigned);
     try {
-      return { event, subject: names.eventSubject(event.deployment, event.observationId), body: JSON.stringify(event), msgID: eventMessageId(event) };
+      return { event, subject: names.eventSubject(event.deployment, event.observationId, event.tenant), body: JSON.stringify(event), msgID: eventMessageId(event) };
     } catch (error) {
       logger.error({ observationId: event.observationId, deployment: event.deployment, type: event.type, err: error }, "event not published: invalid subject");
       return { error };
@@ -198,10 +198,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     async flush() {
       await Promise.all([...pending.values()].flatMap((publishes) => [...publishes]));
     },
-    async hasVerdict(deployment, observationId) {
+    async hasVerdict(deployment, observationId, tenant) {
       if (!options.jsm) return false;
       try {
-        const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId) });
+        const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId, tenant) });
         if (message === null) return false;
         let event: unknown;
         try {
@@ -214,7 +214,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         // Anyone who may publish on the subject can put a "verdict" there; only one the service
         // signed (this replica's key, or one it keeps trusting for a rotation) means its own went out.
         const trust = signer.trustsEvent(event, observationId);
-        if (!trust.trusted) logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
+        if (!trust.trusted) {
+          metrics.untrustedVerdictFound();
+          logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
+        }
         return trust.trusted;
       } catch (error) {
         // 10037: no message on that subject.

@@ -1,7 +1,8 @@
-// What is in flight, read straight from the KV buckets the replicas keep, for `stagewatch list`.
-// Read only: the buckets are bound, never created, and nothing is written; the service has no
-// `list` subject, and this answers even while every replica is down (their leases then show
-// expired, or released by a replica that shut down).
+// What is in flight, read straight from the KV buckets the replicas keep: by the service for the
+// `list` request (which scopes it to the caller's tenant), and by `stagewatch list` when no
+// service answers. Read only: the buckets are bound, never created, and nothing is written, so
+// this answers even while every replica is down (their leases then show expired, or released by a
+// replica that shut down).
 //
 // The leases bucket is the index: it holds one key per observation not yet finished (leaseStore.ts
 // says why a lease exists before its record and outlives its verdict until published). Each key's
@@ -23,6 +24,7 @@ import {
   type NatsConnection,
 } from "@nats-io/transport-node";
 import { Kvm } from "@nats-io/kv";
+import type { InProgressItem } from "../verdicts/schemas.js";
 import { parseWith } from "../verdicts/validation.js";
 import { ObserverUnavailableError } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
@@ -41,6 +43,21 @@ export type InProgressListing = { observations: InProgressObservation[]; unreada
 export function leaseState(lease: Lease, nowMs: number): LeaseState {
   if (lease.released) return "released";
   return Date.parse(lease.expiresAt) <= nowMs ? "expired" : "held";
+}
+
+/** One observation in progress as `list` answers it. */
+export function inProgressItem({ record, lease, leaseState }: InProgressObservation): InProgressItem {
+  return {
+    observationId: record.observationId,
+    deployment: record.request.deployment,
+    key: record.request.key,
+    required: record.request.require,
+    reached: record.verdict?.reached ?? "none",
+    startedAt: record.startedAt,
+    deadline: record.deadline,
+    ...(record.tenant !== undefined && { tenant: record.tenant }),
+    owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: lease.expiresAt },
+  };
 }
 
 /** Oldest first, as the observations were started. */

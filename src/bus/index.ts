@@ -17,10 +17,11 @@ export {
   isSubjectToken,
   newObservationId,
   queueGroup,
+  requestKinds,
   subjectPrefixFromEnv,
   subjectPrefixVariable,
 } from "./subjects.js";
-export type { BusNames } from "./subjects.js";
+export type { BusNames, RequestKind } from "./subjects.js";
 export { contentHash, sha256Hex } from "./contentHash.js";
 export { canonicalJson } from "../signing/canonicalForm.js";
 export {
@@ -36,6 +37,8 @@ export type { NatsConnectionConfigInput } from "./connectionOptions.js";
 export { noopBusMetrics, requestResults } from "./telemetry.js";
 export type { BusMetrics, RequestResult } from "./telemetry.js";
 export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
+export { identifyCaller, requestInfoHeader, serviceImportReplyPrefix } from "./callerIdentity.js";
+export type { ArrivedRequest, CallerIdentification } from "./callerIdentity.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
 export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } from "./eventStream.js";
 export type { EventStreamOptions } from "./eventStream.js";
@@ -64,7 +67,7 @@ export {
   VerdictVerificationError,
 } from "./clientErrors.js";
 export type { ObserverError } from "./clientErrors.js";
-export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
+export { inProgressItem, leaseState, listInProgress, readInProgress } from "./inProgress.js";
 export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
 export { connectObserver, createObserver } from "./client.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";

@@ -6,6 +6,8 @@
 // Two entries per observation:
 //   observations.<observationId>   the record, updated with compare-and-swap on its revision
 //   keys.<sha256(key)>             the idempotency claim: which observation owns a request key
+//                                  (with a tenant, keys.<sha256(tenant LF key)>: each tenant's keys
+//                                  are its own, so two teams using `ci-1/app` get two observations)
 // A claim is made with kv.create, which the stream accepts only if the key has no live value, so
 // of two replicas racing on one key exactly one wins; the other learns the winner's id and hash.
 // Write the record before claiming the key, so a claim never points to a record that does not
@@ -39,6 +41,8 @@ export const ObservationRecord = z.looseObject({
   adoptions: z.number().int().nonnegative().optional(),
   /** Identity keys found to be bootstrap Jobs by their label: the verdict does not say, a resumption needs it. */
   labelledBootstrap: z.array(z.string()).optional(),
+  /** The tenant that asked (a tenants file's NATS account); absent without a tenants file. Only it (and an admin) sees the observation. */
+  tenant: z.string().optional(),
 });
 export type ObservationRecord = z.infer<typeof ObservationRecord>;
 
@@ -48,13 +52,14 @@ export type KeyClaim = { claimed: true } | { claimed: false; observationId: stri
 export type StoredRecord = { record: ObservationRecord; revision: number };
 export type RecordUpdate = { updated: true; revision: number } | { updated: false; current: StoredRecord | undefined };
 
+/** `tenant`: whose key it is (undefined without a tenants file); the same key of two tenants is two claims. */
 export type ObservationRecords = {
-  claimKey(key: string, contentHash: string, observationId: string): Promise<KeyClaim>;
+  claimKey(key: string, contentHash: string, observationId: string, tenant: string | undefined): Promise<KeyClaim>;
   /** Writes a record unconditionally (a new observation); returns its revision. */
   putRecord(record: ObservationRecord): Promise<number>;
   getRecord(observationId: string): Promise<StoredRecord | undefined>;
   /** Who holds the claim of a request key, if anyone. */
-  getClaim(key: string): Promise<{ observationId: string; contentHash: string } | undefined>;
+  getClaim(key: string, tenant: string | undefined): Promise<{ observationId: string; contentHash: string } | undefined>;
   /** Writes only if the stored revision is still `revision`; otherwise returns what is stored now. */
   updateRecord(record: ObservationRecord, revision: number): Promise<RecordUpdate>;
   deleteRecord(observationId: string): Promise<void>;
@@ -73,8 +78,9 @@ export class KeyClaimContendedError extends Error {
 }
 
 const recordKey = (observationId: string) => `observations.${observationId}`;
-const claimKeyOf = (key: string) => `keys.${sha256Hex(key)}`;
-
+// A key holds no control characters (its schema) and a tenant id none at all, so the line feed
+// cannot be forged by either; without a tenant the claim is where it was before tenants.
+const claimKeyOf = (key: string, tenant: string | undefined) => `keys.${sha256Hex(tenant === undefined ? key : `${tenant}\n${key}`)}`;
 
 function decode<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
   let json: unknown;
@@ -102,17 +108,17 @@ export function observationRecordsIn(kv: KV): ObservationRecords {
   };
 
   return {
-    async claimKey(key, contentHash, observationId) {
+    async claimKey(key, contentHash, observationId, tenant) {
       const claim = JSON.stringify({ observationId, contentHash });
       // Two rounds: the winner's claim can expire (TTL) between our failed create and our read.
       for (let round = 0; round < 2; round++) {
         try {
-          await kv.create(claimKeyOf(key), claim);
+          await kv.create(claimKeyOf(key, tenant), claim);
           return { claimed: true };
         } catch (error) {
           if (!isCompareAndSwapConflict(error)) throw error;
         }
-        const entry = await kv.get(claimKeyOf(key));
+        const entry = await kv.get(claimKeyOf(key, tenant));
         if (entry !== null && entry.operation === "PUT") {
           const held = decode(KeyClaimEntry, entry.string(), `claim of key ${JSON.stringify(key)}`);
           return { claimed: false, observationId: held.observationId, contentHash: held.contentHash };
@@ -127,8 +133,8 @@ export function observationRecordsIn(kv: KV): ObservationRecords {
 
     getRecord,
 
-    async getClaim(key) {
-      const entry = await kv.get(claimKeyOf(key));
+    async getClaim(key, tenant) {
+      const entry = await kv.get(claimKeyOf(key, tenant));
       if (entry === null || entry.operation !== "PUT") return undefined;
       return decode(KeyClaimEntry, entry.string(), `claim of key ${JSON.stringify(key)}`);
     },

@@ -22,7 +22,8 @@ describe("subjects made of accepted request fields", () => {
           directGet(names.recordsBucket, `observations.${observationId}`),
           directGet(names.leasesBucket, observationId),
           names.eventSubject("d".repeat(63), observationId),
-          names.eventFilter(observationId),
+          names.eventSubject("d".repeat(63), observationId, "t".repeat(64)),
+          ...names.eventFilters(observationId),
         ];
         for (const subject of subjects) expect(subject.length).toBeLessThan(512);
       }),

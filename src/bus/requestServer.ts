@@ -1,15 +1,18 @@
-// The service side of `observe`, `cancel` and `get` (SPEC section 7). Whatever arrives, the
-// requester gets an answer: a body that is too large, not JSON, or not a valid request is an
-// error reply naming the field, and a service that throws becomes `internal`, never silence.
+// The service side of `observe`, `cancel`, `get` and `list` (SPEC section 7). Whatever arrives, the
+// requester gets an answer: a caller the NATS server did not vouch for is `forbidden` (with a
+// tenants file: callerIdentity.ts), a body that is too large, not JSON, or not a valid request is
+// an error reply naming the field, and a service that throws becomes `internal`, never silence.
 // Each message is handled on its own promise, so a slow observe (a KV round trip, a CAS retry)
 // never holds up a get behind it, started in bounded slices (requestQueue.ts) so a flood never
 // holds the event loop; the NATS queue group spreads requests over replicas.
 import { silentLogger, type Logger } from "../logging/index.js";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { z } from "zod";
+import { maySee, type Caller, type TenantDirectory } from "../tenants/index.js";
 import {
   CancelRequest,
   GetRequest,
+  ListRequest,
   maxBodyBytes as defaultMaxBodyBytes,
   ObservationRequest,
   type ErrorCode,
@@ -18,21 +21,26 @@ import {
   type ObservationVerdict,
 } from "../verdicts/schemas.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
+import { identifyCaller, requestInfoHeader } from "./callerIdentity.js";
+import { inProgressItem, type InProgressListing } from "./inProgress.js";
 import { RequestQueue, type RequestQueueOptions } from "./requestQueue.js";
-import { busNames, defaultSubjectPrefix, queueGroup } from "./subjects.js";
+import { busNames, defaultSubjectPrefix, queueGroup, requestKinds, type RequestKind } from "./subjects.js";
 import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
 export type ObserveResult =
   | { ok: true; observationId: string; replay: boolean }
-  | { ok: false; code: "conflict" | "invalid_request" | "unavailable" | "too_large" | "quota"; message: string; issues?: FieldIssue[] };
+  | { ok: false; code: "conflict" | "invalid_request" | "forbidden" | "unavailable" | "too_large" | "quota"; message: string; issues?: FieldIssue[] };
 
-/** What the engine implements; the bus only decodes, validates and answers. */
+/**
+ * What the engine implements; the bus only identifies the caller, decodes, validates and answers.
+ * An observation the caller may not see is answered as missing (undefined), never as forbidden.
+ */
 export interface ObservationService {
-  observe(request: ObservationRequest): Promise<ObserveResult>;
+  observe(request: ObservationRequest, caller: Caller): Promise<ObserveResult>;
   /** undefined: no such observation. Cancelling a decided observation returns its verdict unchanged. */
-  cancel(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined>;
+  cancel(observationId: string, reason: string | undefined, caller: Caller): Promise<ObservationVerdict | undefined>;
   /** undefined: no such observation. */
-  get(observationId: string): Promise<ObservationVerdict | undefined>;
+  get(observationId: string, caller: Caller): Promise<ObservationVerdict | undefined>;
 }
 
 export type RequestServerOptions = {
@@ -41,6 +49,13 @@ export type RequestServerOptions = {
   prefix?: string;
   /** Bodies above this are `too_large` (SPEC: 1 MiB). The NATS server's max_payload must be larger for this answer to be ours. */
   maxBodyBytes?: number;
+  /**
+   * The tenants file: requests are then taken on `<prefix>.<request>.<tenant>` only, from callers
+   * the NATS server identified (callerIdentity.ts). Undefined: one caller, as before tenants.
+   */
+  tenants?: TenantDirectory;
+  /** Every observation in progress, for `list` (scoped to the caller here); without it `list` is `unavailable`. */
+  inProgress?: () => Promise<InProgressListing>;
   logger?: Logger;
   metrics?: BusMetrics;
   /** How many requests are started a turn, handled at once, and may wait (requestQueue.ts). */
@@ -89,13 +104,13 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? noopBusMetrics;
 
-  const observe = async (data: Uint8Array): Promise<Reply> => {
+  const observe = async (data: Uint8Array, caller: Caller): Promise<Reply> => {
     const decoded = decodeBody(data, ObservationRequest, "observation request", maxBytes);
     if (!decoded.ok) {
       metrics.requestAnswered("rejected");
       return decoded.reply;
     }
-    const result = await service.observe(decoded.value);
+    const result = await service.observe(decoded.value, caller);
     if (!result.ok) {
       metrics.requestAnswered("rejected");
       return errorReply(result.code, result.message, result.issues);
@@ -103,7 +118,7 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
     metrics.requestAnswered(result.replay ? "replayed" : "accepted");
     const { deployment, require, resources } = decoded.value;
     logger.info(
-      { observationId: result.observationId, deployment, require, resources: resources.length, replay: result.replay },
+      { observationId: result.observationId, deployment, require, resources: resources.length, replay: result.replay, ...(caller.tenant !== undefined && { tenant: caller.tenant }) },
       result.replay ? "request replayed" : "request accepted",
     );
     return { ok: true, observationId: result.observationId, replay: result.replay };
@@ -114,25 +129,47 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
       ? errorReply("not_found", `no observation ${observationId}`, [{ path: "observationId", message: "no such observation" }])
       : { ok: true, verdict };
 
-  const cancel = async (data: Uint8Array): Promise<Reply> => {
+  const cancel = async (data: Uint8Array, caller: Caller): Promise<Reply> => {
     const decoded = decodeBody(data, CancelRequest, "cancel request", maxBytes);
     if (!decoded.ok) return decoded.reply;
     const { observationId, reason } = decoded.value;
-    return found(observationId, await service.cancel(observationId, reason));
+    return found(observationId, await service.cancel(observationId, reason, caller));
   };
 
-  const get = async (data: Uint8Array): Promise<Reply> => {
+  const get = async (data: Uint8Array, caller: Caller): Promise<Reply> => {
     const decoded = decodeBody(data, GetRequest, "get request", maxBytes);
     if (!decoded.ok) return decoded.reply;
-    return found(decoded.value.observationId, await service.get(decoded.value.observationId));
+    return found(decoded.value.observationId, await service.get(decoded.value.observationId, caller));
   };
+
+  // The caller's observations only (every tenant's for an admin), so that no team needs to read
+  // the KV buckets: a record the service cannot read names no tenant, and only an admin sees it.
+  const list = async (data: Uint8Array, caller: Caller): Promise<Reply> => {
+    const decoded = decodeBody(data, ListRequest, "list request", maxBytes);
+    if (!decoded.ok) return decoded.reply;
+    if (!options.inProgress) return errorReply("unavailable", "this service does not list observations");
+    const { deployment } = decoded.value;
+    const listing = await options.inProgress();
+    const items = listing.observations
+      .filter(({ record }) => maySee(caller, record.tenant) && (deployment === undefined || record.request.deployment === deployment))
+      .map(inProgressItem);
+    return { ok: true, items, unreadable: caller.admin ? listing.unreadable : [] };
+  };
+
+  const handlers: Record<RequestKind, (data: Uint8Array, caller: Caller) => Promise<Reply>> = { observe, cancel, get, list };
 
   const queue = new RequestQueue(options.queue);
 
-  const answer = async (msg: Msg, handle: (data: Uint8Array) => Promise<Reply>): Promise<void> => {
+  const answer = async (msg: Msg, kind: RequestKind, tenantToken: string | undefined): Promise<void> => {
     let reply: Reply;
     try {
-      reply = await handle(msg.data);
+      const identified = identifyCaller(options.tenants, { tenantToken, requestInfo: msg.headers?.get(requestInfoHeader), reply: msg.reply });
+      if (identified.ok) {
+        reply = await handlers[kind](msg.data, identified.caller);
+      } else {
+        if (kind === "observe") metrics.requestAnswered("rejected");
+        reply = errorReply("forbidden", `request refused: ${identified.message}`, identified.issues);
+      }
     } catch (error) {
       // The error may quote cluster or request details; it goes to the log, the requester gets a
       // stable sentence.
@@ -150,7 +187,8 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
     }
   };
 
-  const subscribe = (subject: string, handle: (data: Uint8Array) => Promise<Reply>): Subscription =>
+  /** `tenant`: the subscription takes `<prefix>.<kind>.<tenant>`, whose last token names the tenant. */
+  const subscribe = (subject: string, kind: RequestKind, tenant: boolean): Subscription =>
     connection.subscribe(subject, {
       queue: queueGroup,
       callback: (error, msg) => {
@@ -158,14 +196,20 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
           logger.error({ err: error, subject }, "subscription failed");
           return;
         }
-        if (queue.offer(() => answer(msg, handle))) return;
+        const tenantToken = tenant ? msg.subject.slice(msg.subject.lastIndexOf(".") + 1) : undefined;
+        if (queue.offer(() => answer(msg, kind, tenantToken))) return;
         metrics.requestAnswered("rejected");
         const message = `${queue.maxWaiting} requests are waiting to be handled (the service's request queue); retry later`;
         if (msg.reply !== undefined) msg.respond(JSON.stringify(errorReply("quota", message, [{ path: "(request)", message }])));
       },
     });
 
-  const subscriptions = [subscribe(names.observe, observe), subscribe(names.cancel, cancel), subscribe(names.get, get)];
+  // With a tenants file the plain subjects are still answered, with a refusal that says how to
+  // ask, rather than left without responders.
+  const subscriptions = requestKinds.flatMap((kind) => [
+    subscribe(names[kind], kind, false),
+    ...(options.tenants ? [subscribe(names.anyTenantRequest(kind), kind, true)] : []),
+  ]);
 
   return {
     async stop() {

@@ -13,7 +13,8 @@ describe("busNames", () => {
       recordsBucket: names.recordsBucket,
       leasesBucket: names.leasesBucket,
       eventSubject: names.eventSubject("payments", "01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
-      eventFilter: names.eventFilter("01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
+      eventFilters: names.eventFilters("01J9Z3V4K8ZC0S2M5Q7W9E1R3T"),
+      list: names.list,
     }).toEqual({
       observe: "stagewatch.observe",
       cancel: "stagewatch.cancel",
@@ -23,8 +24,21 @@ describe("busNames", () => {
       recordsBucket: "stagewatch-observations",
       leasesBucket: "stagewatch-leases",
       eventSubject: "stagewatch.events.payments.01J9Z3V4K8ZC0S2M5Q7W9E1R3T",
-      eventFilter: "stagewatch.events.*.01J9Z3V4K8ZC0S2M5Q7W9E1R3T",
+      eventFilters: ["stagewatch.events.*.01J9Z3V4K8ZC0S2M5Q7W9E1R3T", "stagewatch.events.*.*.01J9Z3V4K8ZC0S2M5Q7W9E1R3T"],
+      list: "stagewatch.list",
     });
+  });
+
+  it("puts the tenant in its request subjects and its events' subjects, which the filters of an id match", () => {
+    const names = busNames();
+    expect([names.tenantRequest("observe", "TEAM_A"), names.anyTenantRequest("list"), names.tenantEvents("TEAM_A")]).toEqual([
+      "stagewatch.observe.TEAM_A",
+      "stagewatch.list.*",
+      "stagewatch.events.TEAM_A.>",
+    ]);
+    expect(names.eventSubject("payments", "id-1", "TEAM_A")).toBe("stagewatch.events.TEAM_A.payments.id-1");
+    expect(() => names.eventSubject("payments", "id-1", "TEAM.A")).toThrow(InvalidSubjectTokenError);
+    expect(() => names.tenantRequest("get", "*")).toThrow(InvalidSubjectTokenError);
   });
 
   it("keeps the stream and bucket of a dotted prefix apart from the default ones", () => {
@@ -72,7 +86,8 @@ describe("verdictNotice", () => {
     const names = busNames("acme.stagewatch");
     const id = newObservationId();
     expect(names.verdictNotice(names.eventSubject("payments", id))).toBe(`acme.stagewatch.verdicts.payments.${id}`);
-    expect(names.verdictNotice(names.eventFilter(id))).toBe(`acme.stagewatch.verdicts.*.${id}`);
+    expect(names.eventFilters(id).map(names.verdictNotice)).toEqual([`acme.stagewatch.verdicts.*.${id}`, `acme.stagewatch.verdicts.*.*.${id}`]);
+    expect(names.verdictNotice(names.eventSubject("payments", id, "TEAM_A"))).toBe(`acme.stagewatch.verdicts.TEAM_A.payments.${id}`);
     expect(names.verdictNotice(names.eventSubject("payments", id)).startsWith(names.allEvents.slice(0, -1))).toBe(false);
     expect(() => names.verdictNotice(`acme.stagewatch.get`)).toThrow(InvalidSubjectTokenError);
   });

@@ -49,27 +49,48 @@ export function newObservationId(): string {
   return randomUUID();
 }
 
+/** The requests the service answers, each on `<prefix>.<request>` (and `<prefix>.<request>.<tenant>` with a tenants file). */
+export const requestKinds = ["observe", "cancel", "get", "list"] as const;
+export type RequestKind = (typeof requestKinds)[number];
+
 export type BusNames = {
   readonly prefix: string;
   readonly observe: string;
   readonly cancel: string;
   readonly get: string;
+  readonly list: string;
+  /**
+   * Where a tenant's requests arrive in the service's account: `<prefix>.<request>.<tenant>`. The
+   * service's account exports `<prefix>.<request>.*` with the account token at the last position,
+   * so the server lets each account import only the subject that names it.
+   */
+  tenantRequest(request: RequestKind, tenant: string): string;
+  /** Every tenant's requests of one kind, as the service subscribes them. */
+  anyTenantRequest(request: RequestKind): string;
   /** What the event stream captures: every deployment, every observation. */
   readonly allEvents: string;
   readonly eventStream: string;
   readonly recordsBucket: string;
   /** Which replica drives each observation in progress (leases with an expiry). */
   readonly leasesBucket: string;
-  /** Where one observation's events are published. */
-  eventSubject(deployment: string, observationId: string): string;
-  /** Matches one observation's events without knowing its deployment (a client following an id). */
-  eventFilter(observationId: string): string;
+  /**
+   * Where one observation's events are published: `<prefix>.events.<deployment>.<id>`, and with a
+   * tenant `<prefix>.events.<tenant>.<deployment>.<id>`, so each team can be exported its own.
+   */
+  eventSubject(deployment: string, observationId: string, tenant?: string): string;
+  /** Every event of one tenant's observations: what the service's account exports to that tenant. */
+  tenantEvents(tenant: string): string;
+  /**
+   * Match one observation's events without knowing its deployment or tenant (a client following
+   * an id): one filter for each subject layout, the tenant's and the one without.
+   */
+  eventFilters(observationId: string): string[];
   /**
    * The core subject a verdict is also sent on the moment it is stored, for clients already
-   * waiting, of an event subject or filter (eventSubject, eventFilter): the same tokens under
+   * waiting, of an event subject or filter (eventSubject, eventFilters): the same tokens under
    * `verdicts` instead of `events`, so the event stream does not capture it (the stream's copy is
-   * the one kept). Derived from the event subject, so whatever an event subject carries, its
-   * notice carries too.
+   * the one kept). Derived from the event subject, so whatever an event subject carries (a tenant
+   * too), its notice carries too.
    */
   verdictNotice(eventSubjectOrFilter: string): string;
 };
@@ -84,13 +105,20 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     observe: `${prefix}.observe`,
     cancel: `${prefix}.cancel`,
     get: `${prefix}.get`,
+    list: `${prefix}.list`,
+    tenantRequest: (request, tenant) => `${prefix}.${request}.${assertToken("tenant", tenant)}`,
+    anyTenantRequest: (request) => `${prefix}.${request}.*`,
     allEvents: `${prefix}.events.>`,
     eventStream: `${upper}_EVENTS`,
     recordsBucket: `${tokens.join("-")}-observations`,
     leasesBucket: `${tokens.join("-")}-leases`,
-    eventSubject: (deployment, observationId) =>
-      `${prefix}.events.${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
-    eventFilter: (observationId) => `${prefix}.events.*.${assertToken("observation id", observationId)}`,
+    eventSubject: (deployment, observationId, tenant) =>
+      `${prefix}.events.${tenant === undefined ? "" : `${assertToken("tenant", tenant)}.`}${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
+    tenantEvents: (tenant) => `${prefix}.events.${assertToken("tenant", tenant)}.>`,
+    eventFilters: (observationId) => {
+      const id = assertToken("observation id", observationId);
+      return [`${prefix}.events.*.${id}`, `${prefix}.events.*.*.${id}`];
+    },
     verdictNotice: (eventSubjectOrFilter) => {
       const events = `${prefix}.events.`;
       if (!eventSubjectOrFilter.startsWith(events)) throw new InvalidSubjectTokenError("event subject", eventSubjectOrFilter);

@@ -11,10 +11,13 @@ export type BusMetrics = {
   publishFailed(): void;
   /** `stagewatch_events_buffered`: events accepted and not yet stored by the stream. */
   eventsBuffered(count: number): void;
+  /** `stagewatch_untrusted_verdicts_total{found_in="stream"}`: a verdict on an observation's subject the service did not sign (a forgery, or a key no longer trusted). */
+  untrustedVerdictFound(): void;
 };
 
 export const noopBusMetrics: BusMetrics = {
   requestAnswered: () => {},
   publishFailed: () => {},
   eventsBuffered: () => {},
+  untrustedVerdictFound: () => {},
 };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { leaseState, type InProgressObservation, type ObservationRecord } from "../bus/index.js";
-import { inProgressItem, inProgressTable } from "./inProgressTable.js";
+import { inProgressItem } from "../bus/inProgress.js";
+import { inProgressTable } from "./inProgressTable.js";
 
 const t0 = Date.parse("2026-12-01T10:00:00Z");
 const at = (ms: number) => new Date(t0 + ms).toISOString();

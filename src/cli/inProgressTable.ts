@@ -1,35 +1,8 @@
 // `stagewatch list` output: one row per observation in progress, as kubectl lists objects, and the
 // same facts as JSON (`-o json`, a `{items: [...]}` list as kubectl's).
-import type { InProgressObservation, LeaseState } from "../bus/index.js";
-import type { ReachedStage, Stage } from "../verdicts/schemas.js";
+import type { InProgressItem } from "../verdicts/schemas.js";
 import { formatDuration } from "../verdicts/text.js";
 import { formatTable } from "./verdictTable.js";
-
-export type InProgressItem = {
-  observationId: string;
-  deployment: string;
-  key: string;
-  required: Stage;
-  /** What the last stored reading reached (`none` before the first). */
-  reached: ReachedStage;
-  startedAt: string;
-  deadline: string;
-  /** The lease holder: the replica driving it, or, when the lease is expired or released, the one that did. */
-  owner: { replica: string; lease: LeaseState; leaseExpiresAt: string };
-};
-
-export function inProgressItem({ record, lease, leaseState }: InProgressObservation): InProgressItem {
-  return {
-    observationId: record.observationId,
-    deployment: record.request.deployment,
-    key: record.request.key,
-    required: record.request.require,
-    reached: record.verdict?.reached ?? "none",
-    startedAt: record.startedAt,
-    deadline: record.deadline,
-    owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: lease.expiresAt },
-  };
-}
 
 /** A deadline already passed shows `0s` left: its replica is gone and the adopter will time it out. */
 export function inProgressTable(items: readonly InProgressItem[], nowMs: number): string {

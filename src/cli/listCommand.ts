@@ -1,15 +1,21 @@
 // `stagewatch list`: what is in flight, for an operator who wants to see it without writing NATS
-// code. It reads the replicas' KV buckets directly (read only, bus/inProgress.ts), so it shows the
-// owning replica of each observation and still answers while no replica runs. It imports nothing
-// of the Kubernetes client: an operator's shell needs no kubeconfig for it.
+// code. It asks the service (`<prefix>.list`), which answers what the caller's tenant may see, so
+// a team needs no access to the KV buckets. When no service answers at all, it reads the
+// replicas' KV buckets directly (read only, bus/inProgress.ts), so an operator whose account holds
+// them still sees each observation's owning replica while no replica runs. It imports nothing of
+// the Kubernetes client: an operator's shell needs no kubeconfig for it.
 // Exit codes: 0 listed (none in progress included), 2 bad input, 3 NATS unreachable or no service
 // ever ran with this prefix.
-import { natsConfigFromEnv } from "../bus/connectionOptions.js";
-import { readInProgress } from "../bus/inProgress.js";
+import { RequestError } from "@nats-io/transport-node";
+import { connectObserver } from "../bus/client.js";
+import { ObserverUnavailableError } from "../bus/clientErrors.js";
+import { natsConfigFromEnv, type NatsConnectionConfig } from "../bus/connectionOptions.js";
+import { inProgressItem, readInProgress } from "../bus/inProgress.js";
+import type { InProgressItem } from "../verdicts/schemas.js";
 import { describeIssues } from "../verdicts/validation.js";
 import { parseCommandArgs } from "./args.js";
 import type { CommandIo } from "./commandIo.js";
-import { inProgressItem, inProgressTable } from "./inProgressTable.js";
+import { inProgressTable } from "./inProgressTable.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
 
@@ -17,7 +23,9 @@ export const listUsage = `Usage: stagewatch list [flags]
 
 Lists the observations in progress, oldest first: deployment, key, required stage, stage reached,
 age, budget left and the replica that owns it (marked expired or released while another replica
-takes it over). Read from the service's KV buckets: it answers while no replica runs.
+takes it over). Asked of the service, which shows your tenant's only (every one to an admin, or
+without a tenants file); when no service answers, read from its KV buckets where the NATS user
+may read them, so it answers while no replica runs.
 
 Flags:
   --deployment NAME       only this deployment's observations
@@ -49,9 +57,9 @@ export async function listCommand(argv: readonly string[], io: CommandIo): Promi
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
 
   const nowMs = Date.now();
-  const listing = await readInProgress({ ...nats.value, prefix, nowMs });
+  const listing = await listed(nats.value, prefix, values.deployment, nowMs, io);
   for (const { observationId, problem } of listing.unreadable) io.stderr.write(`stagewatch: observation ${observationId} left out: ${problem}\n`);
-  const items = listing.observations.map(inProgressItem).filter((item) => values.deployment === undefined || item.deployment === values.deployment);
+  const { items } = listing;
   if (values.output === "json") {
     io.stdout.write(`${JSON.stringify({ items }, null, 2)}\n`);
   } else if (items.length === 0) {
@@ -60,4 +68,22 @@ export async function listCommand(argv: readonly string[], io: CommandIo): Promi
     io.stdout.write(inProgressTable(items, nowMs));
   }
   return exitCodes.reached;
+}
+
+type Listing = { items: InProgressItem[]; unreadable: { observationId: string; problem: string }[] };
+
+/** The service's answer; the KV buckets when nobody listens on the list subject (no replica runs, or one from before `list` was a request). */
+async function listed(nats: NatsConnectionConfig, prefix: string, deployment: string | undefined, nowMs: number, io: CommandIo): Promise<Listing> {
+  const observer = await connectObserver({ ...nats, prefix, verifyKey: [] });
+  try {
+    return await observer.list(deployment === undefined ? {} : { deployment });
+  } catch (error) {
+    if (!(error instanceof ObserverUnavailableError && error.cause instanceof RequestError && error.cause.isNoResponders())) throw error;
+  } finally {
+    await observer.close();
+  }
+  io.stderr.write(`stagewatch: no service answered on ${prefix}.list; read from its KV buckets\n`);
+  const listing = await readInProgress({ ...nats, prefix, nowMs });
+  const items = listing.observations.map(inProgressItem).filter((item) => deployment === undefined || item.deployment === deployment);
+  return { items, unreadable: listing.unreadable };
 }

@@ -13,6 +13,7 @@ import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
 import { readSigningKey, signingKeyFileVariable } from "./signingKeyFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
+import { readTenants, tenantsFileVariable } from "./tenantsFileReading.js";
 import { resolveVerifyKeys } from "./verification.js";
 import type { CommandIo } from "./commandIo.js";
 import { UsageError } from "./usage.js";
@@ -70,6 +71,11 @@ Limits (README "Limits"; each refusal names its limit):
                           an object: HealthCheckError (default ${defaults.celCostLimit})
   --jetstream-wait D      how long start-up waits for JetStream (a fresh cluster electing its
                           leaders) before exiting 3 (default ${formatDuration(defaults.jetstreamWaitMs)})
+  --tenants FILE          the tenants file (YAML or JSON: tenants: {ACCOUNT: {namespaces,
+                          clusterScoped, logTails, quotas} | {admin: true}}): requests are then
+                          taken only from those NATS accounts, through their service imports,
+                          each scoped to its own (default: $${tenantsFileVariable}; none: one
+                          caller, everything allowed)
   -h, --help
 
 Environment:
@@ -112,6 +118,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "max-deployment-labels": { type: "string" },
     "cel-cost-limit": { type: "string" },
     "jetstream-wait": { type: "string" },
+    tenants: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -147,6 +154,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
+  const tenants = readTenants(values.tenants, io.env);
 
   const settings = serviceSettings({
     nats: nats.value,
@@ -173,6 +181,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     maxDeploymentLabels: count("max-deployment-labels"),
     jetstreamWaitMs: optional(jetstreamWaitSeconds, (seconds) => seconds * 1000),
     ...signing,
+    ...(tenants && { tenants }),
     logger: pino({ level: values["log-level"], base: null }),
   });
   // The replica id is in every line: the settings chose it when the flag and environment did not.

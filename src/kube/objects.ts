@@ -154,6 +154,8 @@ export interface ContainerState {
 export interface ContainerStatus {
   name: string;
   ready: boolean;
+  /** The image the kubelet runs, by digest (`registry/app@sha256:...`): evidence of what ran. */
+  imageID?: string;
   restartCount: number;
   started?: boolean;
   state?: ContainerState;

@@ -21,9 +21,10 @@ export async function acceptObservation(
   state: ObservationState,
   maxRecordBytes: number,
 ): Promise<Acceptance> {
-  const { observationId } = state;
+  const { observationId, tenant } = state;
   const record: ObservationRecord = {
     observationId,
+    ...(tenant !== undefined && { tenant }),
     contentHash,
     request,
     identities: [...state.resources.values()].map((r) => r.identity),
@@ -45,7 +46,7 @@ export async function acceptObservation(
   let claim: Awaited<ReturnType<ObservationRecords["claimKey"]>>;
   try {
     revision = await records.putRecord(record);
-    claim = await records.claimKey(request.key, contentHash, observationId);
+    claim = await records.claimKey(request.key, contentHash, observationId, tenant);
   } catch (error) {
     await leases.remove(observationId);
     throw error;
@@ -54,8 +55,10 @@ export async function acceptObservation(
   await records.deleteRecord(observationId);
   await leases.remove(observationId);
   if (claim.contentHash === contentHash) return { accepted: false, result: { ok: true, observationId: claim.observationId, replay: true } };
+  // The other observation's id is not named: with it, whoever guessed a key (CI keys are
+  // predictable) could get, follow or cancel an observation that is not theirs.
   return {
     accepted: false,
-    result: { ok: false, code: "conflict", message: `key '${request.key}' already names observation ${claim.observationId} with other content` },
+    result: { ok: false, code: "conflict", message: `key '${request.key}' already names another observation, with other content` },
   };
 }

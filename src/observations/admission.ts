@@ -4,8 +4,8 @@
 // per caller, and new requests a second per caller (a token bucket holding one second's worth, so
 // a burst of `requestsPerSecond` passes and the rest wait their turn).
 //
-// A caller is an opaque id: today every request is the one caller "default"; tenants (issue 17)
-// pass the tenant's id and the tenant's own quotas. Observations adopted from another replica are
+// A caller is an opaque id: the tenant's (tenants file), or the sole caller's without one; a
+// tenant's own quotas replace the per-caller defaults. Observations adopted from another replica are
 // counted (`track`), never refused: they were accepted already and must be decided.
 //
 // "In flight" is per replica: the queue group spreads requests over replicas, so a service of N
@@ -30,11 +30,14 @@ export const defaultAdmissionLimits = {
   requestsPerSecond: 50,
 } as const satisfies AdmissionLimits;
 
-/** Who asks: an opaque id, and the quotas of its own (a tenant's) where they differ from the defaults. */
-export type RequestCaller = { readonly id: string; readonly quotas?: Partial<Quotas> };
-
-/** The caller every request is until callers are told apart (tenants). */
-export const defaultCallerId = "default";
+/**
+ * A tenant's quotas (the tenants file's `quotas`) as admission's per-caller limits: its `inFlight`
+ * is that caller's observations in flight. What it leaves out stays the service's default.
+ */
+export function admissionQuotas(caller: { readonly quotas?: { readonly inFlight?: number; readonly requestsPerSecond?: number } | undefined }): Partial<Quotas> {
+  const { inFlight, requestsPerSecond } = caller.quotas ?? {};
+  return { ...(inFlight !== undefined && { inFlightPerCaller: inFlight }), ...(requestsPerSecond !== undefined && { requestsPerSecond }) };
+}
 
 /** Ends what an admission counted; idempotent, so every path that ends an observation may call it. */
 export type Release = () => void;

@@ -4,13 +4,16 @@
 // - an observation is driven here only while this replica holds its lease (leaseKeeper); one
 //   taken elsewhere, or decided through its record by another replica, leaves at once;
 // - `get`, `cancel` and a replayed `observe` answer from what is stored, so every replica gives
-//   the same answers and nothing answered is lost by a crash.
+//   the same answers and nothing answered is lost by a crash;
+// - a caller sees, replays and cancels only its tenant's observations (an admin every one); any
+//   other is answered as missing, never as forbidden, so ids cannot be probed.
 import type { ObservationService, ObserveResult, StoredRecord } from "../bus/index.js";
 import { contentHash, isStoreFull } from "../bus/index.js";
 import type { ResourceMapping } from "../streams/index.js";
+import { forbiddenParts, maySee, soleCaller, type Caller } from "../tenants/index.js";
 import { budgetDeadline, cancelObservation, deadlineTooFar, startObservation, type ObservationRequest, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import { acceptObservation } from "./acceptance.js";
-import { Admission, defaultCallerId, type Refusal, type Release, type RequestCaller } from "./admission.js";
+import { Admission, admissionQuotas, type Refusal, type Release } from "./admission.js";
 import { payloadReserveBytes } from "./recordCompaction.js";
 import type { AdoptingEngine } from "./adoption.js";
 import type { AdoptionCause } from "./leasePolicy.js";
@@ -52,18 +55,18 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   /**
-   * `caller`: who asks, for admission (today every request is the one caller; tenants pass the
-   * tenant's id and quotas). Refused past a limit before anything is looked up or stored.
+   * `caller`: who asked (the bus identified it; without a tenants file the sole caller), admitted
+   * under its tenant's quotas before anything is looked up or stored.
    */
-  async observe(request: ObservationRequest, caller: RequestCaller = { id: defaultCallerId }): Promise<ObserveResult> {
+  async observe(request: ObservationRequest, caller: Caller = soleCaller): Promise<ObserveResult> {
     const nowMs = this.now();
     const tooFar = deadlineTooFar(request, nowMs);
     if (tooFar) return { ok: false, code: "invalid_request", message: `invalid observation request: deadline: ${tooFar}`, issues: [{ path: "deadline", message: tooFar }] };
-    const admitted = this.admission.admit(caller.id, caller.quotas);
-    if (!admitted.ok) return this.refused(request, admitted.refusal);
+    const admitted = this.admission.admit(caller.id, admissionQuotas(caller));
+    if (!admitted.ok) return this.refused(request, caller, admitted.refusal);
     let begun = false;
     try {
-      const result = await this.accept(request, nowMs, admitted.release);
+      const result = await this.accept(request, caller, nowMs, admitted.release);
       begun = result.ok && !result.replay;
       return result;
     } catch (error) {
@@ -80,15 +83,15 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    * A request past a limit. One in flight already (a client sending its request again, after a
    * lost reply) is still answered with its observation: what is full is new work, not answers.
    */
-  private async refused(request: ObservationRequest, refusal: Refusal): Promise<ObserveResult> {
+  private async refused(request: ObservationRequest, caller: Caller, refusal: Refusal): Promise<ObserveResult> {
     if (refusal.limit !== "requestsPerSecond") {
-      const claim = await this.settings.records.getClaim(request.key);
+      const claim = await this.settings.records.getClaim(request.key, caller.tenant);
       if (claim && claim.contentHash === contentHash(request)) return { ok: true, observationId: claim.observationId, replay: true };
     }
     return { ok: false, code: "quota", message: refusal.message, issues: [{ path: "(request)", message: refusal.message }] };
   }
 
-  private async accept(request: ObservationRequest, nowMs: number, release: Release): Promise<ObserveResult> {
+  private async accept(request: ObservationRequest, caller: Caller, nowMs: number, release: Release): Promise<ObserveResult> {
     const mappings = await resolveKinds(this.settings.kinds, request);
     if (!mappings.ok) return mappings.result;
 
@@ -100,9 +103,16 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       startedAtMs: nowMs,
       deadlineMs: budgetDeadline(request, nowMs),
       isClusterScoped: (kind) => scopeByKind.get(kind) ?? false,
+      tenant: caller.tenant,
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
+    // Checked on the namespaces as resolved (defaultNamespace applied) and the scopes discovery
+    // gave: what the informers would read, not what the request happened to spell out.
+    const forbidden = forbiddenParts(caller, [...state.resources.values()].map((r) => r.identity), request.logs === true);
+    if (forbidden.length > 0) {
+      return { ok: false, code: "forbidden", message: `outside what tenant ${caller.id} may observe`, issues: forbidden };
+    }
     const outsideWatch = outsideWatchedNamespaces(this.settings.kinds, state);
     if (outsideWatch.length > 0) {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
@@ -143,7 +153,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
         if (!mappings.ok) throw new TakeOverError(`cannot resolve the kinds of observation ${observationId}: ${mappings.result.ok ? "" : mappings.result.message}`);
         if (!leases.holds(observationId) || this.driver.driven(observationId)) return;
         logger.info({ ...log, deployment: record.request.deployment, from: found.from, reached: record.verdict?.reached }, "observation adopted");
-        this.begin(found.state, { record, revision: found.revision }, mappings.value, this.admission.track(defaultCallerId));
+        this.begin(found.state, { record, revision: found.revision }, mappings.value, this.admission.track(record.tenant ?? soleCaller.id));
       }
     }
   }
@@ -164,20 +174,17 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     await Promise.allSettled(ids.map((id) => this.settings.leases.release(id)));
   }
 
-  async cancel(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
+  async cancel(observationId: string, reason: string | undefined, caller: Caller = soleCaller): Promise<ObservationVerdict | undefined> {
     const live = this.driver.driven(observationId);
-    if (!live) return this.cancelElsewhere(observationId, reason);
+    if (!live) return this.cancelElsewhere(observationId, reason, caller);
+    if (!maySee(caller, live.state.tenant)) return undefined;
     this.driver.apply(live, cancelObservation(live.state, reason, this.now()));
-    return (await live.delivery) ?? this.get(observationId);
+    return (await live.delivery) ?? this.get(observationId, caller);
   }
 
-  async get(observationId: string): Promise<ObservationVerdict | undefined> {
-    // What is stored, not what is in memory: every replica answers the same, and nothing answered is lost by a crash.
-    const stored = this.driver.driven(observationId)?.record.storedVerdict;
-    if (stored) return stored;
-    const decided = this.decided.get(observationId);
-    if (decided) return decided;
-    return (await this.settings.records.getRecord(observationId))?.record.verdict;
+  async get(observationId: string, caller: Caller = soleCaller): Promise<ObservationVerdict | undefined> {
+    const verdict = await this.stored(observationId);
+    return verdict && maySee(caller, verdict.tenant) ? verdict : undefined;
   }
 
   /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
@@ -190,9 +197,9 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    * record. The driver learns of it from its lease being removed (the lease watch) and from its
    * next record write failing, and stops without a verdict of its own.
    */
-  private async cancelElsewhere(observationId: string, reason: string | undefined): Promise<ObservationVerdict | undefined> {
+  private async cancelElsewhere(observationId: string, reason: string | undefined, caller: Caller): Promise<ObservationVerdict | undefined> {
     const stored = await this.settings.records.getRecord(observationId);
-    if (stored === undefined) return undefined;
+    if (stored === undefined || !maySee(caller, stored.record.tenant)) return undefined;
     const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer);
     if (cancelled === undefined) return stored.record.verdict;
     if (cancelled.decidedHere) {
@@ -202,6 +209,18 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       await this.settings.leases.removeWhoeverHolds(observationId);
     }
     return cancelled.verdict;
+  }
+
+  /**
+   * The verdict as stored, not as in memory: every replica answers the same, and nothing answered
+   * is lost by a crash. Its `tenant` is the record's (the service wrote both).
+   */
+  private async stored(observationId: string): Promise<ObservationVerdict | undefined> {
+    const stored = this.driver.driven(observationId)?.record.storedVerdict;
+    if (stored) return stored;
+    const decided = this.decided.get(observationId);
+    if (decided) return decided;
+    return (await this.settings.records.getRecord(observationId))?.record.verdict;
   }
 
   /** Drives `state` here from now on, its record writer fenced by `stored`. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { legacyWarning } from "../../test/fixtures/kube/events.js";
 import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { serviceSigner } from "../signing/index.js";
+import { TenantEntry, tenantCaller } from "../tenants/index.js";
 import { newKey } from "../signing/testing/keys.js";
 import { jsonBytes, payloadReserveBytes } from "./recordCompaction.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
@@ -42,7 +43,7 @@ describe("admission", () => {
   it("refuses past the replica's observations in flight, every caller together", async () => {
     const h = engineHarness({ admissionLimits: { inFlight: 1 } });
     await h.start(requestFor("k1"));
-    const second = await h.observe(requestFor("k2"), { id: "another-caller" });
+    const second = await h.observe(requestFor("k2"), tenantCaller("ANOTHER", TenantEntry.parse({ admin: true })));
     expect(second).toMatchObject({ ok: false, code: "quota" });
     expect(second.ok || second.message).toContain("limit inFlight 1");
   });
@@ -72,7 +73,7 @@ describe("records and events under max_payload", () => {
     const result = await h.observe(requestFor("big", 300));
     expect(result).toMatchObject({ ok: false, code: "too_large", issues: [{ path: "resources" }] });
     expect(result.ok || result.message).toMatch(/could grow to \d+ bytes, over the 61440 the NATS server's max_payload leaves/);
-    expect(await h.records.getClaim("big")).toBeUndefined();
+    expect(await h.records.getClaim("big", undefined)).toBeUndefined();
     expect(h.first.leases.holds("obs-1")).toBe(false);
     expect(h.engine.admittedCount).toBe(0);
     await h.start(requestFor("small", 20));

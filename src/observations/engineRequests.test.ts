@@ -45,7 +45,7 @@ describe("idempotency by key", () => {
     expect(again).toEqual({ ok: true, observationId: "obs-1", replay: true });
 
     const other = await h.observe(observationRequest({ timeoutSeconds: 600 }));
-    expect(other).toEqual({ ok: false, code: "conflict", message: "key 'ci-4812/payments' already names observation obs-1 with other content" });
+    expect(other).toEqual({ ok: false, code: "conflict", message: "key 'ci-4812/payments' already names another observation, with other content" });
 
     expect(h.engine.activeCount).toBe(1);
     expect(h.records.ids()).toEqual(["obs-1"]);

@@ -18,10 +18,10 @@ export class InMemoryObservationRecords implements ObservationRecords {
   private readonly records = new Map<string, Stored>();
   private readonly claims = new Map<string, { observationId: string; contentHash: string }>();
 
-  async claimKey(key: string, contentHash: string, observationId: string): Promise<KeyClaim> {
-    const held = this.claims.get(key);
+  async claimKey(key: string, contentHash: string, observationId: string, tenant: string | undefined): Promise<KeyClaim> {
+    const held = this.claims.get(claimOf(key, tenant));
     if (held) return { claimed: false, ...held };
-    this.claims.set(key, { observationId, contentHash });
+    this.claims.set(claimOf(key, tenant), { observationId, contentHash });
     this.sequence += 1;
     return { claimed: true };
   }
@@ -35,8 +35,8 @@ export class InMemoryObservationRecords implements ObservationRecords {
     return stored && { record: decode(stored.json), revision: stored.revision };
   }
 
-  async getClaim(key: string): Promise<{ observationId: string; contentHash: string } | undefined> {
-    return this.claims.get(key);
+  async getClaim(key: string, tenant: string | undefined): Promise<{ observationId: string; contentHash: string } | undefined> {
+    return this.claims.get(claimOf(key, tenant));
   }
 
   async updateRecord(record: ObservationRecord, revision: number): Promise<RecordUpdate> {
@@ -62,6 +62,9 @@ export class InMemoryObservationRecords implements ObservationRecords {
     return this.sequence;
   }
 }
+
+/** Each tenant's keys are its own, as in the KV bucket. */
+const claimOf = (key: string, tenant: string | undefined) => JSON.stringify([tenant ?? null, key]);
 
 function decode(json: string): ObservationRecord {
   const parsed = parseWith(ObservationRecord, JSON.parse(json));

@@ -142,7 +142,8 @@ export class ObservationDriver {
   apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
     const changed = step.state !== live.state;
     live.state = step.state;
-    const { observationId, deployment } = live.state;
+    const { observationId, deployment, tenant } = live.state;
+    const envelope = { observationId, deployment, ...(tenant !== undefined && { tenant }) };
     const at = new Date(this.now()).toISOString();
     const events: ObservationEvent[] = [];
     let verdict: ObservationVerdict | undefined;
@@ -150,12 +151,12 @@ export class ObservationDriver {
       switch (change.type) {
         case "resource":
           if (change.resource.state !== "pending") this.router.stopWaiting(change.key, observationId);
-          events.push({ type: "progress", observationId, deployment, at, resource: change.resource });
+          events.push({ type: "progress", ...envelope, at, resource: change.resource });
           break;
         case "stage":
           this.settings.metrics.stageReached(change.stage, deployment, (this.now() - live.state.startedAtMs) / 1000);
           this.settings.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
-          events.push({ type: "stage", observationId, deployment, at, stage: change.stage });
+          events.push({ type: "stage", ...envelope, at, stage: change.stage });
           break;
         case "verdict":
           verdict = change.verdict;
@@ -230,10 +231,18 @@ export class ObservationDriver {
   /** One `stalled` notice naming what the observation waits on (StallWatch decides when). */
   private announceStall(live: LiveObservation, quietMs: number): void {
     if (!live.driving) return;
-    const { observationId, deployment } = live.state;
+    const { observationId, deployment, tenant } = live.state;
     const notice = stallNotice(live.state, quietMs);
     this.settings.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");
-    void this.settings.events.publish({ type: "stalled", observationId, deployment, at: new Date(this.now()).toISOString(), sinceSeconds: quietMs / 1000, ...notice });
+    void this.settings.events.publish({
+      type: "stalled",
+      observationId,
+      deployment,
+      ...(tenant !== undefined && { tenant }),
+      at: new Date(this.now()).toISOString(),
+      sinceSeconds: quietMs / 1000,
+      ...notice,
+    });
   }
 
   /** No longer driven here: out of the map and out of routing. */

@@ -29,7 +29,7 @@ export interface EventStore {
   /** Stores the event on the bus; resolves when stored or given up on, never rejects. */
   publish(event: ObservationEvent): Promise<unknown>;
   /** Whether the observation's verdict is already on the bus (a crash may have come between deciding and publishing). */
-  hasVerdict(deployment: string, observationId: string): Promise<boolean>;
+  hasVerdict(deployment: string, observationId: string, tenant: string | undefined): Promise<boolean>;
   /** Drops the events of an observation still waiting to be sent: it went to another replica. */
   discard(observationId: string): void;
 }

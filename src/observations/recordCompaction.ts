@@ -149,7 +149,7 @@ function compactEvent(event: ObservationEvent, step: Step, sign: Sign): Observat
 export function eventsWithin(store: EventStore, maxBytes: number, sign: Sign): EventStore {
   return {
     publish: (event) => store.publish(fitEvent(event, maxBytes, sign)),
-    hasVerdict: (deployment, observationId) => store.hasVerdict(deployment, observationId),
+    hasVerdict: (deployment, observationId, tenant) => store.hasVerdict(deployment, observationId, tenant),
     discard: (observationId) => store.discard(observationId),
   };
 }

@@ -31,6 +31,7 @@ export function stateOfRecord(record: ObservationRecord): Parsed<ObservationStat
     deadlineMs: Date.parse(record.deadline),
     isClusterScoped: (kind) => clusterScoped.has(kind),
     verdict: record.verdict ?? emptyVerdict(record),
+    ...(record.tenant !== undefined && { tenant: record.tenant }),
     ...(record.labelledBootstrap && { labelledBootstrap: record.labelledBootstrap }),
   });
   return resumed;
@@ -52,8 +53,10 @@ function emptyVerdict(record: ObservationRecord): ObservationVerdict {
   };
 }
 
+/** The verdict's event, on its tenant's subject when it has one. */
 export function verdictEventOf(verdict: ObservationVerdict): ObservationEvent {
-  return { type: "verdict", observationId: verdict.observationId, deployment: verdict.deployment, at: verdict.decidedAt ?? verdict.startedAt, verdict };
+  const { observationId, deployment, tenant } = verdict;
+  return { type: "verdict", observationId, deployment, ...(tenant !== undefined && { tenant }), at: verdict.decidedAt ?? verdict.startedAt, verdict };
 }
 
 export type RecordedCancel = { verdict: ObservationVerdict; decidedHere: boolean };

@@ -34,7 +34,7 @@ export async function takeOver(records: ObservationRecords, observationId: strin
     if (stored === undefined) return { found: "no record" };
     const { record } = stored;
     if (isTerminal(record.outcome)) return { found: "decided", record };
-    const claim = await records.getClaim(record.request.key);
+    const claim = await records.getClaim(record.request.key, record.tenant);
     if (claim?.observationId !== observationId) return { found: "unclaimed" };
     const state = stateOfRecord(record);
     if (!state.ok) throw new TakeOverError(`record of observation ${observationId} does not resume: ${state.issues.map((i) => i.message).join("; ")}`);

@@ -16,6 +16,8 @@ export interface EngineMetrics {
   eventToVerdict(seconds: number): void;
   /** `observations_active` down: an observation left this replica undecided (lease lost, hand-over). */
   observationLeft(): void;
+  /** `untrusted_verdicts_total{found_in="record"}`: a decided record whose verdict the service did not sign, so not published. */
+  untrustedVerdictFound(): void;
 }
 
 /** What the lease keeper and the adopter count. */
@@ -41,4 +43,5 @@ export const noopEngineMetrics: EngineMetrics = {
   resourceFailed: () => {},
   eventToVerdict: () => {},
   observationLeft: () => {},
+  untrustedVerdictFound: () => {},
 };

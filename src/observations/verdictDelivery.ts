@@ -86,13 +86,14 @@ export class VerdictDelivery {
    */
   async publishRecorded(record: ObservationRecord): Promise<void> {
     const { verdict, observationId } = record;
-    const { events, leases, logger, signer } = this.options;
+    const { events, leases, logger, signer, metrics } = this.options;
     const log = { observationId, replica: leases.replicaId };
     if (verdict) {
       const trust = signer.trustsVerdict(verdict, observationId);
       if (!trust.trusted) {
+        metrics.untrustedVerdictFound();
         logger.error({ ...log, problem: trust.problem, reason: trust.message }, "stored verdict not published: it does not carry the service's signature");
-      } else if (!(await events.hasVerdict(record.request.deployment, observationId))) {
+      } else if (!(await events.hasVerdict(record.request.deployment, observationId, record.tenant))) {
         logger.info(log, "publishing a verdict its driver stored but may not have sent");
         await events.publish(verdictEventOf(verdict));
       }

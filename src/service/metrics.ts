@@ -128,6 +128,12 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       help: "Event publications to NATS that failed (each attempt).",
       registers,
     }),
+    untrustedVerdictsTotal: new Counter({
+      name: `${prefix}untrusted_verdicts_total`,
+      help: "Verdicts the service found and did not sign (a forgery, or a key no longer trusted), by where: an observation's subject on the stream, or a decided record. Never published by the service.",
+      labelNames: ["found_in"] as const,
+      registers,
+    }),
   };
   zeroBoundedSeries(metrics);
   return metrics;
@@ -147,6 +153,7 @@ function zeroBoundedSeries(metrics: Metrics): void {
   }
   for (const result of requestResults) metrics.requestsTotal.inc({ result }, 0);
   metrics.natsPublishFailuresTotal.inc(0);
+  for (const foundIn of ["stream", "record"]) metrics.untrustedVerdictsTotal.inc({ found_in: foundIn }, 0);
   metrics.leaseRenewalsFailedTotal.inc(0);
   for (const cause of adoptionCauses) metrics.observationsAdoptedTotal.inc({ cause }, 0);
 }
@@ -168,6 +175,7 @@ export function busMetricsOf(metrics: Metrics): BusMetrics {
     requestAnswered: (result) => metrics.requestsTotal.inc({ result }),
     publishFailed: () => metrics.natsPublishFailuresTotal.inc(),
     eventsBuffered: (count) => metrics.eventsBuffered.set(count),
+    untrustedVerdictFound: () => metrics.untrustedVerdictsTotal.inc({ found_in: "stream" }),
   };
 }
 
@@ -191,5 +199,6 @@ export function engineMetricsOf(metrics: Metrics): EngineMetrics {
     resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind: metrics.failureKindLabel(kind), reason: metrics.failureReasonLabel(reason) }),
     eventToVerdict: (seconds) => metrics.eventToVerdictSeconds.observe(seconds),
     observationLeft: () => metrics.observationsActive.dec(),
+    untrustedVerdictFound: () => metrics.untrustedVerdictsTotal.inc({ found_in: "record" }),
   };
 }

@@ -10,8 +10,10 @@ import {
   createEventPublisher,
   describeNatsConfig,
   ensureEventStream,
+  listInProgress,
   openLeaseStore,
   openObservationRecords,
+  requestKinds,
   startRequestServer,
   toConnectionOptions,
 } from "../bus/index.js";
@@ -128,7 +130,20 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     leases.startHeartbeat();
     // Adoption starts before requests are taken: what a crashed replica left is taken up first.
     await adopter.start();
-    const requests = startRequestServer({ connection, service: engine, prefix: config.subjectPrefix, metrics: busMetrics, logger: busLogger });
+    if (config.tenants === undefined) {
+      logger.warn({ subjects: [names.observe, names.get, names.cancel, names.list] }, "no tenants file: every caller may observe any namespace, and get, list and cancel every observation");
+    } else {
+      logger.info({ tenants: [...config.tenants.keys()], subjects: requestKinds.map((kind) => names.anyTenantRequest(kind)) }, "tenants file loaded: requests are taken from NATS accounts through their service imports only");
+    }
+    const requests = startRequestServer({
+      connection,
+      service: engine,
+      prefix: config.subjectPrefix,
+      ...(config.tenants && { tenants: config.tenants }),
+      inProgress: () => listInProgress(js, { prefix: config.subjectPrefix, nowMs: Date.now() }),
+      metrics: busMetrics,
+      logger: busLogger,
+    });
     let natsConnected = true;
     void (async () => {
       for await (const status of connection.status()) {

@@ -12,6 +12,7 @@ import type { SigningKey, VerifyKey } from "../signing/index.js";
 import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
+import type { TenantDirectory } from "../tenants/index.js";
 
 export interface ServiceConfig {
   /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
@@ -64,6 +65,8 @@ export interface ServiceConfig {
   maxLogReads?: number;
   /** Distinct deployments the stage_reached_seconds metric names; later ones are `(other)`. */
   maxDeploymentLabels?: number;
+  /** The tenants file (serve --tenants): callers are then NATS accounts, each scoped to its own. None: one caller, everything allowed. */
+  tenants?: TenantDirectory;
 }
 
 export const serviceDefaults = {
@@ -89,7 +92,7 @@ export const serviceDefaults = {
   celCostLimit: defaultCelCostLimit,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

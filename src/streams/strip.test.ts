@@ -41,7 +41,14 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
           { type: "PodScheduled", status: "True", observedGeneration: 1 },
         ],
         containerStatuses: [
-          { name: "api", ready: true, restartCount: 0, started: true, state: { running: {} } },
+          {
+            name: "api",
+            ready: true,
+            imageID: "registry.example.com/payments/api@sha256:5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d",
+            restartCount: 0,
+            started: true,
+            state: { running: {} },
+          },
         ],
       },
     },
@@ -78,6 +85,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
           {
             name: "wait-for-db",
             ready: true,
+            imageID: "docker.io/library/busybox@sha256:aaaa",
             restartCount: 0,
             started: false,
             state: { terminated: { exitCode: 0, reason: "Completed", finishedAt: "2026-11-28T09:20:44Z" } },

@@ -325,6 +325,8 @@ function containerStatuses(raw: unknown): ContainerStatus[] | undefined {
       defined({
         name: container.name,
         ready: container.ready === true,
+        // Kept for the verdict as evidence (readyImages.ts); empty until the image is pulled.
+        imageID: container.imageID === "" ? undefined : str(container.imageID),
         restartCount: num(container.restartCount) ?? 0,
         started: bool(container.started),
         state: containerState(container.state),

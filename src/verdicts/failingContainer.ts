@@ -11,13 +11,13 @@
 //   is read (`previous`); one that never ran has no log at all, which is said in a note instead.
 // Anything else (NotFound, Forbidden, a custom resource's condition, a pod problem without a
 // container such as Unschedulable) is not about a container: no log is read and nothing is said.
-import { podOwningKinds, replicaSetOwningKinds } from "../kube/kindFacts.js";
-import type { ContainerStatus, Deployment, Job, KubeObject, Pod } from "../kube/objects.js";
-import { currentPods, ownedBy } from "../ownership/index.js";
+import type { ContainerStatus, Job, KubeObject, Pod } from "../kube/objects.js";
+import { ownedBy } from "../ownership/index.js";
 import { groupKind } from "./kinds.js";
 import { problemsOf } from "./rules/podProblems.js";
 import type { OwnedObjects } from "./rules/input.js";
 import type { Failure } from "./schemas.js";
+import { podsOf } from "./workloadPods.js";
 
 export interface LogTarget {
   readonly namespace: string;
@@ -30,15 +30,6 @@ export interface LogTarget {
 
 /** A log to read, or why there is none to read although the failure is a container's. */
 export type LogChoice = { readonly read: LogTarget } | { readonly note: string };
-
-/** The pods whose problems the failed resource's rule read. */
-function podsOf(object: KubeObject, owned: OwnedObjects): readonly Pod[] | undefined {
-  const kind = groupKind(object.apiVersion, object.kind);
-  if (kind === "core/Pod") return [object as Pod];
-  if (replicaSetOwningKinds.has(kind)) return currentPods(object as Deployment, owned.replicaSets, owned.pods);
-  if (podOwningKinds.has(kind)) return ownedBy(object, owned.pods);
-  return undefined;
-}
 
 function statusOf(pod: Pod, container: string, init: boolean): ContainerStatus | undefined {
   const statuses = (init ? pod.status?.initContainerStatuses : pod.status?.containerStatuses) ?? [];

@@ -342,5 +342,6 @@ export function toVerdict(state: ObservationState): ObservationVerdict {
     startedAt: new Date(state.startedAtMs).toISOString(),
     deadline: new Date(state.deadlineMs).toISOString(),
     ...(decision && { decidedAt: new Date(decision.atMs).toISOString() }),
+    ...(state.tenant !== undefined && { tenant: state.tenant }),
   };
 }

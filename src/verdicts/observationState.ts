@@ -83,6 +83,8 @@ export interface Decision {
 
 export interface ObservationState {
   readonly observationId: string;
+  /** The tenant that asked (with a tenants file): in its verdict and on its events' subjects. */
+  readonly tenant?: string | undefined;
   readonly key: string;
   readonly deployment: string;
   readonly required: Stage;
@@ -123,6 +125,7 @@ export function resourceVerdict({ identity, reading }: TrackedResource): Resourc
     ...(reading.reason !== undefined && { reason: reading.reason }),
     message: shownMessage(reading),
     ...(reading.warning && { warning: reading.warning }),
+    ...(reading.images && { images: [...reading.images] }),
   };
 }
 
@@ -175,6 +178,8 @@ export interface StartObservationInput {
   /** From budgetDeadline at acceptance, persisted with the observation. */
   readonly deadlineMs: number;
   readonly isClusterScoped?: ClusterScope;
+  /** The caller's tenant; undefined without a tenants file. */
+  readonly tenant?: string | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -195,6 +200,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       tally: [...resources.values()].reduce((tally, resource) => addToTally(tally, resource, 1), emptyTally),
       deletionGraceEnds: new Map(),
       observationId: input.observationId,
+      ...(input.tenant !== undefined && { tenant: input.tenant }),
       key: request.key,
       deployment: request.deployment,
       required: request.require,

@@ -15,6 +15,8 @@ export interface ResourceReading {
    * message so that a warning repeating is not mistaken for progress; shown after it.
    */
   readonly warning?: ResourceWarning;
+  /** Settled workloads: the image digests their ready pods run (readyImages.ts). */
+  readonly images?: readonly string[];
 }
 
 /** The message as a verdict shows it: the reading's own, then the warning. */

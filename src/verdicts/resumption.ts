@@ -35,6 +35,8 @@ export function resumeObservation(input: ResumeObservationInput): Parsed<Observa
       state: recorded.state,
       message: recorded.message ?? "",
       ...(recorded.reason !== undefined && { reason: recorded.reason }),
+      // What a settled workload ran stays its evidence: it is never read again.
+      ...(recorded.images !== undefined && { images: recorded.images }),
     };
     const bootstrap = labelled.has(key) || isBootstrapJob(resource.identity);
     // Decided resources were seen: the uid only keeps them out of the absence count, which is for

@@ -183,6 +183,8 @@ export const ResourceVerdict = z.object({
   /** The reading, followed by the warning when there is one (`...; ReplicaSet api-7f9c: FailedCreate (x4): ...`). */
   message: z.string().optional(),
   warning: ResourceWarning.optional(),
+  /** A settled workload: the image digests (containerStatuses[].imageID) its ready pods run, sorted. */
+  images: z.array(z.string()).optional(),
 });
 export type ResourceVerdict = z.infer<typeof ResourceVerdict>;
 
@@ -240,15 +242,20 @@ export const ObservationVerdict = z.object({
   startedAt: z.string(),
   deadline: z.string(),
   decidedAt: z.string().optional(),
+  /** The tenant (NATS account) that asked, with a tenants file; absent without one. Signed with the rest. */
+  tenant: z.string().optional(),
   signature: Signature.optional(),
 });
 export type ObservationVerdict = z.infer<typeof ObservationVerdict>;
 
-// Events on stagewatch.events.<deployment>.<observationId>: a tagged union on `type`.
+// Events on stagewatch.events.<deployment>.<observationId> (with a tenants file
+// stagewatch.events.<tenant>.<deployment>.<observationId>): a tagged union on `type`. `tenant`
+// names the tenant whose subject carries the event, when there is one.
 export const ProgressEvent = z.object({
   type: z.literal("progress"),
   observationId: z.string(),
   deployment: z.string(),
+  tenant: z.string().optional(),
   at: z.string(),
   resource: ResourceVerdict,
   signature: Signature.optional(),
@@ -258,6 +265,7 @@ export const StalledEvent = z.object({
   type: z.literal("stalled"),
   observationId: z.string(),
   deployment: z.string(),
+  tenant: z.string().optional(),
   at: z.string(),
   sinceSeconds: z.number().nonnegative(),
   waitingFor: z.array(ResourceVerdict),
@@ -268,6 +276,7 @@ export const StageEvent = z.object({
   type: z.literal("stage"),
   observationId: z.string(),
   deployment: z.string(),
+  tenant: z.string().optional(),
   at: z.string(),
   stage: Stage,
   signature: Signature.optional(),
@@ -276,6 +285,7 @@ export const VerdictEvent = z.object({
   type: z.literal("verdict"),
   observationId: z.string(),
   deployment: z.string(),
+  tenant: z.string().optional(),
   at: z.string(),
   verdict: ObservationVerdict,
   signature: Signature.optional(),
@@ -296,8 +306,11 @@ export type CancelRequest = z.infer<typeof CancelRequest>;
 export const GetRequest = z.strictObject({ observationId: ObservationId });
 export type GetRequest = z.infer<typeof GetRequest>;
 
-/** `quota`: a limit of the service's (observations in flight, requests a second) was reached; retry later. */
-export const errorCodes = ["invalid_request", "conflict", "not_found", "too_large", "quota", "unavailable", "internal"] as const;
+/**
+ * `quota`: a limit of the service's (observations in flight, requests a second) was reached; retry later.
+ * `forbidden`: the caller's tenant may not observe what it named (or the NATS server did not vouch for the caller).
+ */
+export const errorCodes = ["invalid_request", "conflict", "not_found", "forbidden", "too_large", "quota", "unavailable", "internal"] as const;
 export const ErrorCode = z.enum(errorCodes);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -321,6 +334,39 @@ export const CancelReply = z.discriminatedUnion("ok", [
   ErrorReply,
 ]);
 export type CancelReply = z.infer<typeof CancelReply>;
+
+/** What `<prefix>.list` accepts: the observations in progress of the caller's tenant (all of them for an admin). */
+export const ListRequest = z.strictObject({ deployment: DeploymentName.optional() });
+export type ListRequest = z.infer<typeof ListRequest>;
+
+export const leaseStates = ["held", "expired", "released"] as const;
+/** One observation in progress as `list` shows it. */
+export const InProgressItem = z.object({
+  observationId: z.string(),
+  deployment: z.string(),
+  key: z.string(),
+  required: Stage,
+  /** What the last stored reading reached (`none` before the first). */
+  reached: ReachedStage,
+  startedAt: z.string(),
+  deadline: z.string(),
+  /** With a tenants file: the tenant that asked. */
+  tenant: z.string().optional(),
+  /** The lease holder: the replica driving it, or, when the lease is expired or released, the one that did. */
+  owner: z.object({ replica: z.string(), lease: z.enum(leaseStates), leaseExpiresAt: z.string() }),
+});
+export type InProgressItem = z.infer<typeof InProgressItem>;
+
+export const ListReply = z.discriminatedUnion("ok", [
+  z.object({
+    ok: z.literal(true),
+    items: z.array(InProgressItem),
+    /** Observations whose record this service could not read, named rather than hidden. */
+    unreadable: z.array(z.object({ observationId: z.string(), problem: z.string() })),
+  }),
+  ErrorReply,
+]);
+export type ListReply = z.infer<typeof ListReply>;
 
 export const GetReply = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), verdict: ObservationVerdict }),

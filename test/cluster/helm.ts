@@ -67,10 +67,17 @@ export interface ValueArgs {
   valuesFiles?: readonly string[];
   /** Applied after the files, each as `--set-json path=<JSON>`. */
   set?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether to say that a NATS without authentication is intended (`nats.auth.unauthenticated`),
+   * which the chart wants with `auth.type: none`: the local cluster's nats-server is open, by
+   * intent. Default true; a test of that refusal passes false.
+   */
+  unauthenticatedIntended?: boolean;
 }
 
 function valueArgs(values: ValueArgs): string[] {
   return [
+    ...(values.unauthenticatedIntended === false ? [] : ["--set", "nats.auth.unauthenticated=intended"]),
     ...(values.valuesFiles ?? []).flatMap((file) => ["--values", file]),
     ...Object.entries(values.set ?? {}).flatMap(([path, value]) => ["--set-json", `${path}=${JSON.stringify(value)}`]),
   ];

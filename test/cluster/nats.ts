@@ -1,11 +1,12 @@
 /**
  * nats-server processes of a test's own, for the faults the shared server must not suffer: a
  * server stopped and started again on the same port and store (an outage), and a 3-node
- * JetStream cluster on loopback ports joined by cluster routes, one node of which a test kills.
+ * JetStream cluster on loopback ports joined by cluster routes, one node of which a test kills;
+ * and a server with accounts (deploy/nats/accounts.conf), for the tenants' tests.
  * The same binary as the local cluster's (build.sh); each process is killed if the test process
  * exits first.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePorts, http, waitFor } from "./probes.ts";
 import { logTail } from "./processes.ts";
@@ -27,7 +28,13 @@ interface NodePorts {
   cluster?: number;
 }
 
-function nodeConfig(name: string, dir: string, ports: NodePorts, routes: number[]): string {
+/** More of a node's configuration: lines appended (an `include`), and the environment the server reads `$NAME`s from. */
+interface NodeExtras {
+  lines?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+function nodeConfig(name: string, dir: string, ports: NodePorts, routes: number[], extras: NodeExtras): string {
   const lines = [
     `server_name: ${name}`,
     `listen: 127.0.0.1:${ports.client}`,
@@ -45,13 +52,14 @@ function nodeConfig(name: string, dir: string, ports: NodePorts, routes: number[
       "}",
     );
   }
+  lines.push(...(extras.lines ?? []));
   return lines.join("\n") + "\n";
 }
 
-function natsNode(binary: string, name: string, dir: string, ports: NodePorts, routes: number[]): NatsNode {
+function natsNode(binary: string, name: string, dir: string, ports: NodePorts, routes: number[], extras: NodeExtras = {}): NatsNode {
   mkdirSync(dir, { recursive: true });
   const configFile = join(dir, "nats.conf");
-  writeFileSync(configFile, nodeConfig(name, dir, ports, routes));
+  writeFileSync(configFile, nodeConfig(name, dir, ports, routes, extras));
   let process: RunningProcess | undefined;
   // /healthz answers 200 only once JetStream is current: for a clustered node, once it has a meta leader.
   const healthy = async () => (await http(`http://127.0.0.1:${ports.monitor}/healthz`)).status === 200;
@@ -62,7 +70,7 @@ function natsNode(binary: string, name: string, dir: string, ports: NodePorts, r
       return process !== undefined && !process.exited();
     },
     async start() {
-      const started = startLogged(binary, ["-c", configFile], { cwd: dir, env: {}, logFile: join(dir, "nats.log") });
+      const started = startLogged(binary, ["-c", configFile], { cwd: dir, env: extras.env ?? {}, logFile: join(dir, "nats.log") });
       process = started;
       await waitFor(`nats-server ${name}`, healthy, {
         timeoutMs: 30_000,
@@ -81,6 +89,19 @@ function natsNode(binary: string, name: string, dir: string, ports: NodePorts, r
 export async function startNatsServer(binary: string, dir: string): Promise<NatsNode> {
   const [client, monitor] = await freePorts(2);
   const node = natsNode(binary, "stagewatch-outage", dir, { client: client!, monitor: monitor! }, []);
+  await node.start();
+  return node;
+}
+
+/**
+ * One JetStream server with the accounts of `accountsFile` (copied beside its configuration and
+ * included), its `$NAME`s (passwords) taken from `env`, on ports of its own.
+ */
+export async function startNatsWithAccounts(binary: string, dir: string, accountsFile: string, env: NodeJS.ProcessEnv): Promise<NatsNode> {
+  const [client, monitor] = await freePorts(2);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(accountsFile, join(dir, "accounts.conf"));
+  const node = natsNode(binary, "stagewatch-accounts", dir, { client: client!, monitor: monitor! }, [], { lines: ["include ./accounts.conf"], env });
   await node.start();
   return node;
 }

@@ -15,6 +15,7 @@ import {
   createObserver,
   ensureEventStream,
   newObservationId,
+  noopBusMetrics,
   ObservationConflictError,
   ObservationRejectedError,
   ObserverInternalError,
@@ -126,7 +127,7 @@ class FakeEngine implements ObservationService {
       outcome: "in_progress",
       verdict,
     });
-    const claim = await this.records.claimKey(request.key, hash, observationId);
+    const claim = await this.records.claimKey(request.key, hash, observationId, undefined);
     if (!claim.claimed) {
       await this.records.deleteRecord(observationId);
       if (claim.contentHash === hash) return { ok: true, observationId: claim.observationId, replay: true };
@@ -181,7 +182,7 @@ beforeAll(async () => {
   engine = new FakeEngine(records, createEventPublisher({ js: jetstream(nc), prefix }));
   const logger = { ...silentLogger, error: (fields: object) => void internalErrors.push(fields) };
   // Two replicas in the queue group, as a real installation runs them.
-  const metrics = { requestAnswered: (result: string) => answered.push(result), publishFailed: () => {}, eventsBuffered: () => {} };
+  const metrics = { ...noopBusMetrics, requestAnswered: (result: string) => void answered.push(result) };
   servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));
   servers.push(startRequestServer({ connection: nc, service: engine, prefix, logger, metrics }));
   await nc.flush();

@@ -246,9 +246,10 @@ describe("helm template with non-default values", () => {
     expect(container.args).toContain("--warning-events=false");
     expect(container.args).toContain("--subject-prefix=platform.stagewatch");
     expect(container.args).toContain("--container-logs");
-    expect(container.env).toContainEqual({
-      name: "NATS_TOKEN",
-      valueFrom: { secretKeyRef: { name: "stagewatch-nats", key: "token" } },
+    expect(container.env).toContainEqual({ name: "NATS_TOKEN_FILE", value: "/etc/stagewatch/nats-credentials/token" });
+    expect(deployment.spec?.template.spec?.volumes).toContainEqual({
+      name: "nats-credentials",
+      secret: { secretName: "stagewatch-nats", defaultMode: 288, items: [{ key: "token", path: "token" }] },
     });
 
     const monitor = only(byKind<KubernetesObject & { spec: unknown }>(objects, "ServiceMonitor"));
@@ -295,15 +296,6 @@ describe("helm template with non-default values", () => {
     expect(JSON.parse(dashboard.data["stagewatch.json"] ?? "")).toEqual(shipped);
   });
 
-  it("user and password come from the Secret, never from values", () => {
-    const objects = renderChart({ set: { "nats.auth": { type: "userPassword", existingSecret: "nats-login" } } });
-    expect(only(deploymentOf(objects).spec?.template.spec?.containers ?? []).env).toEqual([
-      { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
-      { name: "NATS_URL", value: "nats://nats:4222" },
-      { name: "NATS_USER", valueFrom: { secretKeyRef: { name: "nats-login", key: "user" } } },
-      { name: "NATS_PASSWORD", valueFrom: { secretKeyRef: { name: "nats-login", key: "password" } } },
-    ]);
-  });
 });
 
 describe("wrong values fail at install with a clear message", () => {
@@ -333,6 +325,31 @@ describe("wrong values fail at install with a clear message", () => {
     const result = templateChart({ set });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain(message);
+  });
+
+  it("a NATS without authentication not said to be intended", () => {
+    const result = templateChart({ unauthenticatedIntended: false });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("nats.auth.type is none: anyone who reaches that NATS may send requests as any caller");
+    expect(templateChart({ unauthenticatedIntended: false, set: { "nats.auth.unauthenticated": "yes" } }).stderr).toContain("at '/nats/auth/unauthenticated': value must be one of");
+  });
+});
+
+describe("tenants and NATS credentials come from files", () => {
+  it("the tenants file and the user and password are the Secrets' files, mounted; no secret is an environment value", () => {
+    const objects = renderChart({ unauthenticatedIntended: false, set: { "nats.auth": { type: "userPassword", existingSecret: "nats-login" }, tenants: { existingSecret: "stagewatch-tenants" } } });
+    const pod = deploymentOf(objects).spec!.template.spec!;
+    const env = Object.fromEntries((only(pod.containers).env ?? []).map((variable) => [variable.name, variable.value ?? variable.valueFrom]));
+    expect(env).toMatchObject({
+      NATS_USER_FILE: "/etc/stagewatch/nats-credentials/user",
+      NATS_PASSWORD_FILE: "/etc/stagewatch/nats-credentials/password",
+      STAGEWATCH_TENANTS_FILE: "/etc/stagewatch/tenants/tenants.yaml",
+    });
+    expect(Object.keys(env).filter((name) => ["NATS_USER", "NATS_PASSWORD", "NATS_TOKEN"].includes(name))).toEqual([]);
+    expect((pod.volumes ?? []).map((volume) => [volume.name, volume.secret?.secretName, volume.secret?.items?.map((item) => item.key)])).toEqual([
+      ["nats-credentials", "nats-login", ["user", "password"]],
+      ["tenants", "stagewatch-tenants", ["tenants.yaml"]],
+    ]);
   });
 });
 

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type ObservationRun, type Observer } from "../../src/bus/index.ts";
-import type { InProgressItem } from "../../src/cli/inProgressTable.ts";
+import type { InProgressItem } from "../../src/verdicts/schemas.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";

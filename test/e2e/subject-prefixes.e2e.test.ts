@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver } from "../../src/bus/index.ts";
-import type { InProgressItem } from "../../src/cli/inProgressTable.ts";
+import type { InProgressItem } from "../../src/verdicts/schemas.ts";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { output, runStagewatch } from "./support/cli.ts";

@@ -16,10 +16,11 @@ const mayImport: Record<string, readonly string[]> = {
   verdicts: ["kube", "ownership"],
   streams: ["kube", "logging"],
   signing: ["verdicts"],
-  bus: ["verdicts", "signing", "logging"],
-  observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus"],
-  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations"],
-  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations", "service"],
+  tenants: ["verdicts"],
+  bus: ["verdicts", "signing", "tenants", "logging"],
+  observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus"],
+  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations"],
+  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service"],
 };
 
 /** The folder of src/ a path lies in; undefined for the entry points at its top and for what lies outside it. */

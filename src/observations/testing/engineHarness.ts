@@ -6,10 +6,11 @@ import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js"
 import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { ObserveResult } from "../../bus/index.js";
+import type { Caller } from "../../tenants/index.js";
 import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
-import type { AdmissionLimits, RequestCaller } from "../admission.js";
+import type { AdmissionLimits } from "../admission.js";
 import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
 import { InMemoryLeaseStore } from "../inMemoryLeases.js";
@@ -156,8 +157,8 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
   const first = replica("replica-a");
   const engine = first.engine;
 
-  /** Parses the request as the bus does (defaults applied), observes, and lets the engine subscribe. */
-  async function observe(input: ObservationRequestInput, caller?: RequestCaller): Promise<ObserveResult> {
+  /** Parses the request as the bus does (defaults applied), observes as `caller` (default: the sole caller), and lets the engine subscribe. */
+  async function observe(input: ObservationRequestInput, caller?: Caller): Promise<ObserveResult> {
     const parsed = parseWith(ObservationRequest, input);
     if (!parsed.ok) throw new Error(`invalid test request: ${describeIssues(parsed.issues)}`);
     const result = await engine.observe(parsed.value, caller);
@@ -166,8 +167,8 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
   }
 
   /** observe, for requests the test expects to be accepted: the observation id. */
-  async function start(input: ObservationRequestInput): Promise<string> {
-    const result = await observe(input);
+  async function start(input: ObservationRequestInput, caller?: Caller): Promise<string> {
+    const result = await observe(input, caller);
     if (!result.ok) throw new Error(`observation refused: ${result.code}: ${result.message}`);
     return result.observationId;
   }

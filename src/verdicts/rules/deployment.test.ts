@@ -25,7 +25,8 @@ const cases: Case[] = [
   {
     name: "rolled out: every replica updated, available and ready",
     input: { object: api, owned: { replicaSets: [previous, current], pods: readyPods } },
-    expected: { state: "settled", message: "3/3 replicas ready, 3 updated" },
+    // Three ready pods of one image: its digest once (readyImages.ts).
+    expected: { state: "settled", message: "3/3 replicas ready, 3 updated", images: ["ghcr.io/acme/payments-api@sha256:9b2f6c1e0d8a7b4c3e5f1a2d6c8b0e4f7a9d3c5b1e2f4a6c8d0b2e4f6a8c1d3e"] },
   },
   {
     name: "observedGeneration behind generation while the counts look complete",

@@ -25,7 +25,8 @@ const cases: Case[] = [
   {
     name: "running and ready",
     input: { object: pod({ name: "debug" }) },
-    expected: { state: "settled", message: "Running, 1/1 containers ready" },
+    // What it runs, by digest: the verdict's evidence (readyImages.ts).
+    expected: { state: "settled", message: "Running, 1/1 containers ready", images: ["ghcr.io/acme/payments-api@sha256:9b2f6c1e0d8a7b4c3e5f1a2d6c8b0e4f7a9d3c5b1e2f4a6c8d0b2e4f6a8c1d3e"] },
   },
   {
     name: "succeeded",

@@ -15,6 +15,7 @@ import { settleDeployment } from "./deployment.js";
 import { existenceOnlyKinds, settleExisting } from "./existence.js";
 import { libraryRuleFor } from "../library/index.js";
 import { checkGeneric } from "./genericChecks.js";
+import { readyImages } from "../readyImages.js";
 import type { OwnedObjects, Rule, RuleInput } from "./input.js";
 import { settleJob } from "./job.js";
 import { settlePod } from "./pod.js";
@@ -63,5 +64,9 @@ export function evaluateResource({ healthChecks, ...input }: EvaluationInput): R
   const full: RuleInput = { ...input, owned: input.owned ?? nothingOwned };
   const { apiVersion, kind } = full.object;
   const key = groupKind(apiVersion, kind);
-  return checkGeneric(full) ?? (healthChecks?.get(key) ?? libraryRuleFor(key) ?? ruleFor(apiVersion, kind))(full);
+  const reading = checkGeneric(full) ?? (healthChecks?.get(key) ?? libraryRuleFor(key) ?? ruleFor(apiVersion, kind))(full);
+  if (reading.state !== "settled") return reading;
+  // What the settled workload runs goes into its verdict: it is read once, as it settles.
+  const images = readyImages(full.object, full.owned);
+  return images === undefined ? reading : { ...reading, images };
 }

@@ -1,0 +1,5 @@
+// Callers and tenants (README "Tenants and trust"): the tenants file and what each caller may do.
+export { forbiddenParts, maySee, mayObserveIn, soleCaller, tenantCaller } from "./caller.js";
+export type { Caller } from "./caller.js";
+export { NamespacePattern, parseTenantsFile, TenantEntry, TenantId, TenantQuotas, TenantsFile, TenantsFileError } from "./tenantsFile.js";
+export type { TenantDirectory } from "./tenantsFile.js";
