@@ -63,6 +63,8 @@ export {
   VerdictVerificationError,
 } from "./clientErrors.js";
 export type { ObserverError } from "./clientErrors.js";
+export { deploymentHistoriesIn, historyKey, historyTtlMs, HistoryContendedError, openDeploymentHistories } from "./deploymentHistories.js";
+export type { DeploymentHistories } from "./deploymentHistories.js";
 export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
 export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
 export { connectObserver, createObserver } from "./client.js";

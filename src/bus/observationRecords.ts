@@ -14,6 +14,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { z } from "zod";
 import { ObservationRequest, ObservationVerdict, Outcome, ResourceIdentity } from "../verdicts/schemas.js";
+import { Timeline } from "../verdicts/timeline.js";
 import { parseWith, describeIssues } from "../verdicts/validation.js";
 import { sha256Hex } from "./contentHash.js";
 import { isCompareAndSwapConflict, openKvBucket, type KvBucketOptions } from "./kvBuckets.js";
@@ -39,6 +40,8 @@ export const ObservationRecord = z.looseObject({
   adoptions: z.number().int().nonnegative().optional(),
   /** Identity keys found to be bootstrap Jobs by their label: the verdict does not say, a resumption needs it. */
   labelledBootstrap: z.array(z.string()).optional(),
+  /** When stages were reached, resources settled or failed, notices given: what traces and the history are built from. */
+  timeline: Timeline.optional(),
 });
 export type ObservationRecord = z.infer<typeof ObservationRecord>;
 

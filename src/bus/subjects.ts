@@ -60,6 +60,8 @@ export type BusNames = {
   readonly recordsBucket: string;
   /** Which replica drives each observation in progress (leases with an expiry). */
   readonly leasesBucket: string;
+  /** How long each deployment's recent observations took (one key a deployment, bounded). */
+  readonly historyBucket: string;
   /** Where one observation's events are published. */
   eventSubject(deployment: string, observationId: string): string;
   /** Matches one observation's events without knowing its deployment (a client following an id). */
@@ -80,6 +82,7 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     eventStream: `${upper}_EVENTS`,
     recordsBucket: `${tokens.join("-")}-observations`,
     leasesBucket: `${tokens.join("-")}-leases`,
+    historyBucket: `${tokens.join("-")}-history`,
     eventSubject: (deployment, observationId) =>
       `${prefix}.events.${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
     eventFilter: (observationId) => `${prefix}.events.*.${assertToken("observation id", observationId)}`,

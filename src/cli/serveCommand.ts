@@ -7,6 +7,7 @@ import { serviceDefaults, serviceSettings } from "../service/settings.js";
 import { formatDuration } from "../verdicts/text.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
+import { traceExportFromEnv, TraceSettingsError, type TraceExportChoice } from "../tracing/index.js";
 import { booleanFlag, parseCommandArgs } from "./args.js";
 import { durationFlagSeconds } from "./duration.js";
 import { readHealthChecks } from "./healthChecksFile.js";
@@ -102,6 +103,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
+  const traces = tracesFromEnv(io.env);
 
   const settings = serviceSettings({
     nats: nats.value,
@@ -117,6 +119,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
     ...signing,
+    traces,
     logger: pino({ level: values["log-level"], base: null }),
   });
   // The replica id is in every line: the settings chose it when the flag and environment did not.
@@ -131,6 +134,16 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   logger.info({ signal }, "stopping");
   await service.stop();
   return signal === "nats-closed" ? 1 : 0;
+}
+
+/** Trace export from the OTEL_* variables (README "Tracing"); a value it cannot use is bad input, named. */
+function tracesFromEnv(env: NodeJS.ProcessEnv): TraceExportChoice {
+  try {
+    return traceExportFromEnv(env);
+  } catch (error) {
+    if (error instanceof TraceSettingsError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /**

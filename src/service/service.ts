@@ -10,6 +10,7 @@ import {
   createEventPublisher,
   describeNatsConfig,
   ensureEventStream,
+  openDeploymentHistories,
   openLeaseStore,
   openObservationRecords,
   startRequestServer,
@@ -25,7 +26,8 @@ import { serviceSigner, unsignedService } from "../signing/index.js";
 import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/index.js";
 import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
-import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf } from "./metrics.js";
+import { OtlpTraceSink } from "../tracing/index.js";
+import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf, traceMetricsOf } from "./metrics.js";
 import { serviceSettings, type ServiceConfig } from "./settings.js";
 
 /** A dependency the service cannot start without (NATS, the kubeconfig) is missing: exit 3, not a stack. */
@@ -56,6 +58,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
 
   let connection: NatsConnection | undefined;
   let operations: OperationsServer | undefined;
+  let traces: OtlpTraceSink | undefined;
   try {
     logger.info({ nats: describeNatsConfig(config.nats), cluster: kubeConfig.getCurrentCluster()?.server }, "starting");
     const servers = config.nats.servers.join(", ");
@@ -71,6 +74,10 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     const busMetrics = busMetricsOf(metrics);
     const records = await openObservationRecords(js, { prefix: config.subjectPrefix, replicas });
     const leaseStore = await openLeaseStore(js, { prefix: config.subjectPrefix, replicas });
+    const history = await openDeploymentHistories(js, { prefix: config.subjectPrefix, replicas });
+    traces = config.traces.enabled
+      ? new OtlpTraceSink({ settings: config.traces.settings, logger: logger.child({ component: "tracing" }), metrics: traceMetricsOf(metrics), resource: { "service.instance.id": config.replicaId } })
+      : undefined;
     const signer = config.signingKey ? serviceSigner(config.signingKey, config.trustedKeys) : unsignedService;
     if (signer.publicKey === undefined) logger.warn({ subjects: names.allEvents }, "verdicts are not signed (no signing key): anyone who may publish on the events subjects can forge one");
     const events = createEventPublisher({ js, jsm, prefix: config.subjectPrefix, signer, metrics: busMetrics, logger: busLogger });
@@ -94,6 +101,8 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
       signer,
+      history,
+      ...(traces && { traces }),
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
     });
@@ -118,6 +127,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       host: config.metricsHost,
       port: config.metricsPort,
       registry: metrics.registry,
+      openMetrics: metrics.openMetrics,
       readiness: {
         notReadyBecause: () => {
           if (nats.isClosed()) return "NATS connection closed";
@@ -127,7 +137,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         },
       },
     });
-    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs, signingKey: signer.publicKey, alsoTrusted: config.trustedKeys?.map((key) => key.publicKey) }, "serving");
+    logger.info({ metrics: operations.url, traces: config.traces.enabled ? config.traces.settings.url : `off (${config.traces.because})`, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs, signingKey: signer.publicKey, alsoTrusted: config.trustedKeys?.map((key) => key.publicKey) }, "serving");
     const ops = operations;
     return {
       metricsUrl: ops.url,
@@ -145,6 +155,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         leases.stopHeartbeat();
         engine.stop();
         await withinMs(events.flush(), Math.max(1_000, graceMs / 4));
+        await withinMs(traces?.shutdown() ?? Promise.resolve(), Math.max(1_000, graceMs / 4));
         hub.stop();
         await nats.drain().catch(() => undefined);
         await ops.close();
@@ -152,6 +163,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     };
   } catch (error) {
     hub.stop();
+    await traces?.shutdown();
     await operations?.close();
     await connection?.close().catch(() => undefined);
     throw error;

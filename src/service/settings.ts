@@ -9,6 +9,7 @@ import type { Logger as PinoLogger } from "pino";
 import { defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultLeaseTiming } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
+import type { TraceExportChoice } from "../tracing/index.js";
 import type { Rule } from "../verdicts/index.js";
 
 export interface ServiceConfig {
@@ -40,6 +41,8 @@ export interface ServiceConfig {
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
   trustedKeys?: readonly VerifyKey[];
+  /** Whether and where each decided observation's trace is exported (traceExportFromEnv); default off. */
+  traces?: TraceExportChoice;
 }
 
 export const serviceDefaults = {
@@ -51,6 +54,7 @@ export const serviceDefaults = {
   leaseDurationMs: defaultLeaseTiming.durationMs,
   shutdownGraceMs: 20_000,
   containerLogs: false,
+  traces: { enabled: false, because: "not configured" } as TraceExportChoice,
 } as const;
 
 type Unset = "kubeConfig" | "namespaces" | "healthChecks" | "signingKey" | "trustedKeys";

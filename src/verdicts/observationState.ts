@@ -17,6 +17,7 @@ import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "./
 import type {
   Failure,
   FieldIssue,
+  HistoryOutlook,
   ObservationRequest,
   ObservationVerdict,
   Outcome,
@@ -107,6 +108,8 @@ export interface ObservationState {
   readonly outcome: Outcome;
   /** Set with the terminal outcome. */
   readonly decision?: Decision | undefined;
+  /** What the deployment's earlier observations took, read when this one began (history.ts). */
+  readonly outlook?: HistoryOutlook | undefined;
 }
 
 /** What a reducer call changed, for subscribers: emitted only on real transitions. */
@@ -175,6 +178,8 @@ export interface StartObservationInput {
   /** From budgetDeadline at acceptance, persisted with the observation. */
   readonly deadlineMs: number;
   readonly isClusterScoped?: ClusterScope;
+  /** The deployment's history as the observation begins; none for a deployment never observed. */
+  readonly outlook?: HistoryOutlook | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -206,6 +211,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       resources,
       reached: "none",
       outcome: "in_progress",
+      ...(input.outlook && { outlook: input.outlook }),
     },
   };
 }

@@ -18,8 +18,9 @@ const mayImport: Record<string, readonly string[]> = {
   signing: ["verdicts"],
   bus: ["verdicts", "signing", "logging"],
   observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus"],
-  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations"],
-  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations", "service"],
+  tracing: ["verdicts", "logging"],
+  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations", "tracing"],
+  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "bus", "observations", "service", "tracing"],
 };
 
 /** The folder of src/ a path lies in; undefined for the entry points at its top and for what lies outside it. */
