@@ -68,4 +68,5 @@ export type { DeploymentHistories } from "./deploymentHistories.js";
 export { leaseState, listInProgress, readInProgress } from "./inProgress.js";
 export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
 export { connectObserver, createObserver } from "./client.js";
-export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings } from "./client.js";
+export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings, TraceContextFields } from "./client.js";
+export { activeTraceContext } from "./activeTraceContext.js";

@@ -1,9 +1,10 @@
 // `stagewatch list` output: one row per observation in progress, as kubectl lists objects, and the
 // same facts as JSON (`-o json`, a `{items: [...]}` list as kubectl's).
 import type { InProgressObservation, LeaseState } from "../bus/index.js";
-import type { ReachedStage, Stage } from "../verdicts/schemas.js";
+import { expectationOf } from "../verdicts/history.js";
+import type { Expectation, ReachedStage, Stage } from "../verdicts/schemas.js";
 import { formatDuration } from "../verdicts/text.js";
-import { formatTable } from "./verdictTable.js";
+import { formatTable, usuallyCell } from "./verdictTable.js";
 
 export type InProgressItem = {
   observationId: string;
@@ -14,6 +15,8 @@ export type InProgressItem = {
   reached: ReachedStage;
   startedAt: string;
   deadline: string;
+  /** How long the required stage usually takes this deployment, when its history has earlier successes. */
+  expectation?: Expectation;
   /** The lease holder: the replica driving it, or, when the lease is expired or released, the one that did. */
   owner: { replica: string; lease: LeaseState; leaseExpiresAt: string };
 };
@@ -27,14 +30,20 @@ export function inProgressItem({ record, lease, leaseState }: InProgressObservat
     reached: record.verdict?.reached ?? "none",
     startedAt: record.startedAt,
     deadline: record.deadline,
+    ...withExpectation(record.verdict?.history, record.request.require),
     owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: lease.expiresAt },
   };
+}
+
+function withExpectation(history: Parameters<typeof expectationOf>[0], stage: Stage): { expectation?: Expectation } {
+  const expectation = expectationOf(history, stage);
+  return expectation ? { expectation } : {};
 }
 
 /** A deadline already passed shows `0s` left: its replica is gone and the adopter will time it out. */
 export function inProgressTable(items: readonly InProgressItem[], nowMs: number): string {
   return formatTable(
-    ["OBSERVATION", "DEPLOYMENT", "KEY", "REQUIRED", "REACHED", "AGE", "LEFT", "OWNER"],
+    ["OBSERVATION", "DEPLOYMENT", "KEY", "REQUIRED", "REACHED", "AGE", "USUALLY", "LEFT", "OWNER"],
     items.map((item) => [
       item.observationId,
       item.deployment,
@@ -42,6 +51,7 @@ export function inProgressTable(items: readonly InProgressItem[], nowMs: number)
       item.required,
       item.reached,
       formatDuration(nowMs - Date.parse(item.startedAt)),
+      usuallyCell(item.expectation),
       formatDuration(Date.parse(item.deadline) - nowMs),
       item.owner.lease === "held" ? item.owner.replica : `${item.owner.replica} (${item.owner.lease})`,
     ]),

@@ -33,7 +33,11 @@ Flags:
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
   --require STAGE         applied, bootstrapped or healthy (default healthy)
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
-  --stall DURATION        say "stalled" on stderr when nothing moved this long (default 2m; 0: never)
+  --stall DURATION|auto   say "stalled" on stderr when nothing moved this long (default 2m; 0: never);
+                          auto: once the rollout takes longer to reach its next stage than 95% of
+                          this deployment's earlier rollouts did (with fewer than 3, the default)
+  --traceparent TP        join this W3C trace: the service exports the observation as spans under
+                          it (default: $TRACEPARENT, with $TRACESTATE)
   --key KEY               idempotency key: a retry with the same key follows the same observation
                           (default: a new key each run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
@@ -55,7 +59,7 @@ ${subjectPrefixHelp}
   -h, --help
 
 Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
-STAGEWATCH_VERIFY_KEY.
+STAGEWATCH_VERIFY_KEY; TRACEPARENT and TRACESTATE (the trace a CI pipeline runs in).
 Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer or NATS unreachable.
 `;
 
@@ -66,6 +70,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     require: { type: "string", default: "healthy" },
     timeout: { type: "string", default: "5m" },
     stall: { type: "string" },
+    traceparent: { type: "string" },
     key: { type: "string" },
     namespace: { type: "string" },
     "fail-on": { type: "string" },
@@ -100,7 +105,8 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     deployment: values.deployment,
     require: values.require as Stage,
     timeoutSeconds,
-    ...(values.stall !== undefined && { stallSeconds: durationFlagSeconds("--stall", values.stall) }),
+    ...(values.stall !== undefined && { stallSeconds: values.stall === "auto" ? "auto" : durationFlagSeconds("--stall", values.stall) }),
+    ...traceContext(values.traceparent, io.env),
     defaultNamespace: values.namespace ?? (await kubeconfigNamespace(io.env, io.env["HOME"] === undefined ? {} : { home: io.env["HOME"] })),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
@@ -149,6 +155,17 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     if (rejected) io.stderr.write(rejected);
     await observer.close();
   }
+}
+
+/**
+ * The trace to join: the flag, else TRACEPARENT (the convention CI tools and otel-cli follow) with
+ * TRACESTATE; an empty variable counts as unset, as shells write it. Checked with the request.
+ */
+function traceContext(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<ObservationRequestInput, "traceparent" | "tracestate"> {
+  const traceparent = flag ?? (env["TRACEPARENT"] || undefined);
+  if (traceparent === undefined) return {};
+  const tracestate = flag === undefined ? env["TRACESTATE"] || undefined : undefined;
+  return { traceparent, ...(tracestate !== undefined && { tracestate }) };
 }
 
 /** The verdict as it arrived (with its signature), for `stagewatch verify`. */
