@@ -5,7 +5,8 @@ import type { ServiceSigner } from "../../signing/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
 import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
-import type { ObserveResult } from "../../bus/index.js";
+import type { DeploymentHistories, ObserveResult } from "../../bus/index.js";
+import type { TraceSink } from "../ports.js";
 import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
@@ -34,6 +35,10 @@ export interface EngineHarnessOptions {
   readonly podLogs?: PodLogReader;
   /** The service's signer (serve --signing-key), shared by every replica and the event store; nothing signed when absent. */
   readonly signer?: ServiceSigner;
+  /** The deployments' histories, shared by every replica; none when absent. */
+  readonly history?: DeploymentHistories;
+  /** Where decided observations' traces go, shared by every replica; none when absent. */
+  readonly traces?: TraceSink;
 }
 
 export interface LoggedLine {
@@ -108,6 +113,8 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       ...(options.warningEvents !== false && { warnings: hub.warnings() }),
       ...(options.podLogs && { podLogs: options.podLogs }),
       ...(options.signer && { signer: options.signer }),
+      ...(options.history && { history: options.history }),
+      ...(options.traces && { traces: options.traces }),
     });
     const adopter = new Adopter({
       store: leaseStore,
