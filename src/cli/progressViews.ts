@@ -51,7 +51,7 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
     event(event) {
       if (event.type === "progress" && event.expectation && !expected) {
         expected = true;
-        stamped(`expected: ${event.expectation.stage} ${event.expectation.message}`);
+        stamped(`expected: to ${event.expectation.stage}, ${event.expectation.message}`);
       }
       const line = plainLine(event);
       if (line) stamped(line);
@@ -59,7 +59,7 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
     finish(verdict) {
       const comparison = verdict.history?.comparison;
       if (comparison) stamped(`history: ${comparison.message}`);
-      else if (!expected && expectationOf(verdict.history, verdict.required)) stamped(`expected: ${verdict.required} ${expectationOf(verdict.history, verdict.required)!.message}`);
+      else if (!expected && expectationOf(verdict.history, verdict.required)) stamped(`expected: to ${verdict.required}, ${expectationOf(verdict.history, verdict.required)!.message}`);
     },
   };
 }

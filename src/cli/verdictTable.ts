@@ -54,6 +54,6 @@ export function verdictTable(verdict: ObservationVerdict, nowMs: number): string
     verdict.resources.map((r) => [describeResource(r.identity), r.state, r.reason ?? "-", oneLine(r.message)]),
   );
   const expectation = expectationOf(verdict.history, verdict.required);
-  const history = verdict.history?.comparison?.message ?? (expectation && `${verdict.required} ${expectation.message}`);
+  const history = verdict.history?.comparison?.message ?? (expectation && `to ${verdict.required}, ${expectation.message}`);
   return `${summary}\n${resources}\n${verdict.message}\n${history ? `history: ${history}\n` : ""}${failureLogText(verdict.failure)}`;
 }
