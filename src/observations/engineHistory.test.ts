@@ -69,7 +69,7 @@ describe("an observation of a deployment with a history", () => {
     expect(stalled[0]).toMatchObject({
       sinceSeconds: 100,
       basis: { stage: "healthy", quantile: 0.95, thresholdSeconds: 100, samples: 5 },
-      message: expect.stringMatching(/^deployment payments has taken 1m40s and has not reached healthy: 95% of 5 earlier rollouts reached it within 1m40s \(stall auto: the 95% quantile of their times to healthy\); waiting for: Deployment payments\/api: 1\/2 replicas ready/),
+      message: expect.stringMatching(/^deployment payments has taken 1m40s and has not reached healthy: 95% of 5 earlier rollouts reached it within 1m40s \(stall auto: the 95% quantile of their times to healthy, at least 5s\); waiting for: Deployment payments\/api: 1\/2 replicas ready/),
     });
     await h.advance(60_000);
     expect(h.events.of(id).filter((event) => event.type === "stalled")).toHaveLength(1);

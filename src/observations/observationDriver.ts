@@ -16,6 +16,7 @@ import {
   advanceClock,
   autoStallQuantile,
   describeResource,
+  minAutoStallSeconds,
   evaluateResource,
   expectationOf,
   formatDuration,
@@ -251,7 +252,7 @@ export class ObservationDriver {
   }
 
   /** `--stall auto`: the stage waited for is taking longer than nearly all earlier rollouts took to reach it. */
-  private announceOverrun(live: LiveObservation, { stage, elapsedMs, estimate }: StageOverrun): void {
+  private announceOverrun(live: LiveObservation, { stage, elapsedMs, estimate, thresholdSeconds }: StageOverrun): void {
     if (!live.driving) return;
     const { observationId, deployment } = live.state;
     const quantile = `${Math.round(autoStallQuantile * 100)}%`;
@@ -259,8 +260,8 @@ export class ObservationDriver {
     const message =
       `deployment ${deployment} has taken ${formatDuration(elapsedMs)} and has not reached ${stage}: ` +
       `${quantile} of ${estimate.samples} earlier rollouts reached it within ${formatDuration(estimate.p95Seconds * 1000)} ` +
-      `(stall auto: the ${quantile} quantile of their times to ${stage}); waiting for: ${notice.waitingFor.map((r) => `${describeResource(r.identity)}: ${r.message ?? ""}`).join("; ") || "nothing pending"}`;
-    const basis = { stage, quantile: autoStallQuantile, thresholdSeconds: estimate.p95Seconds, samples: estimate.samples };
+      `(stall auto: the ${quantile} quantile of their times to ${stage}, at least ${formatDuration(minAutoStallSeconds * 1000)}); waiting for: ${notice.waitingFor.map((r) => `${describeResource(r.identity)}: ${r.message ?? ""}`).join("; ") || "nothing pending"}`;
+    const basis = { stage, quantile: autoStallQuantile, thresholdSeconds, samples: estimate.samples };
     this.settings.logger.info({ observationId, deployment, elapsedSeconds: elapsedMs / 1000, ...basis }, "stalled (auto)");
     noteNotice(live.timeline, { type: "stalled", atMs: this.now(), message });
     void live.record.update();

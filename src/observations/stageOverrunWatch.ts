@@ -4,25 +4,26 @@
 // Elapsed time is counted from the request, as the history counts it, so an adopted observation
 // keeps its threshold. One timer, re-aimed when a stage is reached; a notice, never a failure.
 import type { SchedulerLike, Subscription } from "rxjs";
-import type { Stage, StageEstimate } from "../verdicts/index.js";
+import type { AutoStallThreshold, Stage, StageEstimate } from "../verdicts/index.js";
 import { timerDelay } from "./timerDelay.js";
 
 export interface StageOverrun {
   readonly stage: Stage;
   readonly elapsedMs: number;
   readonly estimate: StageEstimate;
+  readonly thresholdSeconds: number;
 }
 
 export class StageOverrunWatch {
   private readonly scheduler: SchedulerLike;
   private readonly startedAtMs: number;
-  private readonly thresholdOf: (stage: Stage) => StageEstimate | undefined;
+  private readonly thresholdOf: (stage: Stage) => AutoStallThreshold | undefined;
   private readonly onOverrun: (overrun: StageOverrun) => void;
   private stage: Stage | undefined;
   private timer: Subscription | undefined;
 
-  /** `thresholdOf`: the estimate whose 95th percentile is a stage's threshold; none, no notice at that stage. */
-  constructor(scheduler: SchedulerLike, startedAtMs: number, thresholdOf: (stage: Stage) => StageEstimate | undefined, onOverrun: (overrun: StageOverrun) => void) {
+  /** `thresholdOf`: when a stage counts as stalled (history.ts); none, no notice at that stage. */
+  constructor(scheduler: SchedulerLike, startedAtMs: number, thresholdOf: (stage: Stage) => AutoStallThreshold | undefined, onOverrun: (overrun: StageOverrun) => void) {
     this.scheduler = scheduler;
     this.startedAtMs = startedAtMs;
     this.thresholdOf = thresholdOf;
@@ -35,12 +36,12 @@ export class StageOverrunWatch {
     this.timer?.unsubscribe();
     this.timer = undefined;
     this.stage = stage;
-    const estimate = stage === undefined ? undefined : this.thresholdOf(stage);
-    if (stage === undefined || estimate === undefined) return;
-    const dueAt = this.startedAtMs + estimate.p95Seconds * 1000;
+    const threshold = stage === undefined ? undefined : this.thresholdOf(stage);
+    if (stage === undefined || threshold === undefined) return;
+    const dueAt = this.startedAtMs + threshold.thresholdSeconds * 1000;
     this.timer = this.scheduler.schedule(() => {
       this.timer = undefined;
-      if (this.stage === stage) this.onOverrun({ stage, elapsedMs: this.scheduler.now() - this.startedAtMs, estimate });
+      if (this.stage === stage) this.onOverrun({ stage, elapsedMs: this.scheduler.now() - this.startedAtMs, ...threshold });
     }, timerDelay(dueAt, this.scheduler.now()));
   }
 

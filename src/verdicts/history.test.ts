@@ -123,7 +123,9 @@ describe("comparison and the auto stall threshold", () => {
   });
 
   it("needs three earlier successes at a stage before it judges a stall there", () => {
-    expect(autoStallThreshold(outlook, "healthy")?.p95Seconds).toBe(100);
+    expect(autoStallThreshold(outlook, "healthy")).toMatchObject({ thresholdSeconds: 100, estimate: { p95Seconds: 100 } });
+    // Never sooner than 5 s: a stage that took a fraction of a second is not stalled a second later.
+    expect(autoStallThreshold(outlookOf(historyOf([success(1), success(1.5), success(2)])), "applied")?.thresholdSeconds).toBe(5);
     const two = outlookOf(historyOf([success(60), success(70)]));
     expect(autoStallThreshold(two, "healthy")).toBeUndefined();
     expect(autoStallThreshold(undefined, "healthy")).toBeUndefined();

@@ -33,6 +33,12 @@ export const minAutoStallSamples = 3;
  * outlier that would silence the notice for as long as it stays in the history.
  */
 export const autoStallQuantile = 0.95;
+/**
+ * The earliest `--stall auto` speaks, whatever the history says: a stage earlier rollouts reached
+ * in a fraction of a second (applied, right after the caches synced) is not stalled a second
+ * later, and a notice about it would be noise.
+ */
+export const minAutoStallSeconds = 5;
 
 export { historyLimit };
 
@@ -126,10 +132,17 @@ export function appendToHistory(history: DeploymentHistory, entry: HistoryEntry,
   return { entries: [...history.entries, entry].slice(-limit) };
 }
 
-/** The stall threshold `--stall auto` uses at `stage`: the 95th percentile of earlier times to it, once there are enough. */
-export function autoStallThreshold(outlook: HistoryOutlook | undefined, stage: Stage): StageEstimate | undefined {
+/** When `--stall auto` speaks at a stage, in seconds from the request: the 95th percentile of earlier times to it, at least minAutoStallSeconds. */
+export interface AutoStallThreshold {
+  readonly estimate: StageEstimate;
+  readonly thresholdSeconds: number;
+}
+
+/** The threshold at `stage`, once there are enough earlier successes to judge it by. */
+export function autoStallThreshold(outlook: HistoryOutlook | undefined, stage: Stage): AutoStallThreshold | undefined {
   const estimate = outlook?.stages[stage];
-  return estimate && estimate.samples >= minAutoStallSamples ? estimate : undefined;
+  if (!estimate || estimate.samples < minAutoStallSamples) return undefined;
+  return { estimate, thresholdSeconds: Math.max(estimate.p95Seconds, minAutoStallSeconds) };
 }
 
 /**

@@ -142,8 +142,10 @@ export {
   expectationOf,
   historyEntryOf,
   minAutoStallSamples,
+  minAutoStallSeconds,
   nearestRank,
   outlookOf,
 } from "./history.js";
 export type { DecidedObservation } from "./timeline.js";
+export type { AutoStallThreshold } from "./history.js";
 export { Timeline, TimelineNotice, emptyTimeline, noteNotice, noteResource, noteStage, timelineNoticeLimit } from "./timeline.js";
