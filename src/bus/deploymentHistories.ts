@@ -15,7 +15,8 @@ import { busNames, defaultSubjectPrefix } from "./subjects.js";
 
 export interface DeploymentHistories {
   read(deployment: string): Promise<DeploymentHistory>;
-  append(deployment: string, entry: HistoryEntry): Promise<void>;
+  /** Resolves with the history as stored after the append. */
+  append(deployment: string, entry: HistoryEntry): Promise<DeploymentHistory>;
 }
 
 /**
@@ -62,11 +63,11 @@ export function deploymentHistoriesIn(kv: KV): DeploymentHistories {
       for (let round = 0; round < appendRounds; round++) {
         const { history, revision } = await readStored(deployment);
         const next = appendToHistory(history, entry);
-        if (next === history) return;
+        if (next === history) return history;
         try {
           if (revision === 0) await kv.create(historyKey(deployment), JSON.stringify(next));
           else await kv.update(historyKey(deployment), JSON.stringify(next), revision);
-          return;
+          return next;
         } catch (error) {
           if (!isCompareAndSwapConflict(error)) throw error;
         }

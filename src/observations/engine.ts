@@ -195,10 +195,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     if (!history) return undefined;
     try {
       const earlier = await history.read(deployment);
-      if (earlier.entries.length === 0) return undefined;
-      const outlook = outlookOf(earlier);
-      this.settings.metrics.expectation(deployment, outlook.stages);
-      return outlook;
+      return earlier.entries.length > 0 ? outlookOf(earlier) : undefined;
     } catch (error) {
       logger.warn({ deployment, err: error }, "cannot read the deployment's history; observing without an expectation");
       return undefined;

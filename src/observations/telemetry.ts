@@ -15,7 +15,7 @@ export interface EngineMetrics {
   /** `event_to_verdict_seconds`: from receiving the deciding watch event to the verdict stored on NATS. */
   /** `traceId`: the trace of the observation, when traces are exported (the exemplar linking a slow verdict to its trace). */
   eventToVerdict(seconds: number, traceId?: string): void;
-  /** What the deployment's history expects, as an observation of it begins (the dashboard's history panel). */
+  /** What the deployment's history expects, once a verdict joined it (the dashboard's history panel). */
   expectation(deployment: string, estimates: Partial<Record<Stage, StageEstimate>>): void;
   /** `observations_active` down: an observation left this replica undecided (lease lost, hand-over). */
   observationLeft(): void;

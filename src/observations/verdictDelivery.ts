@@ -12,7 +12,7 @@
 import type { Logger } from "../logging/index.js";
 import type { ServiceSigner } from "../signing/index.js";
 import type { ObservationRecord, StoredRecord } from "../bus/index.js";
-import { emptyTimeline, historyEntryOf, isTerminal, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import { emptyTimeline, historyEntryOf, isTerminal, outlookOf, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
 import type { DecidedObservation } from "../verdicts/index.js";
 import type { EngineSettings, EventStore } from "./ports.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
@@ -83,13 +83,14 @@ export class VerdictDelivery {
    * if a crash makes two replicas get here.
    */
   afterVerdict(decided: DecidedObservation): void {
-    const { history, traces, logger } = this.options;
+    const { history, traces, logger, metrics } = this.options;
     traces?.export(decided);
     if (!history || !isTerminal(decided.verdict.outcome)) return;
     const { deployment } = decided.request;
-    history.append(deployment, historyEntryOf(decided.verdict, decided.timeline)).catch((error: unknown) => {
-      logger.warn({ observationId: decided.verdict.observationId, deployment, err: error }, "observation not added to its deployment's history");
-    });
+    history.append(deployment, historyEntryOf(decided.verdict, decided.timeline)).then(
+      (next) => metrics.expectation(deployment, outlookOf(next).stages),
+      (error: unknown) => logger.warn({ observationId: decided.verdict.observationId, deployment, err: error }, "observation not added to its deployment's history"),
+    );
   }
 
   /** The record went elsewhere: whoever holds the lease of a decided record makes sure its verdict is out; otherwise let go. */

@@ -77,7 +77,7 @@ export function createMetrics(registry = new Registry()) {
     }),
     historyExpectedSeconds: new Gauge({
       name: `${prefix}history_expected_seconds`,
-      help: `Seconds earlier successful rollouts of a deployment took to each stage (quantile 0.5 and 0.9 of its history, as its latest observation began); the ${expectationSeriesLimit} deployments observed last.`,
+      help: `Seconds earlier successful rollouts of a deployment took to each stage (quantile 0.5 and 0.9 of its history, as of its latest verdict); the ${expectationSeriesLimit} deployments observed last.`,
       labelNames: ["deployment", "stage", "quantile"] as const,
       registers,
     }),

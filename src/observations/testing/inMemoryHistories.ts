@@ -10,7 +10,9 @@ export class InMemoryHistories implements DeploymentHistories {
     return this.byDeployment.get(deployment) ?? emptyHistory;
   }
 
-  async append(deployment: string, entry: Parameters<DeploymentHistories["append"]>[1]): Promise<void> {
-    this.byDeployment.set(deployment, appendToHistory(await this.read(deployment), entry));
+  async append(deployment: string, entry: Parameters<DeploymentHistories["append"]>[1]): Promise<DeploymentHistory> {
+    const next = appendToHistory(await this.read(deployment), entry);
+    this.byDeployment.set(deployment, next);
+    return next;
   }
 }
