@@ -117,7 +117,7 @@ export function renderScreen(state: LiveState, nowMs: number, size: ScreenSize):
 function expectationLines(state: LiveState): ScreenLine[] {
   const comparison = state.verdict?.history?.comparison;
   if (comparison) return [[{ text: "history ", tone: "dim" }, { text: comparison.message, tone: "plain" }]];
-  return state.expectation ? [[{ text: "usually ", tone: "dim" }, { text: `to ${state.required}, ${state.expectation}`, tone: "plain" }]] : [];
+  return state.expectation ? [[{ text: "history ", tone: "dim" }, { text: `to ${state.required}: ${state.expectation}`, tone: "plain" }]] : [];
 }
 
 function headerLine(state: LiveState, nowMs: number): ScreenLine {
