@@ -3,7 +3,8 @@
 // the verdict is out, `stallSeconds: auto` from the earlier times to the stage waited for, and the
 // timeline and trace built from the record even across an adoption. On virtual time.
 import { describe, expect, it } from "vitest";
-import type { DecidedObservation, HistoryEntry } from "../verdicts/index.js";
+import type { DecidedObservation } from "../verdicts/index.js";
+import { successEntry } from "../../test/fixtures/history.js";
 import { deployment, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { defaultLeaseTiming } from "./leasePolicy.js";
 import type { TraceSink } from "./ports.js";
@@ -14,16 +15,7 @@ const rollingOut = () => rollingOutDeployment({ replicas: 2, ready: 1 });
 /** Earlier successes of `payments` that reached healthy in these many seconds. */
 function historyOf(seconds: readonly number[]): InMemoryHistories {
   const histories = new InMemoryHistories();
-  const entries: HistoryEntry[] = seconds.map((s, i) => ({
-    observationId: `earlier-${i}`,
-    outcome: "succeeded",
-    required: "healthy",
-    reached: "healthy",
-    startedAt: "2026-11-28T10:00:00.000Z",
-    decidedAt: new Date(Date.parse("2026-11-28T10:00:00.000Z") + s * 1000).toISOString(),
-    stageSeconds: { applied: 1, bootstrapped: 1, healthy: s },
-  }));
-  histories.byDeployment.set("payments", { entries });
+  histories.byDeployment.set("payments", { entries: seconds.map((s, i) => successEntry(`earlier-${i}`, s, 1)) });
   return histories;
 }
 

@@ -3,7 +3,7 @@
  * tracing e2e test exports to and reads back from: an OTLP/HTTP receiver, in-memory storage and
  * the query API, each on a loopback port of its own (freePorts), nothing else listening (no
  * gRPC, Zipkin or sampling ports, no internal metrics port), so several runs share the machine.
- * Built once per machine by build-jaeger.sh; the process is killed if the test process exits first.
+ * Built once per machine by `build.sh jaeger`; the process is killed if the test process exits first.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -14,11 +14,11 @@ import { freePorts, http, waitFor } from "./probes.ts";
 import { logTail } from "./processes.ts";
 import { startLogged, type RunningProcess } from "./stagewatch.ts";
 
-const BUILD_SCRIPT = fileURLToPath(new URL("./build-jaeger.sh", import.meta.url));
+const BUILD_SCRIPT = fileURLToPath(new URL("./build.sh", import.meta.url));
 
-/** Runs build-jaeger.sh (progress on this process's stderr) and returns the binary's path. */
+/** Runs `build.sh jaeger` (progress on this process's stderr) and returns the binary's path. */
 export function buildOrReuseJaeger(): string {
-  const result = spawnSync("bash", [BUILD_SCRIPT], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  const result = spawnSync("bash", [BUILD_SCRIPT, "jaeger"], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
   if (result.status !== 0) throw new BuildError(`${BUILD_SCRIPT} failed (exit ${result.status ?? result.signal}); its output is above`);
   const line = result.stdout.split("\n").find((text) => text.startsWith("jaeger="));
   if (line === undefined) throw new BuildError(`${BUILD_SCRIPT} did not report jaeger`);
