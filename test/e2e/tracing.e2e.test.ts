@@ -117,10 +117,11 @@ describe("an observation whose driver is SIGKILLed and adopted", () => {
         const stuck = deployment({ namespace, name: "adopted", fault: Fault.NeverReady });
         await apply(kc, stuck.manifest);
         const run = await observer.observe(observeRequest({ deployment: "adopted", resources: [stuck.identity], timeoutSeconds: 120 }));
-        const owner = await eventually("the observation applied, and its driver", async () => {
+        // No bootstrap Job: applied and bootstrapped come together; healthy waits for the fixed pods.
+        const owner = await eventually("the observation bootstrapped, and its driver", async () => {
           const verdict = await observer.get(run.observationId);
           const lines = fleet.logLines("stage reached").filter((line) => line.observationId === run.observationId);
-          return verdict?.reached === "applied" && lines[0] ? lines[0].replica : undefined;
+          return verdict?.reached === "bootstrapped" && lines[0] ? lines[0].replica : undefined;
         });
         const driver = replicas.find((replica) => replica.id === owner)!;
         const other = replicas.find((replica) => replica.id !== owner)!.id;
