@@ -123,6 +123,11 @@ describe("an observation whose driver is SIGKILLed and adopted", () => {
         const other = replicas.find((replica) => replica.id !== owner)!.id;
         await driver.service.process.kill("SIGKILL");
         await eventually("adopted by the other replica", async () => fleet.logLines("observation adopted").find((line) => line.observationId === run.observationId && line.replica === other));
+        // Its Deployment informer listed (the stuck pods read from its cache), so what decides is the fixed pods' watch event.
+        const survivorUrl = replicas.find((replica) => replica.id === other)!.service.url;
+        await eventually("the adopter's Deployment informer synced", async () =>
+          /stagewatch_informer_objects\{kind="apps\/Deployment"\} [1-9]/.test(await fetch(`${survivorUrl}/metrics`).then((r) => r.text())) || undefined,
+        );
         await apply(kc, deployment({ namespace, name: "adopted" }).manifest);
         expect((await run.verdict).outcome).toBe("succeeded");
 
@@ -138,10 +143,9 @@ describe("an observation whose driver is SIGKILLed and adopted", () => {
         expect(trace.processes[observationSpans[0]!.processID]?.tags.find((t) => t.key === "service.instance.id")?.value).toBe(other);
         // The watch event of the fixed pods decided it there: the exemplar of its verdict names the
         // trace, in the OpenMetrics format the scraper asks for, and only there.
-        const survivor = replicas.find((replica) => replica.id === other)!;
-        const openMetrics = await fetch(`${survivor.service.url}/metrics`, { headers: { accept: "application/openmetrics-text; version=1.0.0" } }).then((r) => r.text());
-        expect(openMetrics).toMatch(new RegExp(`stagewatch_event_to_verdict_seconds_bucket\\{le="[^"]+"\\} 1 # \\{trace_id="${traceId}"\\}`));
-        const plain = await fetch(`${survivor.service.url}/metrics`).then((r) => r.text());
+        const openMetrics = await fetch(`${survivorUrl}/metrics`, { headers: { accept: "application/openmetrics-text; version=1.0.0" } }).then((r) => r.text());
+        expect(openMetrics).toMatch(new RegExp(`stagewatch_event_to_verdict_seconds_bucket\\{le="[^"]+"\\} \\d+ # \\{trace_id="${traceId}"\\}`));
+        const plain = await fetch(`${survivorUrl}/metrics`).then((r) => r.text());
         expect(plain).not.toContain("trace_id");
       } finally {
         await observer.close();
