@@ -1,7 +1,7 @@
 // `stagewatch get` and `cancel` print an observation as kubectl prints objects: upper-case column
 // headers, columns padded to the widest cell with three spaces between them, and `-` for nothing.
 import { describeResource } from "../verdicts/kinds.js";
-import { expectationOf } from "../verdicts/history.js";
+import { expectationOf, formatRolloutTime } from "../verdicts/history.js";
 import type { Expectation, ObservationVerdict } from "../verdicts/schemas.js";
 import { formatDuration } from "../verdicts/text.js";
 import { failureLogText } from "./failureLogText.js";
@@ -19,7 +19,7 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
 
 /** The USUALLY column: the median and 90th percentile of the deployment's earlier rollouts to the required stage, `-` without any. */
 export function usuallyCell(expectation: Expectation | undefined): string {
-  return expectation ? `${formatDuration(expectation.medianSeconds * 1000)} (90% ${formatDuration(expectation.p90Seconds * 1000)}, n=${expectation.samples})` : "-";
+  return expectation ? `${formatRolloutTime(expectation.medianSeconds)} (90% ${formatRolloutTime(expectation.p90Seconds)}, n=${expectation.samples})` : "-";
 }
 
 const oneLine = (text: string | undefined) => (text ? text.replace(/\s*\n\s*/g, "; ") : "-");

@@ -20,6 +20,7 @@ import {
   evaluateResource,
   expectationOf,
   formatDuration,
+  formatRolloutTime,
   markCachesSynced,
   nextWakeAt,
   newestWarning,
@@ -259,7 +260,7 @@ export class ObservationDriver {
     const notice = stallNotice(live.state, elapsedMs);
     const message =
       `deployment ${deployment} has taken ${formatDuration(elapsedMs)} and has not reached ${stage}: ` +
-      `${quantile} of ${estimate.samples} earlier rollouts reached it within ${formatDuration(estimate.p95Seconds * 1000)} ` +
+      `${quantile} of ${estimate.samples} earlier rollouts reached it within ${formatRolloutTime(estimate.p95Seconds)} ` +
       `(stall auto: the ${quantile} quantile of their times to ${stage}, at least ${formatDuration(minAutoStallSeconds * 1000)}); waiting for: ${notice.waitingFor.map((r) => `${describeResource(r.identity)}: ${r.message ?? ""}`).join("; ") || "nothing pending"}`;
     const basis = { stage, quantile: autoStallQuantile, thresholdSeconds, samples: estimate.samples };
     this.settings.logger.info({ observationId, deployment, elapsedSeconds: elapsedMs / 1000, ...basis }, "stalled (auto)");

@@ -100,6 +100,11 @@ describe("an observation's spans", () => {
     expect(spans[4]!.endMs).toBe(t0 + 40_000);
   });
 
+  it("a child never ends after the observation (the driver's clock may read a millisecond past the decision)", () => {
+    const spans = observationSpans(decided({}, { stages: { applied: t0 + 1_000, bootstrapped: t0 + 1_000, healthy: t0 + 40_001 }, resources: { "apps/Deployment/payments/api": t0 + 40_001 }, notices: [] }));
+    for (const span of spans) expect(span.endMs).toBeLessThanOrEqual(t0 + 40_000);
+  });
+
   it("ids come from the record alone: the same on every replica; without a caller's trace, one of the observation's own", () => {
     expect(observationSpans(decided())).toEqual(observationSpans(decided()));
     const own = { ...decided(), request: { ...request, traceparent: undefined } };

@@ -86,6 +86,9 @@ export function observationSpans({ request, verdict, timeline }: DecidedObservat
   const endMs = Date.parse(verdict.decidedAt ?? verdict.startedAt);
   const rootName = `observe ${verdict.deployment}`;
   const rootId = spanIdOf(id, rootName);
+  // A child stays inside the observation: the timeline notes a moment with the driver's clock
+  // read a millisecond after the reducer's decision may have read it.
+  const within = (ms: number) => Math.min(Math.max(ms, startMs), endMs);
   const span = (name: string, fields: Omit<SpanRecord, "name" | "traceId" | "spanId" | "parentSpanId" | "traceFlags">): SpanRecord => ({
     name,
     traceId,
@@ -93,6 +96,8 @@ export function observationSpans({ request, verdict, timeline }: DecidedObservat
     parentSpanId: rootId,
     traceFlags,
     ...fields,
+    startMs: within(fields.startMs),
+    endMs: within(fields.endMs),
   });
 
   const failure = verdict.failure;

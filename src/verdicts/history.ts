@@ -94,9 +94,14 @@ export function outlookOf(history: DeploymentHistory): HistoryOutlook {
   return { earlier: history.entries.length, stages: estimates };
 }
 
-/** `usually 1m12s, 90% within 2m05s, from 23 earlier rollouts`. */
+/** A rollout's time as people read it: `1m12s`, and tenths under 10 s, where `0s` would say nothing. */
+export function formatRolloutTime(seconds: number): string {
+  return seconds < 9.95 ? `${seconds.toFixed(1)}s` : formatDuration(seconds * 1000);
+}
+
+/** `usually 1m12s, 90% within 2m5s, from 23 earlier rollouts`. */
 export function expectationMessage(estimate: StageEstimate): string {
-  return `usually ${formatDuration(estimate.medianSeconds * 1000)}, 90% within ${formatDuration(estimate.p90Seconds * 1000)}, from ${plural(estimate.samples, "earlier rollout")}`;
+  return `usually ${formatRolloutTime(estimate.medianSeconds)}, 90% within ${formatRolloutTime(estimate.p90Seconds)}, from ${plural(estimate.samples, "earlier rollout")}`;
 }
 
 /** The expectation for `stage`, when earlier rollouts reached it. */
@@ -112,7 +117,7 @@ export function compareWithHistory(outlook: HistoryOutlook | undefined, stage: S
   const estimate = outlook?.stages[stage];
   if (!estimate) return undefined;
   const fasterThan = estimate.earlierSeconds.filter((earlier) => earlier > seconds).length;
-  const took = formatDuration(seconds * 1000);
+  const took = formatRolloutTime(seconds);
   const where =
     seconds > estimate.p90Seconds ? `slower than 90% of ${plural(estimate.samples, "earlier rollout")}` : `faster than ${fasterThan} of ${plural(estimate.samples, "earlier rollout")}`;
   return {

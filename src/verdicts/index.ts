@@ -140,6 +140,7 @@ export {
   estimateStage,
   expectationMessage,
   expectationOf,
+  formatRolloutTime,
   historyEntryOf,
   minAutoStallSamples,
   minAutoStallSeconds,

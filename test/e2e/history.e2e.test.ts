@@ -47,7 +47,7 @@ describe("a deployment observed five times, then a slower sixth", () => {
       const result = await observe(await rollOut(tag));
       expect(result.status, output(result)).toBe(0);
       // From the second on, the earlier ones are the expectation.
-      if (tag >= 2) expect(result.stderr, output(result)).toMatch(new RegExp(`expected: to healthy, usually \\d+s, 90% within \\d+s, from ${tag - 1} earlier rollouts?`));
+      if (tag >= 2) expect(result.stderr, output(result)).toMatch(new RegExp(`expected: to healthy, usually [\\d.m]+s, 90% within [\\d.m]+s, from ${tag - 1} earlier rollouts?`));
     }
 
     const slow = rollOut(6, Fault.NeverReady).then((file) => observe(file, "--json"));
@@ -63,19 +63,19 @@ describe("a deployment observed five times, then a slower sixth", () => {
     const verdict = ObservationVerdict.parse(JSON.parse(result.stdout));
     console.log(`observe's progress of the sixth rollout:\n${result.stderr}`);
 
-    expect(result.stderr).toMatch(/expected: to healthy, usually \d+s, 90% within \d+s, from 5 earlier rollouts/);
+    expect(result.stderr).toMatch(/expected: to healthy, usually [\d.m]+s, 90% within [\d.m]+s, from 5 earlier rollouts/);
     const notices = result.stderr.split("\n").filter((line) => line.includes("stalled: "));
     expect(notices, output(result)).toHaveLength(1);
-    expect(notices[0]).toMatch(/stalled: deployment web-history has taken \d+s and has not reached healthy: 95% of 5 earlier rollouts reached it within \d+s \(stall auto: the 95% quantile of their times to healthy, at least 5s\); waiting for: Deployment [^/]+\/web: /);
+    expect(notices[0]).toMatch(/stalled: deployment web-history has taken \d+s and has not reached healthy: 95% of 5 earlier rollouts reached it within [\d.m]+s \(stall auto: the 95% quantile of their times to healthy, at least 5s\); waiting for: Deployment [^/]+\/web: /);
     expect(verdict).toMatchObject({ outcome: "succeeded", history: { earlier: 5, comparison: { stage: "healthy", samples: 5, fasterThan: 0 } } });
     expect(verdict.history!.comparison!.seconds).toBeGreaterThan(stalled.type === "stalled" ? stalled.basis!.thresholdSeconds : 0);
-    expect(result.stderr).toMatch(/history: healthy in \d+s: slower than 90% of 5 earlier rollouts/);
+    expect(result.stderr).toMatch(/history: healthy in [\d.m]+s: slower than 90% of 5 earlier rollouts/);
 
     // `get` shows the same expectation, from the record.
     const get = await runStagewatch(["get", verdict.observationId, `--subject-prefix=${service.prefix}`], { env: { NATS_URL: natsUrl() } });
     expect(get.status, output(get)).toBe(0);
     expect(get.stdout).toMatch(/USUALLY/);
-    expect(get.stdout).toMatch(/history: healthy in \d+s: slower than 90% of 5 earlier rollouts/);
+    expect(get.stdout).toMatch(/history: healthy in [\d.m]+s: slower than 90% of 5 earlier rollouts/);
 
     // The metric the dashboard's history panel reads, one series a quantile.
     const metrics = await fetch(`${service.url}/metrics`).then((r) => r.text());
