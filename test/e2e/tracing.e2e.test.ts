@@ -56,7 +56,11 @@ function tree(trace: JaegerTrace): string[] {
     const parent = span.references.find((ref) => ref.refType === "CHILD_OF" && byId.has(ref.spanID));
     return parent ? 1 + depth(byId.get(parent.spanID)!) : 0;
   };
-  return trace.spans.toSorted((a, b) => a.startTime - b.startTime || depth(a) - depth(b) || a.operationName.localeCompare(b.operationName)).map((span) => `${"  ".repeat(depth(span))}${span.operationName}`);
+  const root = trace.spans.find((span) => depth(span) === 0)!;
+  const status = (span: JaegerSpan) => (tag(span, "error") === true ? "error" : (tag(span, "otel.status_code") ?? "unset"));
+  return trace.spans
+    .toSorted((a, b) => depth(a) - depth(b) || a.startTime - b.startTime || a.operationName.localeCompare(b.operationName))
+    .map((span) => `${`${"  ".repeat(depth(span))}${span.operationName}`.padEnd(48)} +${((span.startTime - root.startTime) / 1000).toFixed(0).padStart(5)} ms ${(span.duration / 1000).toFixed(0).padStart(6)} ms  ${String(status(span)).toLowerCase()}${span.logs.length > 0 ? `  events: ${span.logs.map((log) => log.fields.find((f) => f.key === "event")?.value).join(", ")}` : ""}`);
 }
 
 describe("an observation with a parent trace", () => {
