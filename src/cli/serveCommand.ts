@@ -57,6 +57,9 @@ Environment:
   STAGEWATCH_VERIFY_KEY   the public keys clients verify with (the chart's ConfigMap): the
                           signing key's must be among them; the others (a rotation's previous
                           key) are trusted in records and on the stream too
+  OTEL_EXPORTER_OTLP_ENDPOINT | OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+                          export each decided observation as a trace (OTLP/HTTP protobuf; off
+                          when unset); the other OTEL_* variables as OpenTelemetry defines them
 `;
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
