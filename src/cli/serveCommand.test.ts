@@ -35,3 +35,14 @@ describe("serve --signing-key", () => {
     expect(result.stderr).toContain(message);
   });
 });
+
+describe("serve's OTEL_* trace settings", () => {
+  it.each([
+    ["an endpoint that is no URL", { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318:x" }, "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL"],
+    ["a protocol it does not speak", { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "stagewatch exports http/protobuf"],
+  ])("refuses %s at start: exit 2, naming the variable", async (_, env, message) => {
+    const result = await runCli(["serve"], { env: { ...nowhere, ...env } });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
