@@ -2,6 +2,7 @@
 // that asks a running stagewatch service to observe, and the types of what it answers.
 // (`stagewatch serve` and the rest of the command line live behind the `stagewatch` bin.)
 export {
+  activeTraceContext,
   connectObserver,
   createObserver,
   ObservationConflictError,
@@ -14,6 +15,6 @@ export {
 // Checking a verdict kept as evidence (`observe --verdict-file`), as `stagewatch verify` does.
 export { checkVerdict, SigningKeyError, verifyKeysOf } from "./signing/index.js";
 export type { Trust, VerifyKey } from "./signing/index.js";
-export type { ObservationFollow, ObservationRun, Observer, ObserverOptions } from "./bus/index.js";
+export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, TraceContextFields } from "./bus/index.js";
 export { ObservationEvent, ObservationRequest, ObservationVerdict } from "./verdicts/index.js";
 export type { Failure, LogTail, ObservationRequestInput, Outcome, Signature, Stage } from "./verdicts/index.js";

@@ -65,7 +65,16 @@ export type ObserverSettings = {
   verifyKey?: string | readonly string[];
   /** Where an event or answer that failed verification is reported (once per observation followed). Default: nowhere. */
   logger?: Logger;
+  /**
+   * The W3C trace context a request joins when it names none itself (its `traceparent`,
+   * `tracestate`): the service then exports the observation as spans under it. `activeTraceContext`
+   * reads OpenTelemetry's active span. Default: none.
+   */
+  traceContext?: () => TraceContextFields | undefined;
 };
+
+/** A request's trace context fields, as `traceContext` gives them. */
+export type TraceContextFields = { traceparent: string; tracestate?: string };
 
 export type ObserverOptions = NatsConnectionConfigInput & ObserverSettings;
 
@@ -100,7 +109,7 @@ export type Observer = {
 
 /** Connects to NATS and returns an observer owning that connection. */
 export async function connectObserver(options: ObserverOptions): Promise<Observer> {
-  const { prefix, requestTimeoutMs, verdictGraceMs, verifyKey, logger, ...connection } = options;
+  const { prefix, requestTimeoutMs, verdictGraceMs, verifyKey, logger, traceContext, ...connection } = options;
   const config = parseWith(NatsConnectionConfig, connection);
   if (!config.ok) throw new NatsConfigError(config.issues);
   const resolvedPrefix = prefix ?? subjectPrefixFromEnv(process.env);
@@ -114,7 +123,7 @@ export async function connectObserver(options: ObserverOptions): Promise<Observe
   } catch (cause) {
     throw new ObserverUnavailableError(`cannot connect to NATS at ${config.value.servers.join(", ")}`, { cause });
   }
-  return observerOn(nc, { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs, logger }, keys, () => nc.close());
+  return observerOn(nc, { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs, logger, traceContext }, keys, () => nc.close());
 }
 
 /** An observer on a connection the caller owns (the demo shares the service's). */
@@ -320,7 +329,9 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
   };
 
   return {
-    async observe(input) {
+    async observe(given) {
+      const joined = given.traceparent === undefined ? settings.traceContext?.() : undefined;
+      const input: ObservationRequestInput = joined ? { ...given, ...joined } : given;
       const parsed = parseWith(ObservationRequest, input);
       if (!parsed.ok) {
         throw new ObservationRejectedError("invalid_request", "invalid observation request", parsed.issues);

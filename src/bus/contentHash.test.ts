@@ -10,6 +10,7 @@ describe("contentHash", () => {
     ["fields in another order", { ...Object.fromEntries(Object.entries(request).reverse()) }],
     ["resources in another order", { ...request, resources: [...request.resources].reverse() }],
     ["defaults written out", { ...request, failOn: ["InvalidImageName", "ImagePullBackOff"], absentGraceSeconds: 10 }],
+    ["a retry under another span of the caller's trace", { ...request, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "ci=2" }],
   ];
   it.each(same)("is the same for %s", (_, other) => {
     expect(contentHash(ObservationRequest.parse(other))).toBe(contentHash(request));

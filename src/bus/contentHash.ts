@@ -12,10 +12,13 @@ export function sha256Hex(text: string): string {
 
 /**
  * sha256 of the canonical request. `resources` and `failOn` are sets in meaning: a CI retry that
- * reads the same manifests in another order is the same request, not a conflict.
+ * reads the same manifests in another order is the same request, not a conflict. The trace
+ * context is not what is observed but who asks: a retried CI step runs under a new span, and is
+ * the same request (the observation's trace stays the first request's).
  */
 export function contentHash(request: ObservationRequest): string {
-  const resources = request.resources.map(canonicalJson).sort();
-  const failOn = [...new Set(request.failOn)].sort();
-  return sha256Hex(canonicalJson({ ...request, resources, failOn }));
+  const { traceparent: _asker, tracestate: _asked, ...observed } = request;
+  const resources = observed.resources.map(canonicalJson).sort();
+  const failOn = [...new Set(observed.failOn)].sort();
+  return sha256Hex(canonicalJson({ ...observed, resources, failOn }));
 }

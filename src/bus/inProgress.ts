@@ -24,7 +24,8 @@ import {
   type NatsConnection,
 } from "@nats-io/transport-node";
 import { Kvm } from "@nats-io/kv";
-import type { InProgressItem } from "../verdicts/schemas.js";
+import { expectationOf } from "../verdicts/history.js";
+import type { Expectation, HistoryOutlook, InProgressItem, Stage } from "../verdicts/schemas.js";
 import { parseWith } from "../verdicts/validation.js";
 import { ObserverUnavailableError } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
@@ -56,8 +57,14 @@ export function inProgressItem({ record, lease, leaseState }: InProgressObservat
     startedAt: record.startedAt,
     deadline: record.deadline,
     ...(record.tenant !== undefined && { tenant: record.tenant }),
+    ...withExpectation(record.verdict?.history, record.request.require),
     owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: lease.expiresAt },
   };
+}
+
+function withExpectation(history: HistoryOutlook | undefined, stage: Stage): { expectation?: Expectation } {
+  const expectation = expectationOf(history, stage);
+  return expectation ? { expectation } : {};
 }
 
 /** Oldest first, as the observations were started. */

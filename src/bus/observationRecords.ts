@@ -16,6 +16,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { z } from "zod";
 import { ObservationRequest, ObservationVerdict, Outcome, ResourceIdentity } from "../verdicts/schemas.js";
+import { Timeline } from "../verdicts/timeline.js";
 import { parseWith, describeIssues } from "../verdicts/validation.js";
 import { sha256Hex } from "./contentHash.js";
 import { isCompareAndSwapConflict, openKvBucket, type KvBucketOptions } from "./kvBuckets.js";
@@ -43,6 +44,8 @@ export const ObservationRecord = z.looseObject({
   labelledBootstrap: z.array(z.string()).optional(),
   /** The tenant that asked (a tenants file's NATS account); absent without a tenants file. Only it (and an admin) sees the observation. */
   tenant: z.string().optional(),
+  /** When stages were reached, resources settled or failed, notices given: what traces and the history are built from. */
+  timeline: Timeline.optional(),
 });
 export type ObservationRecord = z.infer<typeof ObservationRecord>;
 

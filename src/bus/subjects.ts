@@ -73,6 +73,8 @@ export type BusNames = {
   readonly recordsBucket: string;
   /** Which replica drives each observation in progress (leases with an expiry). */
   readonly leasesBucket: string;
+  /** How long each deployment's recent observations took (one key a deployment, bounded). */
+  readonly historyBucket: string;
   /**
    * Where one observation's events are published: `<prefix>.events.<deployment>.<id>`, and with a
    * tenant `<prefix>.events.<tenant>.<deployment>.<id>`, so each team can be exported its own.
@@ -112,6 +114,7 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     eventStream: `${upper}_EVENTS`,
     recordsBucket: `${tokens.join("-")}-observations`,
     leasesBucket: `${tokens.join("-")}-leases`,
+    historyBucket: `${tokens.join("-")}-history`,
     eventSubject: (deployment, observationId, tenant) =>
       `${prefix}.events.${tenant === undefined ? "" : `${assertToken("tenant", tenant)}.`}${assertToken("deployment", deployment)}.${assertToken("observation id", observationId)}`,
     tenantEvents: (tenant) => `${prefix}.events.${assertToken("tenant", tenant)}.>`,

@@ -52,10 +52,10 @@ describe("inProgressTable", () => {
   test("one row each: age, budget left (0s once the deadline passed), the owner marked when its lease is expired or released", () => {
     expect(inProgressTable(observations.map(inProgressItem), t0 + 72_000)).toBe(
       [
-        "OBSERVATION                            DEPLOYMENT   KEY                REQUIRED   REACHED        AGE     LEFT    OWNER",
-        "3f2a9c1e-0b4d-4e8f-9a7b-6c5d4e3f2a1b   payments     ci-4812/payments   healthy    bootstrapped   1m12s   3m48s   stagewatch-7d9f-abc12",
-        "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0   search       ci-4813/search     healthy    none           12s     9m48s   stagewatch-7d9f-xyz98 (expired)",
-        "9e8d7c6b-5a49-3827-1605-f4e3d2c1b0a9   billing      ci-4814/billing    healthy    none           2s      0s      stagewatch-7d9f-xyz98 (released)",
+        "OBSERVATION                            DEPLOYMENT   KEY                REQUIRED   REACHED        AGE     USUALLY   LEFT    OWNER",
+        "3f2a9c1e-0b4d-4e8f-9a7b-6c5d4e3f2a1b   payments     ci-4812/payments   healthy    bootstrapped   1m12s   -         3m48s   stagewatch-7d9f-abc12",
+        "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0   search       ci-4813/search     healthy    none           12s     -         9m48s   stagewatch-7d9f-xyz98 (expired)",
+        "9e8d7c6b-5a49-3827-1605-f4e3d2c1b0a9   billing      ci-4814/billing    healthy    none           2s      -         0s      stagewatch-7d9f-xyz98 (released)",
         "",
       ].join("\n"),
     );

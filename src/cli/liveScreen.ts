@@ -4,6 +4,7 @@
 // the block is redrawn in place; this file only says what it holds, progressViews.ts draws it.
 import {
   describeResource,
+  expectationOf,
   formatDuration,
   identityKey,
   stageRank,
@@ -28,6 +29,8 @@ export interface LiveState {
   verdict?: ObservationVerdict;
   /** The last stall notice, until a resource moves again. */
   stalled?: string;
+  /** How long the required stage usually takes this deployment (from its history), when it has one. */
+  expectation?: string;
 }
 
 export interface LiveStart {
@@ -48,6 +51,8 @@ export function applyVerdict(state: LiveState, verdict: ObservationVerdict): voi
   state.startedAtMs = Date.parse(verdict.startedAt);
   state.deadlineMs = Date.parse(verdict.deadline);
   for (const resource of verdict.resources) state.resources.set(identityKey(resource.identity), resource);
+  const expectation = expectationOf(verdict.history, state.required);
+  if (expectation) state.expectation = expectation.message;
   if (verdict.outcome !== "in_progress") state.verdict = verdict;
 }
 
@@ -55,6 +60,7 @@ export function applyEvent(state: LiveState, event: ObservationEvent): void {
   switch (event.type) {
     case "progress":
       state.resources.set(identityKey(event.resource.identity), event.resource);
+      if (event.expectation) state.expectation = event.expectation.message;
       delete state.stalled;
       return;
     case "stalled":
@@ -104,7 +110,14 @@ export function renderScreen(state: LiveState, nowMs: number, size: ScreenSize):
     }
   }
   const stalled: ScreenLine[] = state.stalled && !state.verdict ? [[{ text: "stalled ", tone: "waiting" }, { text: state.stalled, tone: "plain" }]] : [];
-  return [header, stageLine, ...stalled, ...rows].map((line) => fitLine(line, size.columns));
+  return [header, ...expectationLines(state), stageLine, ...stalled, ...rows].map((line) => fitLine(line, size.columns));
+}
+
+/** The history's word beside the elapsed time; once decided, how this rollout compared. */
+function expectationLines(state: LiveState): ScreenLine[] {
+  const comparison = state.verdict?.history?.comparison;
+  if (comparison) return [[{ text: "history ", tone: "dim" }, { text: comparison.message, tone: "plain" }]];
+  return state.expectation ? [[{ text: "history ", tone: "dim" }, { text: `to ${state.required}: ${state.expectation}`, tone: "plain" }]] : [];
 }
 
 function headerLine(state: LiveState, nowMs: number): ScreenLine {

@@ -34,8 +34,11 @@ describe("stagewatch observe: bad input exits 2 and says what is wrong, even wit
     },
     { name: "a deployment name that is not a subject token", args: ["-f", good, "--deployment", "Web_1"], stderr: /request rejected \(invalid_request\): deployment: / },
     { name: "an unknown flag", args: ["-f", good, "--deployment", "web", "--colour"], stderr: "Unknown option '--colour'" },
-  ])("$name", async ({ args, stderr }) => {
-    const result = await runCli(["observe", ...args], { env });
+    { name: "--stall neither a duration nor auto", args: ["-f", good, "--deployment", "web", "--stall", "soon"], stderr: "--stall: 'soon' is not a duration" },
+    { name: "--traceparent that is not W3C", args: ["-f", good, "--deployment", "web", "--traceparent", "00-abc-def-01"], stderr: /request rejected \(invalid_request\): traceparent: must be a W3C traceparent/ },
+    { name: "a TRACEPARENT that is not W3C", args: ["-f", good, "--deployment", "web"], env: { TRACEPARENT: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }, stderr: /traceparent: must be a W3C traceparent/ },
+  ])("$name", async ({ args, stderr, ...extra }) => {
+    const result = await runCli(["observe", ...args], { env: { ...env, ...("env" in extra ? extra.env : {}) } });
     expect(result.status, output(result)).toBe(2);
     expect(result.stderr).toMatch(stderr);
     expect(result.stdout).toBe("");

@@ -39,7 +39,11 @@ Flags:
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
   --require STAGE         applied, bootstrapped or healthy (default healthy)
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
-  --stall DURATION        say "stalled" on stderr when nothing moved this long (default 2m; 0: never)
+  --stall DURATION|auto   say "stalled" on stderr when nothing moved this long (default 2m; 0: never);
+                          auto: once the rollout takes longer to reach its next stage than 95% of
+                          this deployment's earlier rollouts did (with fewer than 3, the default)
+  --traceparent TP        join this W3C trace: the service exports the observation as spans under
+                          it (default: $TRACEPARENT, with $TRACESTATE)
   --key KEY               idempotency key: a retry with the same key follows the same observation
                           (default: a new key each run; service mode only: nothing outlives a local run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
@@ -71,7 +75,7 @@ ${subjectPrefixHelp}
   -h, --help
 
 Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
-STAGEWATCH_VERIFY_KEY; KUBECONFIG.
+STAGEWATCH_VERIFY_KEY; KUBECONFIG; TRACEPARENT and TRACESTATE (the trace a CI pipeline runs in).
 Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer, NATS or API server unreachable.
 `;
 
@@ -82,6 +86,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     require: { type: "string", default: "healthy" },
     timeout: { type: "string", default: "5m" },
     stall: { type: "string" },
+    traceparent: { type: "string" },
     key: { type: "string" },
     namespace: { type: "string" },
     "fail-on": { type: "string" },
@@ -127,7 +132,8 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     deployment: values.deployment,
     require: values.require as Stage,
     timeoutSeconds,
-    ...(values.stall !== undefined && { stallSeconds: durationFlagSeconds("--stall", values.stall) }),
+    ...(values.stall !== undefined && { stallSeconds: values.stall === "auto" ? "auto" : durationFlagSeconds("--stall", values.stall) }),
+    ...traceContext(values.traceparent, env),
     defaultNamespace:
       values.namespace ??
       (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
@@ -215,6 +221,17 @@ async function openServiceSession(request: ObservationRequestInput, options: { e
     throw error;
   }
   return { run, current: () => observer.get(run.observationId), verifies: observer.verifies, close };
+}
+
+/**
+ * The trace to join: the flag, else TRACEPARENT (the convention CI tools and otel-cli follow) with
+ * TRACESTATE; an empty variable counts as unset, as shells write it. Checked with the request.
+ */
+function traceContext(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<ObservationRequestInput, "traceparent" | "tracestate"> {
+  const traceparent = flag ?? (env["TRACEPARENT"] || undefined);
+  if (traceparent === undefined) return {};
+  const tracestate = flag === undefined ? env["TRACESTATE"] || undefined : undefined;
+  return { traceparent, ...(tracestate !== undefined && { tracestate }) };
 }
 
 /** The verdict as it arrived (with its signature), for `stagewatch verify`. */

@@ -54,6 +54,35 @@ describe("plainView", () => {
   });
 });
 
+describe("the history in the plain view", () => {
+  const expectation = { stage: "healthy" as const, samples: 23, medianSeconds: 72, p90Seconds: 125, p95Seconds: 140, message: "usually 1m12s, 90% within 2m5s, from 23 earlier rollouts" };
+  const comparison = { stage: "healthy" as const, seconds: 3, samples: 23, medianSeconds: 72, p90Seconds: 125, fasterThan: 23, message: "healthy in 3s: faster than 23 of 23 earlier rollouts (usually 1m12s, 90% within 2m5s, from 23 earlier rollouts)" };
+
+  test("the expectation once, with the first progress event that carries it; at the end, how this one compared", () => {
+    const { clock } = virtualClock();
+    let out = "";
+    const view = plainView((text) => (out += text), clock);
+    view.event({ ...progress, expectation } as ObservationEvent);
+    view.event({ ...progress, expectation } as ObservationEvent);
+    view.finish({ ...verdict, history: { earlier: 23, stages: { healthy: { ...expectation, earlierSeconds: [] } }, comparison } });
+    expect(out.split("\n").filter((line) => line.includes("expected:"))).toEqual(["[   0.0s] expected: to healthy, usually 1m12s, 90% within 2m5s, from 23 earlier rollouts"]);
+    expect(out).toMatch(/\[ {3}0\.0s\] history: healthy in 3s: faster than 23 of 23 earlier rollouts \(usually 1m12s, 90% within 2m5s, from 23 earlier rollouts\)\n$/);
+  });
+
+  test("the live view shows it under the header", () => {
+    const { clock } = virtualClock();
+    const writes: string[] = [];
+    const view = liveView({
+      terminal: { write: (text: string) => writes.push(text), columns: 120, rows: 30 },
+      start: { deployment: "web", observationId: "obs-1", required: "healthy", startedAtMs: t0, deadlineMs: t0 + 300_000 },
+      colour: false,
+      clock,
+    });
+    view.event({ ...progress, expectation } as ObservationEvent);
+    expect(writes.at(-1)).toContain("deployment web: reached none of healthy   0s elapsed, 5m0s left\nhistory to healthy: usually 1m12s, 90% within 2m5s, from 23 earlier rollouts\nstages");
+  });
+});
+
 describe("liveView", () => {
   test("draws at once, redraws in place every second and on events, stops redrawing at the verdict", () => {
     const { clock, advance, ticking } = virtualClock();

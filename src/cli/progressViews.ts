@@ -1,7 +1,7 @@
 // How `stagewatch observe` shows progress on stderr. On a terminal, a block redrawn in place
 // (liveScreen.ts) that stays on screen when the verdict comes; anywhere else (a CI log, a file, a
 // pipe), one plain line per change and never a control character, so logs stay greppable.
-import { describeResource, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
+import { describeResource, expectationOf, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
 import { applyEvent, applyVerdict, renderScreen, startLiveState, type LiveStart, type ScreenLine, type Tone } from "./liveScreen.js";
 
 export interface ProgressView {
@@ -44,12 +44,23 @@ function plainLine(event: ObservationEvent): string | undefined {
 /** `[  12.3s] Deployment payments/api: pending (...)`: seconds since `observe` started. */
 export function plainView(write: (text: string) => void, clock: Pick<ViewClock, "now"> = systemClock): ProgressView {
   const started = clock.now();
+  const stamped = (line: string) => write(`[${((clock.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
+  // The expectation is the same in every progress event: said once, with the first.
+  let expected = false;
   return {
     event(event) {
+      if (event.type === "progress" && event.expectation && !expected) {
+        expected = true;
+        stamped(`expected: to ${event.expectation.stage}, ${event.expectation.message}`);
+      }
       const line = plainLine(event);
-      if (line) write(`[${((clock.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
+      if (line) stamped(line);
     },
-    finish() {},
+    finish(verdict) {
+      const comparison = verdict.history?.comparison;
+      if (comparison) stamped(`history: ${comparison.message}`);
+      else if (!expected && expectationOf(verdict.history, verdict.required)) stamped(`expected: to ${verdict.required}, ${expectationOf(verdict.history, verdict.required)!.message}`);
+    },
   };
 }
 

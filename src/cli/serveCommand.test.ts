@@ -62,3 +62,14 @@ describe("serve's limits", () => {
     expect(result.stdout).toContain("leaders) before exiting 3 (default 1m0s)");
   });
 });
+
+describe("serve's OTEL_* trace settings", () => {
+  it.each([
+    ["an endpoint that is no URL", { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318:x" }, "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL"],
+    ["a protocol it does not speak", { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "stagewatch exports http/protobuf"],
+  ])("refuses %s at start: exit 2, naming the variable", async (_, env, message) => {
+    const result = await runCli(["serve"], { env: { ...nowhere, ...env } });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});

@@ -7,6 +7,7 @@ import { serviceDefaults, serviceSettings } from "../service/settings.js";
 import { formatDuration } from "../verdicts/text.js";
 import { describeIssues, NamespaceName } from "../verdicts/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
+import { traceExportFromEnv, TraceSettingsError, type TraceExportChoice } from "../tracing/index.js";
 import { booleanFlag, parseCommandArgs } from "./args.js";
 import { byteSizeFlag, countFlag } from "./byteSize.js";
 import { durationFlagSeconds } from "./duration.js";
@@ -87,6 +88,9 @@ Environment:
   STAGEWATCH_VERIFY_KEY   the public keys clients verify with (the chart's ConfigMap): the
                           signing key's must be among them; the others (a rotation's previous
                           key) are trusted in records and on the stream too
+  OTEL_EXPORTER_OTLP_ENDPOINT | OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+                          export each decided observation as a trace (OTLP/HTTP protobuf; off
+                          when unset); the other OTEL_* variables as OpenTelemetry defines them
 `;
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -155,6 +159,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
   const tenants = readTenants(values.tenants, io.env);
+  const traces = tracesFromEnv(io.env);
 
   const settings = serviceSettings({
     nats: nats.value,
@@ -182,6 +187,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     jetstreamWaitMs: optional(jetstreamWaitSeconds, (seconds) => seconds * 1000),
     ...signing,
     ...(tenants && { tenants }),
+    traces,
     logger: pino({ level: values["log-level"], base: null }),
   });
   // The replica id is in every line: the settings chose it when the flag and environment did not.
@@ -196,6 +202,16 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   logger.info({ signal }, "stopping");
   await service.stop();
   return signal === "nats-closed" ? 1 : 0;
+}
+
+/** Trace export from the OTEL_* variables (README "Tracing"); a value it cannot use is bad input, named. */
+function tracesFromEnv(env: NodeJS.ProcessEnv): TraceExportChoice {
+  try {
+    return traceExportFromEnv(env);
+  } catch (error) {
+    if (error instanceof TraceSettingsError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 // `stagewatch get` and `cancel` print an observation as kubectl prints objects: upper-case column
 // headers, columns padded to the widest cell with three spaces between them, and `-` for nothing.
 import { describeResource } from "../verdicts/kinds.js";
-import type { ObservationVerdict } from "../verdicts/schemas.js";
+import { expectationOf, formatRolloutTime } from "../verdicts/history.js";
+import type { Expectation, ObservationVerdict } from "../verdicts/schemas.js";
 import { formatDuration } from "../verdicts/text.js";
 import { failureLogText } from "./failureLogText.js";
 
@@ -16,6 +17,11 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
   return [line(headers), ...rows.map(line)].join("\n") + "\n";
 }
 
+/** The USUALLY column: the median and 90th percentile of the deployment's earlier rollouts to the required stage, `-` without any. */
+export function usuallyCell(expectation: Expectation | undefined): string {
+  return expectation ? `${formatRolloutTime(expectation.medianSeconds)} (90% ${formatRolloutTime(expectation.p90Seconds)}, n=${expectation.samples})` : "-";
+}
+
 const oneLine = (text: string | undefined) => (text ? text.replace(/\s*\n\s*/g, "; ") : "-");
 
 /**
@@ -27,7 +33,7 @@ export function verdictTable(verdict: ObservationVerdict, nowMs: number): string
   const decided = verdict.decidedAt === undefined ? undefined : Date.parse(verdict.decidedAt);
   const left = verdict.outcome === "in_progress" ? formatDuration(Date.parse(verdict.deadline) - nowMs) : "-";
   const summary = formatTable(
-    ["OBSERVATION", "DEPLOYMENT", "KEY", "REQUIRED", "REACHED", "OUTCOME", "AGE", "LEFT", "DECIDED"],
+    ["OBSERVATION", "DEPLOYMENT", "KEY", "REQUIRED", "REACHED", "OUTCOME", "AGE", "USUALLY", "LEFT", "DECIDED"],
     [
       [
         verdict.observationId,
@@ -37,6 +43,7 @@ export function verdictTable(verdict: ObservationVerdict, nowMs: number): string
         verdict.reached,
         verdict.outcome,
         formatDuration(nowMs - started),
+        usuallyCell(expectationOf(verdict.history, verdict.required)),
         left,
         decided === undefined ? "-" : `${formatDuration(nowMs - decided)} ago`,
       ],
@@ -46,5 +53,7 @@ export function verdictTable(verdict: ObservationVerdict, nowMs: number): string
     ["RESOURCE", "STATE", "REASON", "MESSAGE"],
     verdict.resources.map((r) => [describeResource(r.identity), r.state, r.reason ?? "-", oneLine(r.message)]),
   );
-  return `${summary}\n${resources}\n${verdict.message}\n${failureLogText(verdict.failure)}`;
+  const expectation = expectationOf(verdict.history, verdict.required);
+  const history = verdict.history?.comparison?.message ?? (expectation && `to ${verdict.required}, ${expectation.message}`);
+  return `${summary}\n${resources}\n${verdict.message}\n${history ? `history: ${history}\n` : ""}${failureLogText(verdict.failure)}`;
 }

@@ -11,7 +11,19 @@ import type { ObservationService, ObserveResult, StoredRecord } from "../bus/ind
 import { contentHash, isStoreFull } from "../bus/index.js";
 import type { ResourceMapping } from "../streams/index.js";
 import { forbiddenParts, maySee, soleCaller, type Caller } from "../tenants/index.js";
-import { budgetDeadline, cancelObservation, deadlineTooFar, startObservation, type ObservationRequest, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import {
+  budgetDeadline,
+  cancelObservation,
+  deadlineTooFar,
+  emptyTimeline,
+  noteNotice,
+  outlookOf,
+  startObservation,
+  type HistoryOutlook,
+  type ObservationRequest,
+  type ObservationState,
+  type ObservationVerdict,
+} from "../verdicts/index.js";
 import { acceptObservation } from "./acceptance.js";
 import { Admission, admissionQuotas, type Refusal, type Release } from "./admission.js";
 import { payloadReserveBytes } from "./recordCompaction.js";
@@ -97,9 +109,11 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
 
     const observationId = this.settings.newObservationId();
     const scopeByKind = new Map(mappings.value.map((m) => [m.kindKey, !m.namespaced]));
+    const outlook = await this.outlookOf(request.deployment);
     const started = startObservation({
       observationId,
       request,
+      ...(outlook && { outlook }),
       startedAtMs: nowMs,
       deadlineMs: budgetDeadline(request, nowMs),
       isClusterScoped: (kind) => scopeByKind.get(kind) ?? false,
@@ -153,7 +167,8 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
         if (!mappings.ok) throw new TakeOverError(`cannot resolve the kinds of observation ${observationId}: ${mappings.result.ok ? "" : mappings.result.message}`);
         if (!leases.holds(observationId) || this.driver.driven(observationId)) return;
         logger.info({ ...log, deployment: record.request.deployment, from: found.from, reached: record.verdict?.reached }, "observation adopted");
-        this.begin(found.state, { record, revision: found.revision }, mappings.value, this.admission.track(record.tenant ?? soleCaller.id));
+        const live = this.begin(found.state, { record, revision: found.revision }, mappings.value, this.admission.track(record.tenant ?? soleCaller.id));
+        noteNotice(live.timeline, { type: "adopted", atMs: this.now(), message: `adopted by ${this.replicaId} from ${found.from ?? "nobody"} (${cause})` });
       }
     }
   }
@@ -206,6 +221,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       this.settings.logger.info({ observationId, replica: this.replicaId, driver: stored.record.owner }, "cancelled through the record");
       this.decided.remember(cancelled.verdict);
       await this.settings.events.publish(verdictEventOf(cancelled.verdict));
+      this.delivery.afterVerdict({ request: stored.record.request, verdict: cancelled.verdict, timeline: stored.record.timeline ?? emptyTimeline() });
       await this.settings.leases.removeWhoeverHolds(observationId);
     }
     return cancelled.verdict;
@@ -224,7 +240,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   /** Drives `state` here from now on, its record writer fenced by `stored`. */
-  private begin(state: ObservationState, stored: StoredRecord, mappings: readonly ResourceMapping[], release: Release): void {
+  private begin(state: ObservationState, stored: StoredRecord, mappings: readonly ResourceMapping[], release: Release): LiveObservation {
     const { records, logger, scheduler, signer } = this.settings;
     const live = new LiveObservation({
       state,
@@ -239,6 +255,20 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       release,
     });
     this.driver.begin(live, mappings);
+    return live;
+  }
+
+  /** What the deployment's earlier observations took; none without a history, and none when it cannot be read (it is advice). */
+  private async outlookOf(deployment: string): Promise<HistoryOutlook | undefined> {
+    const { history, logger } = this.settings;
+    if (!history) return undefined;
+    try {
+      const earlier = await history.read(deployment);
+      return earlier.entries.length > 0 ? outlookOf(earlier) : undefined;
+    } catch (error) {
+      logger.warn({ deployment, err: error }, "cannot read the deployment's history; observing without an expectation");
+      return undefined;
+    }
   }
 
   /** Another replica wrote the record: it decided or adopted the observation. */

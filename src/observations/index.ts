@@ -1,7 +1,7 @@
 // Observations in progress: watch events routed by index to the observations that declared the
 // objects (or own their pods), decided by the verdict reducer, published on the bus.
 export { ObservationEngine } from "./engine.js";
-export type { EventStore, KindSource, ObservationEngineOptions } from "./ports.js";
+export type { EventStore, KindSource, ObservationEngineOptions, TraceSink } from "./ports.js";
 export { defaultMaxPayloadBytes } from "./ports.js";
 export { defaultMaxLogReads } from "./logTails.js";
 export { defaultAdmissionLimits } from "./admission.js";

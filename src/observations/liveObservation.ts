@@ -11,10 +11,25 @@ import type { SchedulerLike, Subscription } from "rxjs";
 import type { ObservationRecords, StoredRecord } from "../bus/index.js";
 import type { Logger } from "../logging/index.js";
 import type { ServiceSigner } from "../signing/index.js";
-import { labelledBootstrapKeys, nextWakeAt, toVerdict, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import {
+  autoStallThreshold,
+  defaultStallSeconds,
+  emptyTimeline,
+  labelledBootstrapKeys,
+  nextWakeAt,
+  stageRank,
+  stages,
+  toVerdict,
+  Timeline,
+  type ObservationRequest,
+  type ObservationState,
+  type ObservationVerdict,
+  type Stage,
+} from "../verdicts/index.js";
 import type { Release } from "./admission.js";
 import { fitRecord } from "./recordCompaction.js";
 import { RecordWriter } from "./recordWriter.js";
+import { StageOverrunWatch, type StageOverrun } from "./stageOverrunWatch.js";
 import { StallWatch } from "./stallWatch.js";
 import { timerDelay } from "./timerDelay.js";
 
@@ -42,18 +57,23 @@ export interface LiveObservationOptions {
 export class LiveObservation {
   state: ObservationState;
   readonly record: RecordWriter;
+  /** What was asked, as the record holds it. */
+  readonly request: ObservationRequest;
   /** The request's `logs`: a failure reads the failing container's log tail. */
   readonly logs: boolean;
   /** Ends its count in admission (idempotent): called once it is no longer driven here. */
   readonly release: Release;
   /** The decided verdict with its failure's log tail, once read, signed: what the terminal write stores and delivery publishes. */
   decided: ObservationVerdict | undefined;
+  /** When its stages were reached and its resources decided, resumed from the record (an adopter carries it on). */
+  readonly timeline: Timeline;
   /** Once deciding: resolves with the verdict that stands once stored. */
   delivery: Promise<ObservationVerdict | undefined> | undefined;
   private currentPhase: LivePhase = "driving";
   private readonly scheduler: SchedulerLike;
-  private readonly stallMs: number;
+  private readonly stallSetting: number | "auto";
   private stall: StallWatch | undefined;
+  private overrun: StageOverrunWatch | undefined;
   private timer: Subscription | undefined;
   private wakeAt: number | undefined;
   private readonly subscriptions: Subscription[] = [];
@@ -61,17 +81,24 @@ export class LiveObservation {
   constructor(options: LiveObservationOptions) {
     this.state = options.state;
     this.scheduler = options.scheduler;
-    const { request } = options.stored.record;
+    const { request, timeline } = options.stored.record;
+    this.request = request;
     this.logs = request.logs === true;
     this.release = options.release;
-    this.stallMs = request.stallSeconds * 1000;
+    this.stallSetting = request.stallSeconds;
+    // A copy: the timeline is written in place as the observation goes, the stored record must not change under the writer.
+    this.timeline = timeline ? Timeline.parse(structuredClone(timeline)) : emptyTimeline();
     this.record = new RecordWriter({
       records: options.records,
       logger: options.logger,
       owner: options.owner,
       initial: options.stored,
       // The state as it stands when the write goes out: a step replaces the state, so it is read through `this`.
-      content: () => ({ verdict: this.decided ?? options.signer.sign(toVerdict(this.state)), labelledBootstrap: labelledBootstrapKeys(this.state) }),
+      content: () => ({
+        verdict: this.decided ?? options.signer.sign(toVerdict(this.state)),
+        labelledBootstrap: labelledBootstrapKeys(this.state),
+        timeline: this.timeline,
+      }),
       onSuperseded: options.onSuperseded,
       fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.sign),
       // Retries wait on the engine's clock: virtual time in tests.
@@ -93,9 +120,30 @@ export class LiveObservation {
     return this.currentPhase === "driving";
   }
 
-  /** Stall notices from now on (stallSeconds of the request; none when 0). */
-  watchForStalls(onStall: (quietMs: number) => void): void {
-    if (this.driving) this.stall ??= new StallWatch(this.stallMs, this.scheduler, onStall);
+  /**
+   * Stall notices from now on: after stallSeconds of quiet (none when 0), or with `auto` once the
+   * stage waited for takes longer than the deployment's earlier rollouts did. A deployment without
+   * enough history for any stage to be judged that way gets the default quiet time instead.
+   */
+  watchForStalls(onStall: (quietMs: number) => void, onOverrun: (overrun: StageOverrun) => void): void {
+    if (!this.driving || this.stall || this.overrun) return;
+    if (this.stallSetting !== "auto") {
+      this.stall = new StallWatch(this.stallSetting * 1000, this.scheduler, onStall);
+      return;
+    }
+    const thresholdOf = (stage: Stage) => autoStallThreshold(this.state.outlook, stage);
+    if (!stages.some((stage) => stageRank(stage) <= stageRank(this.state.required) && thresholdOf(stage))) {
+      this.stall = new StallWatch(defaultStallSeconds * 1000, this.scheduler, onStall);
+      return;
+    }
+    this.overrun = new StageOverrunWatch(this.scheduler, this.state.startedAtMs, thresholdOf, onOverrun);
+    this.stageChanged();
+  }
+
+  /** The observation reached a stage: an auto stall watch aims at the next one. */
+  stageChanged(): void {
+    const next = stages.find((stage) => stageRank(stage) > stageRank(this.state.reached));
+    this.overrun?.waitFor(next !== undefined && stageRank(next) <= stageRank(this.state.required) ? next : undefined);
   }
 
   /** Something moved: the stall watch's quiet time starts again. */
@@ -127,6 +175,7 @@ export class LiveObservation {
     if (!this.driving) return;
     this.currentPhase = phase;
     this.stall?.stop();
+    this.overrun?.stop();
     this.timer?.unsubscribe();
     this.timer = undefined;
     this.wakeAt = undefined;

@@ -14,10 +14,19 @@
 //   the verdict only from the replica whose terminal compare-and-swap won (verdictDelivery).
 import {
   advanceClock,
+  autoStallQuantile,
+  describeResource,
+  minAutoStallSeconds,
   evaluateResource,
+  expectationOf,
+  formatDuration,
+  formatRolloutTime,
   markCachesSynced,
   nextWakeAt,
   newestWarning,
+  noteNotice,
+  noteResource,
+  noteStage,
   recordAccessProblem,
   recordDeletion,
   recordReading,
@@ -33,6 +42,7 @@ import { EventRouter, type DeletedObject, type ObjectToRead } from "./eventRoute
 import { guarded } from "./guarded.js";
 import { allSynced, mappingsRead, refusals } from "./informerWiring.js";
 import type { LiveObservation } from "./liveObservation.js";
+import type { StageOverrun } from "./stageOverrunWatch.js";
 import { FailureLogs } from "./logTails.js";
 import type { EngineSettings } from "./ports.js";
 import { refusedResources } from "./refusals.js";
@@ -83,7 +93,10 @@ export class ObservationDriver {
     const wakeAt = nextWakeAt(live.state);
     if (wakeAt !== undefined && wakeAt <= this.now()) this.apply(live, advanceClock(live.state, this.now()));
     if (!live.driving) return;
-    live.watchForStalls((quietMs) => guarded(this.settings.logger, { observationId: live.id }, () => this.announceStall(live, quietMs)));
+    live.watchForStalls(
+      (quietMs) => guarded(this.settings.logger, { observationId: live.id }, () => this.announceStall(live, quietMs)),
+      (overrun) => guarded(this.settings.logger, { observationId: live.id }, () => this.announceOverrun(live, overrun)),
+    );
     this.router.followWarnings();
     [...live.state.resources].forEach(([key, { identity }], index) => {
       this.router.wait(key, { mapping: mappings[index]!, namespace: identity.namespace, name: identity.name }, live.id);
@@ -144,17 +157,22 @@ export class ObservationDriver {
     live.state = step.state;
     const { observationId, deployment, tenant } = live.state;
     const envelope = { observationId, deployment, ...(tenant !== undefined && { tenant }) };
-    const at = new Date(this.now()).toISOString();
+    const nowMs = this.now();
+    const at = new Date(nowMs).toISOString();
     const events: ObservationEvent[] = [];
+    const expectation = expectationOf(live.state.outlook, live.state.required);
     let verdict: ObservationVerdict | undefined;
     for (const change of step.changes) {
       switch (change.type) {
         case "resource":
           if (change.resource.state !== "pending") this.router.stopWaiting(change.key, observationId);
-          events.push({ type: "progress", ...envelope, at, resource: change.resource });
+          noteResource(live.timeline, change.key, change.resource.state, nowMs);
+          events.push({ type: "progress", ...envelope, at, resource: change.resource, ...(expectation && { expectation }) });
           break;
         case "stage":
-          this.settings.metrics.stageReached(change.stage, deployment, (this.now() - live.state.startedAtMs) / 1000);
+          noteStage(live.timeline, change.stage, nowMs);
+          live.stageChanged();
+          this.settings.metrics.stageReached(change.stage, deployment, (nowMs - live.state.startedAtMs) / 1000);
           this.settings.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           events.push({ type: "stage", ...envelope, at, stage: change.stage });
           break;
@@ -221,7 +239,11 @@ export class ObservationDriver {
     const delivery = detailed.then((complete) => {
       const decided = (live.decided = this.settings.signer.sign(complete));
       // What is published is what was stored: the record writer may have compacted it to fit max_payload.
-      return live.record.decide().then((stored) => this.delivery.deliver({ state: live.state, verdict: (stored.stored && live.record.storedVerdict) || decided, events, receivedAt }, stored));
+      return live.record
+        .decide()
+        .then((stored) =>
+          this.delivery.deliver({ state: live.state, verdict: (stored.stored && live.record.storedVerdict) || decided, events, receivedAt, request: live.request, timeline: live.timeline }, stored),
+        );
     });
     live.delivery = delivery;
     this.deliveries.add(delivery);
@@ -234,6 +256,8 @@ export class ObservationDriver {
     const { observationId, deployment, tenant } = live.state;
     const notice = stallNotice(live.state, quietMs);
     this.settings.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");
+    noteNotice(live.timeline, { type: "stalled", atMs: this.now(), message: notice.message });
+    void live.record.update();
     void this.settings.events.publish({
       type: "stalled",
       observationId,
@@ -242,6 +266,33 @@ export class ObservationDriver {
       at: new Date(this.now()).toISOString(),
       sinceSeconds: quietMs / 1000,
       ...notice,
+    });
+  }
+
+  /** `--stall auto`: the stage waited for is taking longer than nearly all earlier rollouts took to reach it. */
+  private announceOverrun(live: LiveObservation, { stage, elapsedMs, estimate, thresholdSeconds }: StageOverrun): void {
+    if (!live.driving) return;
+    const { observationId, deployment, tenant } = live.state;
+    const quantile = `${Math.round(autoStallQuantile * 100)}%`;
+    const notice = stallNotice(live.state, elapsedMs);
+    const message =
+      `deployment ${deployment} has taken ${formatDuration(elapsedMs)} and has not reached ${stage}: ` +
+      `${quantile} of ${estimate.samples} earlier rollouts reached it within ${formatRolloutTime(estimate.p95Seconds)} ` +
+      `(stall auto: the ${quantile} quantile of their times to ${stage}, at least ${formatDuration(minAutoStallSeconds * 1000)}); waiting for: ${notice.waitingFor.map((r) => `${describeResource(r.identity)}: ${r.message ?? ""}`).join("; ") || "nothing pending"}`;
+    const basis = { stage, quantile: autoStallQuantile, thresholdSeconds, samples: estimate.samples };
+    this.settings.logger.info({ observationId, deployment, elapsedSeconds: elapsedMs / 1000, ...basis }, "stalled (auto)");
+    noteNotice(live.timeline, { type: "stalled", atMs: this.now(), message });
+    void live.record.update();
+    void this.settings.events.publish({
+      type: "stalled",
+      observationId,
+      deployment,
+      ...(tenant !== undefined && { tenant }),
+      at: new Date(this.now()).toISOString(),
+      sinceSeconds: elapsedMs / 1000,
+      waitingFor: notice.waitingFor,
+      message,
+      basis,
     });
   }
 

@@ -2,12 +2,12 @@
 // from, where events are stored, the records and leases of the bus, the clock. A leaf of this
 // folder: every module of the engine imports these from here, none from the engine itself.
 import { asyncScheduler, type SchedulerLike } from "rxjs";
-import type { ObservationRecords } from "../bus/index.js";
+import type { DeploymentHistories, ObservationRecords } from "../bus/index.js";
 import { newObservationId } from "../bus/index.js";
 import { silentLogger, type Logger } from "../logging/index.js";
 import { unsignedService, type ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
-import type { ObservationEvent, Rule } from "../verdicts/index.js";
+import type { DecidedObservation, ObservationEvent, ObservationRequest, Rule } from "../verdicts/index.js";
 import { defaultMaxLogReads } from "./logTails.js";
 import { eventsWithin, payloadReserveBytes } from "./recordCompaction.js";
 import { defaultAdmissionLimits, type AdmissionLimits } from "./admission.js";
@@ -64,14 +64,26 @@ export interface ObservationEngineOptions {
   maxLogReads?: number;
   /** Observations in flight and requests a second this replica admits (admission.ts). */
   admissionLimits?: Partial<AdmissionLimits>;
+  /** Each deployment's recent observations: read as one begins (its expectation), appended when one is decided. None: no history. */
+  history?: DeploymentHistories;
+  /** Exports each decided observation as a trace (README "Tracing"); none: no traces. */
+  traces?: TraceSink;
 }
 
 /** nats-server's default max_payload. */
 export const defaultMaxPayloadBytes = 1024 * 1024;
 
+/** Where a decided observation's spans go (tracing/): given the record's content, never awaited by a verdict. */
+export interface TraceSink {
+  export(decided: DecidedObservation): void;
+  /** The id of the trace the observation's spans go to (the caller's, or one of its own): the exemplar of its verdict. */
+  traceIdOf(request: ObservationRequest, observationId: string): string;
+}
+
+
 /** The options with every default applied, once. */
 export type EngineSettings = Readonly<
-  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs">> & Pick<ObservationEngineOptions, "warnings" | "podLogs">
+  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces">> & Pick<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces">
 >;
 
 export function engineSettings(options: ObservationEngineOptions): EngineSettings {

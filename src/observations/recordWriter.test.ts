@@ -4,7 +4,7 @@
 import { silentLogger } from "../logging/index.js";
 import { describe, expect, it } from "vitest";
 import type { ObservationRecord, ObservationRecords, RecordUpdate } from "../bus/index.js";
-import type { ObservationVerdict } from "../verdicts/index.js";
+import { emptyTimeline, type ObservationVerdict } from "../verdicts/index.js";
 import { quietWriteIntervalMs, RecordWriter } from "./recordWriter.js";
 
 const verdict = (message: string, outcome: ObservationVerdict["outcome"] = "in_progress"): ObservationVerdict => ({
@@ -58,7 +58,7 @@ describe("RecordWriter.hold", () => {
       logger: silentLogger,
       owner: "replica-a",
       initial: { record: initial, revision: 1 },
-      content: () => ({ verdict: content, labelledBootstrap: [] }),
+      content: () => ({ verdict: content, labelledBootstrap: [], timeline: emptyTimeline() }),
       onSuperseded: () => {},
     });
     const first = writer.update();
@@ -91,7 +91,7 @@ describe("RecordWriter.updateLater", () => {
       logger: silentLogger,
       owner: "replica-a",
       initial: { record: initial, revision: 1 },
-      content: () => ({ verdict: content(), labelledBootstrap: [] }),
+      content: () => ({ verdict: content(), labelledBootstrap: [], timeline: emptyTimeline() }),
       onSuperseded: () => {},
       schedule: (work, ms) => {
         const timer = { work, ms, cancelled: false };

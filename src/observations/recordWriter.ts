@@ -19,9 +19,9 @@
 // while NATS was away is stored, then published, when it returns.
 import type { Logger } from "../logging/index.js";
 import type { ObservationRecord, ObservationRecords, StoredRecord } from "../bus/index.js";
-import type { ObservationVerdict } from "../verdicts/index.js";
+import type { ObservationVerdict, Timeline } from "../verdicts/index.js";
 
-export type RecordContent = { verdict: ObservationVerdict; labelledBootstrap: string[] };
+export type RecordContent = { verdict: ObservationVerdict; labelledBootstrap: string[]; timeline: Timeline };
 export type DecideResult = { stored: true } | { stored: false; current: StoredRecord | undefined };
 
 export interface RecordWriterOptions {
@@ -205,6 +205,7 @@ export class RecordWriter {
       verdict: content.verdict,
       owner: this.options.owner,
       labelledBootstrap: content.labelledBootstrap,
+      timeline: content.timeline,
     };
     const record = this.options.fit?.(whole) ?? whole;
     const update = await this.options.records.updateRecord(record, this.stored.revision);

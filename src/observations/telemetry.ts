@@ -1,6 +1,6 @@
 // What the engine counts and logs, behind narrow interfaces with no-op defaults: the service plugs
 // in prom-client and pino at start-up; unit tests need neither.
-import type { Outcome, Stage } from "../verdicts/index.js";
+import type { Outcome, Stage, StageEstimate } from "../verdicts/index.js";
 import type { AdoptionCause } from "./leasePolicy.js";
 
 export interface EngineMetrics {
@@ -13,7 +13,10 @@ export interface EngineMetrics {
   /** `failures_total{kind,reason}`: the resource failure that decided an observation, once. */
   resourceFailed(kind: string, reason: string): void;
   /** `event_to_verdict_seconds`: from receiving the deciding watch event to the verdict stored on NATS. */
-  eventToVerdict(seconds: number): void;
+  /** `traceId`: the trace of the observation, when traces are exported (the exemplar linking a slow verdict to its trace). */
+  eventToVerdict(seconds: number, traceId?: string): void;
+  /** What the deployment's history expects, once a verdict joined it (the dashboard's history panel). */
+  expectation(deployment: string, estimates: Partial<Record<Stage, StageEstimate>>): void;
   /** `observations_active` down: an observation left this replica undecided (lease lost, hand-over). */
   observationLeft(): void;
   /** `untrusted_verdicts_total{found_in="record"}`: a decided record whose verdict the service did not sign, so not published. */
@@ -42,6 +45,7 @@ export const noopEngineMetrics: EngineMetrics = {
   observationDecided: () => {},
   resourceFailed: () => {},
   eventToVerdict: () => {},
+  expectation: () => {},
   observationLeft: () => {},
   untrustedVerdictFound: () => {},
 };

@@ -12,8 +12,9 @@
 import type { Logger } from "../logging/index.js";
 import type { ServiceSigner } from "../signing/index.js";
 import type { ObservationRecord, StoredRecord } from "../bus/index.js";
-import { isTerminal, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
-import type { EventStore } from "./ports.js";
+import { emptyTimeline, historyEntryOf, isTerminal, outlookOf, type ObservationEvent, type ObservationState, type ObservationVerdict } from "../verdicts/index.js";
+import type { DecidedObservation } from "../verdicts/index.js";
+import type { EngineSettings, EventStore } from "./ports.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import type { RecentVerdicts } from "./recentVerdicts.js";
 import { verdictEventOf } from "./recordedObservations.js";
@@ -29,9 +30,11 @@ export interface VerdictDeliveryOptions {
   readonly logger: Logger;
   readonly signer: ServiceSigner;
   readonly now: () => number;
+  readonly history?: EngineSettings["history"];
+  readonly traces?: EngineSettings["traces"];
 }
 
-export interface Decided {
+export interface Decided extends DecidedObservation {
   readonly state: ObservationState;
   readonly verdict: ObservationVerdict;
   /** The progress and stage events of the step that decided, published before the verdict. */
@@ -67,9 +70,27 @@ export class VerdictDelivery {
     recordVerdict(state, verdict, this.options.now(), metrics, logger);
     for (const event of decided.events) void this.options.events.publish(event);
     await this.options.events.publish(verdictEventOf(verdict));
-    if (decided.receivedAt !== undefined) metrics.eventToVerdict((performance.now() - decided.receivedAt) / 1000);
+    if (decided.receivedAt !== undefined) metrics.eventToVerdict((performance.now() - decided.receivedAt) / 1000, this.options.traces?.traceIdOf(decided.request, id));
+    this.afterVerdict(decided);
     await leases.remove(id);
     return verdict;
+  }
+
+  /**
+   * A verdict just went out from here: the observation's trace is exported and it joins its
+   * deployment's history, both from what the record holds, both after the verdict and never
+   * awaited by it. Once per verdict published here; the history counts an observation once even
+   * if a crash makes two replicas get here.
+   */
+  afterVerdict(decided: DecidedObservation): void {
+    const { history, traces, logger, metrics } = this.options;
+    traces?.export(decided);
+    if (!history || !isTerminal(decided.verdict.outcome)) return;
+    const { deployment } = decided.request;
+    history.append(deployment, historyEntryOf(decided.verdict, decided.timeline)).then(
+      (next) => metrics.expectation(deployment, outlookOf(next).stages),
+      (error: unknown) => logger.warn({ observationId: decided.verdict.observationId, deployment, err: error }, "observation not added to its deployment's history"),
+    );
   }
 
   /** The record went elsewhere: whoever holds the lease of a decided record makes sure its verdict is out; otherwise let go. */
@@ -96,6 +117,7 @@ export class VerdictDelivery {
       } else if (!(await events.hasVerdict(record.request.deployment, observationId, record.tenant))) {
         logger.info(log, "publishing a verdict its driver stored but may not have sent");
         await events.publish(verdictEventOf(verdict));
+        this.afterVerdict({ request: record.request, verdict, timeline: record.timeline ?? emptyTimeline() });
       }
     }
     await leases.remove(observationId);

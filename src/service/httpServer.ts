@@ -2,7 +2,7 @@
 // NATS connected): a replica that cannot see the cluster or the bus must not take requests.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Registry } from "prom-client";
+import type { OpenMetricsContentType, Registry } from "prom-client";
 
 export interface Readiness {
   /** Undefined when ready; otherwise what is missing, shown in the /readyz body. */
@@ -18,6 +18,8 @@ export async function startOperationsServer(options: {
   host: string;
   port: number;
   registry: Registry;
+  /** The same metrics in the OpenMetrics format (with exemplars), served to a scraper whose Accept asks for it. */
+  openMetrics?: Registry<OpenMetricsContentType>;
   readiness: Readiness;
 }): Promise<OperationsServer> {
   const server: Server = createServer((request, response) => {
@@ -32,9 +34,11 @@ export async function startOperationsServer(options: {
       return missing === undefined ? reply(200, "ok\n") : reply(503, `not ready: ${missing}\n`);
     }
     if (path === "/metrics") {
-      options.registry
+      const wantsOpenMetrics = (request.headers.accept ?? "").includes("application/openmetrics-text");
+      const registry: Registry<OpenMetricsContentType> | Registry = wantsOpenMetrics && options.openMetrics ? options.openMetrics : options.registry;
+      registry
         .metrics()
-        .then((text) => reply(200, text, options.registry.contentType))
+        .then((text) => reply(200, text, registry.contentType))
         .catch((error: unknown) => reply(500, `metrics failed: ${(error as Error).message}\n`));
       return;
     }

@@ -6,11 +6,12 @@
 // not objects or requests. A request chooses it, though, and the reason of failures_total comes
 // from whatever a custom resource's status says: both are bounded (labelBounds.ts), the first
 // `maxDeploymentLabels` deployments (and 200 kinds and reasons) by name, later ones as `(other)`.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric, type OpenMetricsContentType } from "prom-client";
 import { requestResults, type BusMetrics } from "../bus/index.js";
 import { adoptionCauses, type EngineMetrics, type LeaseMetrics } from "../observations/index.js";
 import type { StreamMetrics } from "../streams/index.js";
-import { outcomes, stages } from "../verdicts/index.js";
+import type { TraceMetrics } from "../tracing/index.js";
+import { outcomes, stages, type Stage, type StageEstimate } from "../verdicts/index.js";
 import { boundedLabel } from "./labelBounds.js";
 
 const prefix = "stagewatch_";
@@ -27,8 +28,14 @@ export type MetricsOptions = {
 
 export const defaultMaxDeploymentLabels = 500;
 const maxFailureLabels = 200;
+/** Deployments whose expectation is a series at once: the label stays bounded however many apps come and go. */
+export const expectationSeriesLimit = 200;
 
 export function createMetrics(registry = new Registry(), options: MetricsOptions = {}) {
+  // The same metrics in the OpenMetrics format, for scrapers that ask for it (Accept): the only
+  // format that carries exemplars, here the trace id of a verdict on event_to_verdict_seconds.
+  const openMetrics = new Registry<OpenMetricsContentType>();
+  openMetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   collectDefaultMetrics({ register: registry, prefix });
   // prom-client names three gauges `_total`, a suffix Prometheus reserves for counters
   // (`promtool check metrics` rejects them); the handle and request counts are noise here anyway.
@@ -76,6 +83,25 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       name: `${prefix}event_to_verdict_seconds`,
       help: "Seconds from receiving the watch event that decided an observation to publishing its verdict.",
       buckets: reactionBuckets,
+      enableExemplars: true,
+      // prom-client refuses exemplars on a registry in the Prometheus text format; the plain
+      // registry gets the histogram below, and prints it without them.
+      registers: [openMetrics],
+    }),
+    historyExpectedSeconds: new Gauge({
+      name: `${prefix}history_expected_seconds`,
+      help: `Seconds earlier successful rollouts of a deployment took to each stage (quantile 0.5 and 0.9 of its history, as of its latest verdict); the ${expectationSeriesLimit} deployments observed last.`,
+      labelNames: ["deployment", "stage", "quantile"] as const,
+      registers,
+    }),
+    traceExportFailuresTotal: new Counter({
+      name: `${prefix}trace_export_failures_total`,
+      help: "Spans that could not be exported to the trace collector (dropped: a collector outage never delays a verdict).",
+      registers,
+    }),
+    tracesExportedTotal: new Counter({
+      name: `${prefix}traces_exported_total`,
+      help: "Observations handed to the trace exporter, one trace each.",
       registers,
     }),
     watchEventsTotal: new Counter({
@@ -135,15 +161,48 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       registers,
     }),
   };
+  registry.registerMetric(metrics.eventToVerdictSeconds);
   zeroBoundedSeries(metrics);
-  return metrics;
+  // The array holds the metric objects themselves (prom-client types them as their rendering).
+  for (const metric of registry.getMetricsAsArray() as unknown as (Metric & { name: string })[]) {
+    if (!openMetrics.getSingleMetric(metric.name)) openMetrics.registerMetric(metric);
+  }
+  return { ...metrics, openMetrics, expectationSeries: new ExpectationSeries(metrics.historyExpectedSeconds) };
+}
+
+/** The history gauge's series, by deployment, the least recently set removed past the limit. */
+class ExpectationSeries {
+  private readonly gauge: Gauge<"deployment" | "stage" | "quantile">;
+  private readonly deployments = new Map<string, Stage[]>();
+
+  constructor(gauge: Gauge<"deployment" | "stage" | "quantile">) {
+    this.gauge = gauge;
+  }
+
+  set(deployment: string, estimates: Partial<Record<Stage, StageEstimate>>): void {
+    this.remove(deployment);
+    const shown = stages.filter((stage) => estimates[stage] !== undefined);
+    for (const stage of shown) {
+      this.gauge.set({ deployment, stage, quantile: "0.5" }, estimates[stage]!.medianSeconds);
+      this.gauge.set({ deployment, stage, quantile: "0.9" }, estimates[stage]!.p90Seconds);
+    }
+    this.deployments.set(deployment, shown);
+    if (this.deployments.size > expectationSeriesLimit) this.remove(this.deployments.keys().next().value!);
+  }
+
+  private remove(deployment: string): void {
+    for (const stage of this.deployments.get(deployment) ?? []) {
+      for (const quantile of ["0.5", "0.9"]) this.gauge.remove({ deployment, stage, quantile });
+    }
+    this.deployments.delete(deployment);
+  }
 }
 
 /**
  * Series whose label values are known in advance start at zero: Prometheus sees no increase for a
  * series that first appears at 1, so the first failure of a kind would never show on a dashboard.
  */
-function zeroBoundedSeries(metrics: Metrics): void {
+function zeroBoundedSeries(metrics: Pick<Metrics, "observationsTotal" | "verdictSeconds" | "requestsTotal" | "natsPublishFailuresTotal" | "untrustedVerdictsTotal" | "leaseRenewalsFailedTotal" | "observationsAdoptedTotal">): void {
   for (const required of stages) {
     for (const outcome of outcomes) {
       if (outcome === "in_progress") continue;
@@ -159,6 +218,14 @@ function zeroBoundedSeries(metrics: Metrics): void {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Counts what the trace exporter did (tracing/). */
+export function traceMetricsOf(metrics: Metrics): TraceMetrics {
+  return {
+    traceExported: () => metrics.tracesExportedTotal.inc(),
+    spansFailed: (count) => metrics.traceExportFailuresTotal.inc(count),
+  };
+}
 
 // The narrow interfaces of the folders that count, each backed by the metrics above.
 
@@ -197,7 +264,9 @@ export function engineMetricsOf(metrics: Metrics): EngineMetrics {
       metrics.verdictSeconds.observe({ required, outcome }, seconds);
     },
     resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind: metrics.failureKindLabel(kind), reason: metrics.failureReasonLabel(reason) }),
-    eventToVerdict: (seconds) => metrics.eventToVerdictSeconds.observe(seconds),
+    eventToVerdict: (seconds, traceId) =>
+      metrics.eventToVerdictSeconds.observe({ value: seconds, ...(traceId !== undefined && { exemplarLabels: { trace_id: traceId } }) }),
+    expectation: (deployment, estimates) => metrics.expectationSeries.set(deployment, estimates),
     observationLeft: () => metrics.observationsActive.dec(),
     untrustedVerdictFound: () => metrics.untrustedVerdictsTotal.inc({ found_in: "record" }),
   };

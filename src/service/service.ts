@@ -11,6 +11,7 @@ import {
   describeNatsConfig,
   ensureEventStream,
   listInProgress,
+  openDeploymentHistories,
   openLeaseStore,
   openObservationRecords,
   requestKinds,
@@ -28,7 +29,8 @@ import { serviceSigner, unsignedService } from "../signing/index.js";
 import { InformerHub, kubeHttpTransport, kubePodLogReader } from "../streams/index.js";
 import { cachedFieldsOf } from "../verdicts/index.js";
 import { startOperationsServer, type OperationsServer } from "./httpServer.js";
-import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf } from "./metrics.js";
+import { OtlpTraceSink } from "../tracing/index.js";
+import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf, traceMetricsOf } from "./metrics.js";
 import { JetStreamNotReadyError, untilJetStreamReady } from "./jetStreamStartup.js";
 import { serviceSettings, type ServiceConfig } from "./settings.js";
 
@@ -61,6 +63,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
 
   let connection: NatsConnection | undefined;
   let operations: OperationsServer | undefined;
+  let traces: OtlpTraceSink | undefined;
   try {
     logger.info({ nats: describeNatsConfig(config.nats), cluster: kubeConfig.getCurrentCluster()?.server }, "starting");
     const servers = config.nats.servers.join(", ");
@@ -95,6 +98,10 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     const bucket = { prefix: config.subjectPrefix, replicas, maxValueBytes: maxPayloadBytes };
     const records = await ready(`bucket ${names.recordsBucket}`, () => openObservationRecords(js, { ...bucket, maxBytes: config.recordsMaxBytes }));
     const leaseStore = await ready(`bucket ${names.leasesBucket}`, () => openLeaseStore(js, { ...bucket, maxBytes: config.leasesMaxBytes }));
+    const history = await ready(`bucket ${names.historyBucket}`, () => openDeploymentHistories(js, bucket));
+    traces = config.traces.enabled
+      ? new OtlpTraceSink({ settings: config.traces.settings, logger: logger.child({ component: "tracing" }), metrics: traceMetricsOf(metrics), resource: { "service.instance.id": config.replicaId } })
+      : undefined;
     const signer = config.signingKey ? serviceSigner(config.signingKey, config.trustedKeys) : unsignedService;
     if (signer.publicKey === undefined) logger.warn({ subjects: names.allEvents }, "verdicts are not signed (no signing key): anyone who may publish on the events subjects can forge one");
     // Verdict notices go out on the same connection, straight to clients already waiting.
@@ -123,6 +130,8 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       maxPayloadBytes,
       maxLogReads: config.maxLogReads,
       admissionLimits: { inFlight: config.maxInFlight, inFlightPerCaller: config.maxInFlightPerCaller, requestsPerSecond: config.requestsPerSecond },
+      history,
+      ...(traces && { traces }),
       metrics: engineMetricsOf(metrics),
       logger: engineLogger,
     });
@@ -159,6 +168,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       host: config.metricsHost,
       port: config.metricsPort,
       registry: metrics.registry,
+      openMetrics: metrics.openMetrics,
       readiness: {
         notReadyBecause: () => {
           if (nats.isClosed()) return "NATS connection closed";
@@ -168,7 +178,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         },
       },
     });
-    logger.info({ metrics: operations.url, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs, signingKey: signer.publicKey, alsoTrusted: config.trustedKeys?.map((key) => key.publicKey) }, "serving");
+    logger.info({ metrics: operations.url, traces: config.traces.enabled ? config.traces.settings.url : `off (${config.traces.because})`, subjects: names.prefix, namespaces: config.namespaces ?? "all", replica: config.replicaId, jetstreamReplicas: replicas, containerLogs: config.containerLogs, signingKey: signer.publicKey, alsoTrusted: config.trustedKeys?.map((key) => key.publicKey) }, "serving");
     const ops = operations;
     return {
       metricsUrl: ops.url,
@@ -186,6 +196,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         leases.stopHeartbeat();
         engine.stop();
         await withinMs(events.flush(), Math.max(1_000, graceMs / 4));
+        await withinMs(traces?.shutdown() ?? Promise.resolve(), Math.max(1_000, graceMs / 4));
         hub.stop();
         await nats.drain().catch(() => undefined);
         await ops.close();
@@ -193,6 +204,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     };
   } catch (error) {
     hub.stop();
+    await traces?.shutdown();
     await operations?.close();
     await connection?.close().catch(() => undefined);
     throw error;

@@ -13,6 +13,7 @@ import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
 import type { TenantDirectory } from "../tenants/index.js";
+import type { TraceExportChoice } from "../tracing/index.js";
 
 export interface ServiceConfig {
   /** Undefined: in-cluster config, or KUBECONFIG when set (client-node's loadFromDefault). */
@@ -67,6 +68,8 @@ export interface ServiceConfig {
   maxDeploymentLabels?: number;
   /** The tenants file (serve --tenants): callers are then NATS accounts, each scoped to its own. None: one caller, everything allowed. */
   tenants?: TenantDirectory;
+  /** Whether and where each decided observation's trace is exported (traceExportFromEnv); default off. */
+  traces?: TraceExportChoice;
 }
 
 export const serviceDefaults = {
@@ -90,6 +93,7 @@ export const serviceDefaults = {
   maxDeploymentLabels: defaultMaxDeploymentLabels,
   /** Applied when the health checks are compiled (serve --health-checks); listed here for its one default. */
   celCostLimit: defaultCelCostLimit,
+  traces: { enabled: false, because: "not configured" } as TraceExportChoice,
 } as const;
 
 type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants";

@@ -4,6 +4,13 @@
 export {
   CancelReply,
   CancelRequest,
+  Expectation,
+  HistoryComparison,
+  HistoryOutlook,
+  StageEstimate,
+  TraceParent,
+  TraceState,
+  historyLimit,
   DeploymentName,
   ErrorCode,
   ErrorReply,
@@ -124,3 +131,24 @@ export { logNoteOf, logTailLimits, logTailOf } from "./logTail.js";
 export type { LogTailLimits } from "./logTail.js";
 export type { StallNotice } from "./stall.js";
 export type { ResumeObservationInput } from "./resumption.js";
+export {
+  DeploymentHistory,
+  HistoryEntry,
+  appendToHistory,
+  autoStallQuantile,
+  autoStallThreshold,
+  compareWithHistory,
+  emptyHistory,
+  estimateStage,
+  expectationMessage,
+  expectationOf,
+  formatRolloutTime,
+  historyEntryOf,
+  minAutoStallSamples,
+  minAutoStallSeconds,
+  nearestRank,
+  outlookOf,
+} from "./history.js";
+export type { DecidedObservation } from "./timeline.js";
+export type { AutoStallThreshold } from "./history.js";
+export { Timeline, TimelineNotice, emptyTimeline, noteNotice, noteResource, noteStage, timelineNoticeLimit } from "./timeline.js";

@@ -19,7 +19,8 @@ import { isBootstrapJob } from "./bootstrap.js";
 import { withLoadBalancerChoice } from "./loadBalancerChoice.js";
 import { isTerminal, transition } from "./outcome.js";
 import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "./reading.js";
-import type { Failure, ObservationVerdict, Outcome, Stage } from "./schemas.js";
+import { compareWithHistory } from "./history.js";
+import type { Failure, HistoryOutlook, ObservationVerdict, Outcome, Stage } from "./schemas.js";
 import { formatDuration } from "./text.js";
 import {
   absenceOf,
@@ -343,5 +344,14 @@ export function toVerdict(state: ObservationState): ObservationVerdict {
     deadline: new Date(state.deadlineMs).toISOString(),
     ...(decision && { decidedAt: new Date(decision.atMs).toISOString() }),
     ...(state.tenant !== undefined && { tenant: state.tenant }),
+    ...(state.outlook && { history: historyOf(state) }),
   };
+}
+
+/** The outlook, with a success ranked among the earlier rollouts at its required stage. */
+function historyOf(state: ObservationState): HistoryOutlook | undefined {
+  const { outlook, decision } = state;
+  if (!outlook || state.outcome !== "succeeded" || !decision) return outlook;
+  const comparison = compareWithHistory(outlook, state.required, (decision.atMs - state.startedAtMs) / 1000);
+  return comparison ? { ...outlook, comparison } : outlook;
 }

@@ -17,6 +17,7 @@ import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "./
 import type {
   Failure,
   FieldIssue,
+  HistoryOutlook,
   ObservationRequest,
   ObservationVerdict,
   Outcome,
@@ -109,6 +110,8 @@ export interface ObservationState {
   readonly outcome: Outcome;
   /** Set with the terminal outcome. */
   readonly decision?: Decision | undefined;
+  /** What the deployment's earlier observations took, read when this one began (history.ts). */
+  readonly outlook?: HistoryOutlook | undefined;
 }
 
 /** What a reducer call changed, for subscribers: emitted only on real transitions. */
@@ -180,6 +183,8 @@ export interface StartObservationInput {
   readonly isClusterScoped?: ClusterScope;
   /** The caller's tenant; undefined without a tenants file. */
   readonly tenant?: string | undefined;
+  /** The deployment's history as the observation begins; none for a deployment never observed. */
+  readonly outlook?: HistoryOutlook | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -212,6 +217,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       resources,
       reached: "none",
       outcome: "in_progress",
+      ...(input.outlook && { outlook: input.outlook }),
     },
   };
 }

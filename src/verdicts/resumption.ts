@@ -23,7 +23,9 @@ export interface ResumeObservationInput extends StartObservationInput {
 }
 
 export function resumeObservation(input: ResumeObservationInput): Parsed<ObservationState> {
-  const started = startObservation(input);
+  // The outlook is the one read when the observation began: an adopter shows the same expectation.
+  const { comparison: _decidedOnly, ...outlook } = input.verdict.history ?? { earlier: 0, stages: {} };
+  const started = startObservation({ ...input, ...(input.verdict.history && { outlook }) });
   if (!started.ok) return started;
   let state = started.value;
   const labelled = new Set(input.labelledBootstrap ?? []);

@@ -121,6 +121,20 @@ const RequestKey = z
   .max(256, "at most 256 characters")
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not hold control characters");
 
+// W3C Trace Context (https://www.w3.org/TR/trace-context/): version 00, a 32-hex trace id and a
+// 16-hex parent id that are not all zeros, 2-hex flags. Other versions may carry more fields;
+// this service understands version 00 only and says so rather than guess.
+export const TraceParent = z
+  .string()
+  .regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, "must be a W3C traceparent: 00-<32 lowercase hex trace id>-<16 hex parent id>-<2 hex flags>")
+  .refine((value) => !/^00-0{32}-/.test(value) && !/^00-[0-9a-f]{32}-0{16}-/.test(value), "must not have an all-zero trace id or parent id");
+/** Up to 32 comma-separated `key=value` members, at most 512 characters (what the W3C text asks vendors to propagate). */
+export const TraceState = z
+  .string()
+  .max(512, "at most 512 characters")
+  .regex(/^[\x20-\x7e]*$/, "must be printable ASCII")
+  .refine((value) => value.split(",").length <= 32, "at most 32 members");
+
 export const ObservationRequest = z
   .strictObject({
     key: RequestKey,
@@ -130,8 +144,14 @@ export const ObservationRequest = z
     deadline: z.iso.datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-29T10:00:00Z" }).optional(),
     defaultNamespace: NamespaceName.optional(),
     absentGraceSeconds: z.number().nonnegative().max(3600).default(defaultAbsentGraceSeconds),
-    /** No resource changed state, reason or reading for this long: one `stalled` notice (0: never). */
-    stallSeconds: z.int().nonnegative().max(24 * 3600, "at most 24 hours").default(defaultStallSeconds),
+    /**
+     * No resource changed state, reason or reading for this long: one `stalled` notice (0: never).
+     * `auto`: a notice once the rollout has taken longer than 95% of the deployment's earlier ones
+     * to reach its next stage (verdicts/history.ts says why 95%); without enough history, the default.
+     */
+    stallSeconds: z
+      .union([z.int().nonnegative().max(24 * 3600, "at most 24 hours"), z.literal("auto")], { error: "must be a whole number of seconds (at most 24 hours) or 'auto'" })
+      .default(defaultStallSeconds),
     resources: z
       .array(ResourceIdentity)
       .min(1, "at least one resource")
@@ -154,6 +174,12 @@ export const ObservationRequest = z
      * have no load-balancer controller (kind, kwok, bare metal), as kstatus reads it.
      */
     loadBalancerAddress: z.enum(loadBalancerAddressChoices).optional(),
+    /**
+     * The W3C trace context of the caller's trace (a CI pipeline's, `TRACEPARENT`): the observation
+     * is exported as spans under it when the service exports traces (README "Tracing").
+     */
+    traceparent: TraceParent.optional(),
+    tracestate: TraceState.optional(),
   })
   .superRefine((request, ctx) => {
     if (request.timeoutSeconds === undefined && request.deadline === undefined) {
@@ -163,6 +189,51 @@ export const ObservationRequest = z
 export type ObservationRequest = z.infer<typeof ObservationRequest>;
 /** What a client writes: defaults (absentGraceSeconds, failOn) may be left out. */
 export type ObservationRequestInput = z.input<typeof ObservationRequest>;
+
+// History (verdicts/history.ts): what earlier observations of the same deployment took.
+
+/** Observations kept per deployment: enough for a stable 95th percentile, small enough for one KV value. */
+export const historyLimit = 50;
+
+/** How long earlier successful rollouts took to reach one stage. */
+export const StageEstimate = z.object({
+  samples: z.int().positive(),
+  medianSeconds: z.number().nonnegative(),
+  p90Seconds: z.number().nonnegative(),
+  p95Seconds: z.number().nonnegative(),
+  /** The earlier durations themselves, ascending (at most historyLimit): a success is ranked among them. */
+  earlierSeconds: z.array(z.number().nonnegative()).max(historyLimit),
+});
+export type StageEstimate = z.infer<typeof StageEstimate>;
+
+/** How this rollout compared with the earlier ones at its required stage (a success's verdict). */
+export const HistoryComparison = z.object({
+  stage: Stage,
+  seconds: z.number().nonnegative(),
+  samples: z.int().positive(),
+  medianSeconds: z.number().nonnegative(),
+  p90Seconds: z.number().nonnegative(),
+  /** Earlier rollouts that took longer than this one. */
+  fasterThan: z.int().nonnegative(),
+  message: z.string(),
+});
+export type HistoryComparison = z.infer<typeof HistoryComparison>;
+
+/**
+ * What the history said when the observation began (fixed from then on, so every replica and every
+ * reader shows the same), and with a success how this one compared.
+ */
+export const HistoryOutlook = z.object({
+  /** Earlier observations of this deployment in the history, whatever their outcome. */
+  earlier: z.int().nonnegative(),
+  stages: z.partialRecord(Stage, StageEstimate),
+  comparison: HistoryComparison.optional(),
+});
+export type HistoryOutlook = z.infer<typeof HistoryOutlook>;
+
+/** The expectation shown beside the elapsed time: one stage's estimate. */
+export const Expectation = StageEstimate.omit({ earlierSeconds: true }).extend({ stage: Stage, message: z.string() });
+export type Expectation = z.infer<typeof Expectation>;
 
 /** The newest Warning event about a resource or what it owns (its ReplicaSets, its pods). */
 export const ResourceWarning = z.object({
@@ -244,6 +315,8 @@ export const ObservationVerdict = z.object({
   decidedAt: z.string().optional(),
   /** The tenant (NATS account) that asked, with a tenants file; absent without one. Signed with the rest. */
   tenant: z.string().optional(),
+  /** What earlier observations of the deployment took, as the observation began; with a success, how it compared. */
+  history: HistoryOutlook.optional(),
   signature: Signature.optional(),
 });
 export type ObservationVerdict = z.infer<typeof ObservationVerdict>;
@@ -258,6 +331,8 @@ export const ProgressEvent = z.object({
   tenant: z.string().optional(),
   at: z.string(),
   resource: ResourceVerdict,
+  /** How long the required stage usually takes this deployment (absent without an earlier success). */
+  expectation: Expectation.optional(),
   signature: Signature.optional(),
 });
 /** A notice, never a failure: nothing moved for `sinceSeconds`; names what the observation waits on. */
@@ -270,6 +345,8 @@ export const StalledEvent = z.object({
   sinceSeconds: z.number().nonnegative(),
   waitingFor: z.array(ResourceVerdict),
   message: z.string(),
+  /** With `stallSeconds: auto`: the stage not reached, and the earlier rollouts' time to it that this one passed. */
+  basis: z.object({ stage: Stage, quantile: z.number(), thresholdSeconds: z.number().nonnegative(), samples: z.int().positive() }).optional(),
   signature: Signature.optional(),
 });
 export const StageEvent = z.object({
@@ -352,6 +429,8 @@ export const InProgressItem = z.object({
   deadline: z.string(),
   /** With a tenants file: the tenant that asked. */
   tenant: z.string().optional(),
+  /** How long the required stage usually takes this deployment, when its history has earlier successes. */
+  expectation: Expectation.optional(),
   /** The lease holder: the replica driving it, or, when the lease is expired or released, the one that did. */
   owner: z.object({ replica: z.string(), lease: z.enum(leaseStates), leaseExpiresAt: z.string() }),
 });

@@ -2,6 +2,8 @@
 # Builds the end-to-end control plane from Go modules, once per machine, or reuses what an earlier
 # run built: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, nats-server and
 # the kubectl the pipeline tests run (`kubectl apply -o json | stagewatch observe -f -`).
+# `build.sh jaeger` builds (or finds) only Jaeger, the trace backend of the tracing test, and
+# prints `jaeger=PATH`: it is no part of the control plane, and a cluster start never waits for it.
 #
 # Binaries live outside the work tree in $STAGEWATCH_CACHE_DIR (default ~/.cache/stagewatch), one
 # directory per component and version (kubernetes-v1.37.2/, etcd-v3.6.16/, ...). A directory only
@@ -21,6 +23,8 @@ KUBERNETES_VERSION="$(module_version "$here/go/kube/go.mod" k8s.io/kubernetes)"
 ETCD_VERSION="$(module_version "$here/go/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 KWOK_VERSION=v0.8.0
 NATS_VERSION=v2.15.3
+# The wrapper module test/cluster/go/jaeger is the source of Jaeger's version.
+JAEGER_VERSION="$(module_version "$here/go/jaeger/go.mod" github.com/jaegertracing/jaeger)"
 
 kube_dir="$cache/kubernetes-$KUBERNETES_VERSION"
 # A directory of its own, not a fourth binary in kube_dir: a machine that built the control plane
@@ -29,6 +33,7 @@ kubectl_dir="$cache/kubectl-$KUBERNETES_VERSION"
 etcd_dir="$cache/etcd-$ETCD_VERSION"
 kwok_dir="$cache/kwok-$KWOK_VERSION"
 nats_dir="$cache/nats-server-$NATS_VERSION"
+jaeger_dir="$cache/jaeger-$JAEGER_VERSION"
 
 log() { echo "stagewatch cluster build: $*" >&2; }
 
@@ -88,7 +93,24 @@ build_nats() {
   CGO_ENABLED=0 GOBIN="$out" go install -trimpath -ldflags "-s -w" "github.com/nats-io/nats-server/v2@$NATS_VERSION"
 }
 
+# `go install github.com/jaegertracing/jaeger/cmd/jaeger@version` refuses the module's replace
+# directives, so the wrapper module records it as a tool (`go get -tool`, committed go.sum) and
+# this builds that tool.
+build_jaeger() {
+  (cd "$here/go/jaeger" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" -o "$out/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger)
+}
+
 mkdir -p "$cache"
+if [ "${1:-}" = "jaeger" ]; then
+  if [ -n "${STAGEWATCH_JAEGER:-}" ]; then echo "jaeger=$STAGEWATCH_JAEGER"; exit 0; fi
+  # A lock of its own: a Jaeger build (long, cold) never holds up a control plane build.
+  exec 8>"$cache/.build-jaeger.lock"
+  flock 8
+  build_into "$jaeger_dir" "jaeger $JAEGER_VERSION" build_jaeger
+  echo "jaeger=$jaeger_dir/jaeger"
+  exit 0
+fi
+
 exec 9>"$cache/.build.lock"
 flock 9
 

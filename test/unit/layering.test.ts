@@ -19,8 +19,9 @@ const mayImport: Record<string, readonly string[]> = {
   tenants: ["verdicts"],
   bus: ["verdicts", "signing", "tenants", "logging"],
   observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus"],
-  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations"],
-  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service"],
+  tracing: ["verdicts", "logging"],
+  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "tracing"],
+  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service", "tracing"],
 };
 
 /** The folder of src/ a path lies in; undefined for the entry points at its top and for what lies outside it. */

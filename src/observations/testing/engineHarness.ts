@@ -5,8 +5,9 @@ import type { ServiceSigner } from "../../signing/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
 import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
-import type { ObserveResult } from "../../bus/index.js";
+import type { DeploymentHistories, ObserveResult } from "../../bus/index.js";
 import type { Caller } from "../../tenants/index.js";
+import type { TraceSink } from "../ports.js";
 import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
@@ -42,6 +43,10 @@ export interface EngineHarnessOptions {
   readonly secretNamespaces?: readonly string[];
   /** The NATS server's max_payload the engine fits records and events to; 1 MiB when absent. */
   readonly maxPayloadBytes?: number;
+  /** The deployments' histories, shared by every replica; none when absent. */
+  readonly history?: DeploymentHistories;
+  /** Where decided observations' traces go, shared by every replica; none when absent. */
+  readonly traces?: TraceSink;
 }
 
 export interface LoggedLine {
@@ -119,6 +124,8 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       ...(options.signer && { signer: options.signer }),
       ...(options.admissionLimits && { admissionLimits: options.admissionLimits }),
       ...(options.maxPayloadBytes !== undefined && { maxPayloadBytes: options.maxPayloadBytes }),
+      ...(options.history && { history: options.history }),
+      ...(options.traces && { traces: options.traces }),
     });
     const adopter = new Adopter({
       store: leaseStore,

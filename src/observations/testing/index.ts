@@ -4,6 +4,7 @@
 export { CapturingEventStore } from "./capturingEventStore.js";
 export { InMemoryObservationRecords } from "../inMemoryRecords.js";
 export { InMemoryLeaseStore } from "../inMemoryLeases.js";
+export { InMemoryHistories } from "./inMemoryHistories.js";
 export { ScriptedCluster } from "./scriptedCluster.js";
 export type { DiscoveredKind } from "./scriptedCluster.js";
 export { drainMicrotasks, engineHarness, observationRequest } from "./engineHarness.js";
