@@ -13,18 +13,20 @@ import { parseWith } from "../verdicts/validation.js";
 import { isCompareAndSwapConflict, openKvBucket, type KvBucketOptions } from "./kvBuckets.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
 
+/** `tenant`: whose deployment (a tenants file's account); two teams' `api` are two histories. */
 export interface DeploymentHistories {
-  read(deployment: string): Promise<DeploymentHistory>;
+  read(deployment: string, tenant: string | undefined): Promise<DeploymentHistory>;
   /** Resolves with the history as stored after the append. */
-  append(deployment: string, entry: HistoryEntry): Promise<DeploymentHistory>;
+  append(deployment: string, tenant: string | undefined, entry: HistoryEntry): Promise<DeploymentHistory>;
 }
 
 /**
- * The KV key of a deployment's history. The one place it is built: once requests carry a tenant,
- * the tenant is prefixed here (`<tenant>.<deployment>`), and both are subject tokens already.
+ * The KV key of a deployment's history, the one place it is built: `deployments.<deployment>`, and
+ * with a tenant `tenants.<tenant>.<deployment>` (both are subject tokens already), so one team's
+ * rollouts never set another's expectation.
  */
-export function historyKey(deployment: string): string {
-  return `deployments.${deployment}`;
+export function historyKey(deployment: string, tenant: string | undefined): string {
+  return tenant === undefined ? `deployments.${deployment}` : `tenants.${tenant}.${deployment}`;
 }
 
 /** A history outlives the observations it counts: a deployment rolled out monthly still has one. */
@@ -42,8 +44,8 @@ export async function openDeploymentHistories(js: JetStreamClient, options: KvBu
 }
 
 export function deploymentHistoriesIn(kv: KV): DeploymentHistories {
-  const readStored = async (deployment: string): Promise<{ history: DeploymentHistory; revision: number }> => {
-    const entry = await kv.get(historyKey(deployment));
+  const readStored = async (key: string): Promise<{ history: DeploymentHistory; revision: number }> => {
+    const entry = await kv.get(key);
     if (entry === null || entry.operation !== "PUT") return { history: emptyHistory, revision: 0 };
     let json: unknown;
     try {
@@ -57,16 +59,17 @@ export function deploymentHistoriesIn(kv: KV): DeploymentHistories {
   };
 
   return {
-    read: async (deployment) => (await readStored(deployment)).history,
+    read: async (deployment, tenant) => (await readStored(historyKey(deployment, tenant))).history,
 
-    async append(deployment, entry) {
+    async append(deployment, tenant, entry) {
+      const key = historyKey(deployment, tenant);
       for (let round = 0; round < appendRounds; round++) {
-        const { history, revision } = await readStored(deployment);
+        const { history, revision } = await readStored(key);
         const next = appendToHistory(history, entry);
         if (next === history) return history;
         try {
-          if (revision === 0) await kv.create(historyKey(deployment), JSON.stringify(next));
-          else await kv.update(historyKey(deployment), JSON.stringify(next), revision);
+          if (revision === 0) await kv.create(key, JSON.stringify(next));
+          else await kv.update(key, JSON.stringify(next), revision);
           return next;
         } catch (error) {
           if (!isCompareAndSwapConflict(error)) throw error;

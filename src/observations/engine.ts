@@ -109,7 +109,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
 
     const observationId = this.settings.newObservationId();
     const scopeByKind = new Map(mappings.value.map((m) => [m.kindKey, !m.namespaced]));
-    const outlook = await this.outlookOf(request.deployment);
+    const outlook = await this.outlookOf(request.deployment, caller.tenant);
     const started = startObservation({
       observationId,
       request,
@@ -259,11 +259,11 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   }
 
   /** What the deployment's earlier observations took; none without a history, and none when it cannot be read (it is advice). */
-  private async outlookOf(deployment: string): Promise<HistoryOutlook | undefined> {
+  private async outlookOf(deployment: string, tenant: string | undefined): Promise<HistoryOutlook | undefined> {
     const { history, logger } = this.settings;
     if (!history) return undefined;
     try {
-      const earlier = await history.read(deployment);
+      const earlier = await history.read(deployment, tenant);
       return earlier.entries.length > 0 ? outlookOf(earlier) : undefined;
     } catch (error) {
       logger.warn({ deployment, err: error }, "cannot read the deployment's history; observing without an expectation");

@@ -3,6 +3,8 @@
 // the verdict is out, `stallSeconds: auto` from the earlier times to the stage waited for, and the
 // timeline and trace built from the record even across an adoption. On virtual time.
 import { describe, expect, it } from "vitest";
+import { historyKey } from "../bus/index.js";
+import { TenantEntry, tenantCaller } from "../tenants/index.js";
 import type { DecidedObservation } from "../verdicts/index.js";
 import { successEntry } from "../../test/fixtures/history.js";
 import { deployment, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
@@ -15,7 +17,7 @@ const rollingOut = () => rollingOutDeployment({ replicas: 2, ready: 1 });
 /** Earlier successes of `payments` that reached healthy in these many seconds. */
 function historyOf(seconds: readonly number[]): InMemoryHistories {
   const histories = new InMemoryHistories();
-  histories.byDeployment.set("payments", { entries: seconds.map((s, i) => successEntry(`earlier-${i}`, s, 1)) });
+  histories.byKey.set(historyKey("payments", undefined), { entries: seconds.map((s, i) => successEntry(`earlier-${i}`, s, 1)) });
   return histories;
 }
 
@@ -44,7 +46,7 @@ describe("an observation of a deployment with a history", () => {
       outcome: "succeeded",
       history: { earlier: 5, comparison: { stage: "healthy", seconds: 75, fasterThan: 3, message: "healthy in 1m15s: faster than 3 of 5 earlier rollouts (usually 1m20s, 90% within 1m40s, from 5 earlier rollouts)" } },
     });
-    const entries = history.byDeployment.get("payments")!.entries;
+    const entries = history.byKey.get(historyKey("payments", undefined))!.entries;
     expect(entries).toHaveLength(6);
     expect(entries.at(-1)).toMatchObject({ observationId: id, outcome: "succeeded", stageSeconds: { applied: 0, bootstrapped: 0, healthy: 75 } });
   });
@@ -85,7 +87,21 @@ describe("an observation of a deployment with a history", () => {
     h.cluster.put(deployment({ replicas: 2 }));
     const id = await h.start(observationRequest());
     expect(h.events.verdict(id).history).toBeUndefined();
-    expect(history.byDeployment.get("payments")?.entries).toHaveLength(1);
+    expect(history.byKey.get(historyKey("payments", undefined))?.entries).toHaveLength(1);
+  });
+});
+
+describe("a tenant's history", () => {
+  it("is its own: another team's rollouts of a deployment of the same name set no expectation, and its success starts its own history", async () => {
+    const history = historyOf([60, 70, 80, 90, 100]);
+    const h = engineHarness({ history });
+    h.cluster.put(deployment({ replicas: 2 }));
+    const teamA = tenantCaller("TEAM_A", TenantEntry.parse({ namespaces: ["payments"] }));
+    const id = await h.start(observationRequest(), teamA);
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded", tenant: "TEAM_A" });
+    expect(h.events.verdict(id).history).toBeUndefined();
+    expect(history.byKey.get(historyKey("payments", "TEAM_A"))?.entries).toMatchObject([{ observationId: id }]);
+    expect(history.byKey.get(historyKey("payments", undefined))?.entries).toHaveLength(5);
   });
 });
 

@@ -87,7 +87,7 @@ export class VerdictDelivery {
     traces?.export(decided);
     if (!history || !isTerminal(decided.verdict.outcome)) return;
     const { deployment } = decided.request;
-    history.append(deployment, historyEntryOf(decided.verdict, decided.timeline)).then(
+    history.append(deployment, decided.verdict.tenant, historyEntryOf(decided.verdict, decided.timeline)).then(
       (next) => metrics.expectation(deployment, outlookOf(next).stages),
       (error: unknown) => logger.warn({ observationId: decided.verdict.observationId, deployment, err: error }, "observation not added to its deployment's history"),
     );
