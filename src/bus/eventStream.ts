@@ -16,7 +16,7 @@ export type EventStreamOptions = {
   replicas?: number;
   /** How long a Nats-Msg-Id is remembered for de-duplication. Default 2 min (the server's default). */
   duplicateWindowMs?: number;
-  /** The most the stream stores, in bytes; past it the oldest events go first. Default 1 GiB. */
+  /** The most the stream stores, in bytes; past it the oldest events go first. Default 256 MiB. */
   maxBytes?: number;
   /** The largest event, in bytes: the server's max_payload (events are fitted to it). Default 1 MiB. */
   maxMessageBytes?: number;
@@ -30,7 +30,7 @@ export const defaultEventStreamOptions = {
   storage: "file",
   replicas: 1,
   duplicateWindowMs: 120_000,
-  maxBytes: 1024 ** 3,
+  maxBytes: 256 * 1024 ** 2,
   maxMessageBytes: 1024 * 1024,
   maxEventsPerObservation: 10_000,
 } as const satisfies Required<EventStreamOptions>;

@@ -16,13 +16,13 @@ export type KvBucketOptions = {
   storage?: "file" | "memory";
   /** Copies in a clustered JetStream. Default 1. */
   replicas?: number;
-  /** The most the bucket stores, in bytes (every copy counts on its server). Default 1 GiB. */
+  /** The most the bucket stores, in bytes (every copy counts on its server). Default 256 MiB. */
   maxBytes?: number;
   /** The largest value, in bytes: the server's max_payload. Default 1 MiB, the server's default. */
   maxValueBytes?: number;
 };
 
-export const defaultBucketMaxBytes = 1024 ** 3;
+export const defaultBucketMaxBytes = 256 * 1024 ** 2;
 const defaultMaxValueBytes = 1024 * 1024;
 
 /**

@@ -57,8 +57,8 @@ describe("serve's limits", () => {
   it("lists every limit with its default in --help", async () => {
     const result = await runCli(["serve", "--help"], { env: nowhere });
     expect(result.stdout).toContain("--max-in-flight N       observations in flight on this replica, every caller together (default 2000)");
-    expect(result.stdout).toContain("the records bucket's bytes; when full, new observations are refused (default 512MiB)");
-    expect(result.stdout).toContain("(default 1GiB)");
+    expect(result.stdout).toContain("the records bucket's bytes; when full, new observations are refused (default 256MiB)");
+    expect(result.stdout).toContain("the oldest events go first (default 256MiB)");
     expect(result.stdout).toContain("leaders) before exiting 3 (default 1m0s)");
   });
 });

@@ -87,8 +87,8 @@ export const serviceDefaults = {
   requestsPerSecond: defaultAdmissionLimits.requestsPerSecond,
   eventStreamMaxBytes: defaultEventStreamOptions.maxBytes,
   maxEventsPerObservation: defaultEventStreamOptions.maxEventsPerObservation,
-  recordsMaxBytes: 512 * 1024 ** 2,
-  leasesMaxBytes: 64 * 1024 ** 2,
+  recordsMaxBytes: 256 * 1024 ** 2,
+  leasesMaxBytes: 32 * 1024 ** 2,
   maxLogReads: defaultMaxLogReads,
   maxDeploymentLabels: defaultMaxDeploymentLabels,
   /** Applied when the health checks are compiled (serve --health-checks); listed here for its one default. */

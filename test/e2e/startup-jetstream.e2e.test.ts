@@ -9,7 +9,11 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { pino } from "pino";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildOrReuseBinaries } from "../cluster/binaries.ts";
-import { natsClusterNodes, type NatsNode } from "../cluster/nats.ts";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { connect } from "@nats-io/transport-node";
+import { busNames, ensureEventStream, isStoreFull, openKvBucket } from "../../src/bus/index.js";
+import { natsClusterNodes, startNatsServer, type NatsNode } from "../cluster/nats.ts";
 import { scratchDir } from "../cluster/stagewatch.ts";
 import { startService, type RunningService } from "../../src/service/service.ts";
 import { runCli } from "../../src/cli/testing/runCli.ts";
@@ -79,5 +83,30 @@ describe("serve on a JetStream still electing its leaders", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^stagewatch: NATS at ${node.url.replaceAll(".", "\\.")}: JetStream API: JetStream not ready after \\d+s: `));
     expect(result.stderr).not.toContain("    at ");
+  }, 60_000);
+});
+
+describe("the stream and buckets on a server of their own", () => {
+  it("are given their byte limits when created without them, and a full bucket's write is told apart", async () => {
+    const node = await startNatsServer(natsBinary, scratchDir("nats-limits"));
+    nodes = [node];
+    const nc = await connect({ servers: node.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const names = busNames(randomPrefix());
+      // What an older stagewatch created: no byte limits.
+      await jsm.streams.add({ name: names.eventStream, subjects: [names.allEvents] });
+      await new Kvm(jetstream(nc)).create(names.recordsBucket, { history: 1 });
+      await ensureEventStream(jsm, names, { maxBytes: 8 * 1024 * 1024, maxMessageBytes: 64 * 1024 });
+      const kv = await openKvBucket(jetstream(nc), names.recordsBucket, { maxBytes: 16 * 1024, maxValueBytes: 4 * 1024 });
+      expect((await jsm.streams.info(names.eventStream)).config).toMatchObject({ max_bytes: 8 * 1024 * 1024, max_msg_size: 64 * 1024, max_msgs_per_subject: 10_000, discard: "old" });
+      expect((await jsm.streams.info(`KV_${names.recordsBucket}`)).config).toMatchObject({ max_bytes: 16 * 1024, max_msg_size: 4 * 1024 });
+
+      let full: unknown;
+      for (let i = 0; i < 100 && full === undefined; i++) await kv.put(`observations.o-${i}`, "x".repeat(1024)).catch((error: unknown) => (full = error));
+      expect(isStoreFull(full)).toBe(true);
+    } finally {
+      await nc.close();
+    }
   }, 60_000);
 });
