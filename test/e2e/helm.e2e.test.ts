@@ -277,6 +277,11 @@ describe("helm template with non-default values", () => {
       { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "NATS_URL", value: "tls://nats.messaging.svc:4222" },
       { name: "NATS_CREDS_FILE", value: "/etc/stagewatch/nats-credentials/stagewatch.creds" },
+      // Traces (tracing.*): the standard OTEL_* variables, the collector's headers from their Secret.
+      { name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://otel-collector.observability:4318" },
+      { name: "OTEL_SERVICE_NAME", value: "stagewatch" },
+      { name: "OTEL_RESOURCE_ATTRIBUTES", value: "k8s.pod.name=$(STAGEWATCH_REPLICA_ID),k8s.namespace.name=platform" },
+      { name: "OTEL_EXPORTER_OTLP_HEADERS", valueFrom: { secretKeyRef: { name: "otel-exporter", key: "headers" } } },
       { name: "NATS_TLS_CA_FILE", value: "/etc/stagewatch/nats-tls/ca.crt" },
       { name: "NATS_TLS_CERT_FILE", value: "/etc/stagewatch/nats-tls/tls.crt" },
       { name: "NATS_TLS_KEY_FILE", value: "/etc/stagewatch/nats-tls/tls.key" },

@@ -43,8 +43,8 @@ describe("stagewatch get and cancel", () => {
     const table = await stagewatch(["get", run.observationId, `--subject-prefix=${prefix}`]);
     expect(table.status, output(table)).toBe(0);
     const lines = table.stdout.split("\n");
-    expect(lines[0]).toMatch(/^OBSERVATION +DEPLOYMENT +KEY +REQUIRED +REACHED +OUTCOME +AGE +LEFT +DECIDED$/);
-    expect(lines[1]).toMatch(new RegExp(`^${run.observationId} +stuck +\\S+ +healthy +\\w+ +in_progress +\\d+s +\\d+m\\d+s +-$`));
+    expect(lines[0]).toMatch(/^OBSERVATION +DEPLOYMENT +KEY +REQUIRED +REACHED +OUTCOME +AGE +USUALLY +LEFT +DECIDED$/);
+    expect(lines[1]).toMatch(new RegExp(`^${run.observationId} +stuck +\\S+ +healthy +\\w+ +in_progress +\\d+s +\\S+ +\\d+m\\d+s +-$`));
     expect(lines[3]).toMatch(/^RESOURCE +STATE +REASON +MESSAGE$/);
     expect(lines[4]).toMatch(new RegExp(`^Deployment ${namespace}/stuck +pending +`));
 

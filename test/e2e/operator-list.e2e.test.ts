@@ -68,10 +68,10 @@ describe("stagewatch list", () => {
     const table = await list();
     expect(table.status, output(table)).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^OBSERVATION +DEPLOYMENT +KEY +REQUIRED +REACHED +AGE +LEFT +OWNER$/);
+    expect(lines[0]).toMatch(/^OBSERVATION +DEPLOYMENT +KEY +REQUIRED +REACHED +AGE +USUALLY +LEFT +OWNER$/);
     expect(lines.slice(1)).toEqual([
-      expect.stringMatching(new RegExp(`^${a.observationId} +stuck-a +e2e-\\S+/stuck-a +healthy +\\w+ +\\d+s +\\d+m\\d+s +${replica}$`)),
-      expect.stringMatching(new RegExp(`^${b.observationId} +stuck-b +e2e-\\S+/stuck-b +healthy +\\w+ +\\d+s +\\d+m\\d+s +${replica}$`)),
+      expect.stringMatching(new RegExp(`^${a.observationId} +stuck-a +e2e-\\S+/stuck-a +healthy +\\w+ +\\d+s +\\S+ +\\d+m\\d+s +${replica}$`)),
+      expect.stringMatching(new RegExp(`^${b.observationId} +stuck-b +e2e-\\S+/stuck-b +healthy +\\w+ +\\d+s +\\S+ +\\d+m\\d+s +${replica}$`)),
     ]);
 
     const json = await items();

@@ -118,7 +118,7 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
     // The chart's identity and roles, installed for real; the Deployment and Service stay out:
     // the service runs here, not in a (kwok) pod.
     const releaseName = `rbac-${randomBytes(3).toString("hex")}`;
-    const identity = renderChart({ releaseName, namespace: release, set: namespaced ? { namespaces: [app] } : {} }).filter(
+    const identity = renderChart({ releaseName, namespace: release, set: { "rbac.secretNamespaces": [app], ...(namespaced && { namespaces: [app] }) } }).filter(
       (object) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(object.kind ?? ""),
     );
     const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
@@ -150,7 +150,7 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
   });
 
   it("observes a Deployment, a ConfigMap and a Secret to healthy", async () => {
-    const service = await serves.start({ name: "rbac", kubeconfigPath, args: namespaced ? [`--namespaces=${app}`] : [] });
+    const service = await serves.start({ name: "rbac", kubeconfigPath, args: [`--secret-namespaces=${app}`, ...(namespaced ? [`--namespaces=${app}`] : [])] });
     const manifest = writeManifest(join(dir, "payments.yaml"), appObjects(app));
     const result = await runStagewatch(
       ["observe", "-f", manifest, "--deployment", "payments", "--require", "healthy", "--timeout", "90s", `--subject-prefix=${service.prefix}`, "--json"],
@@ -178,11 +178,11 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
     expect(await statusOf(core.readNamespacedPodLog({ name: "any", namespace: app }))).toBe(403);
   });
 
-  it("can still list Secrets where it watches: RBAC has no metadata-only verb (documented, not hidden)", async () => {
+  it("can still list Secrets where it checks them (rbac.secretNamespaces): RBAC has no metadata-only verb (documented, not hidden)", async () => {
     const core = token.makeApiClient(CoreV1Api);
     expect(await statusOf(core.listNamespacedSecret({ namespace: app }))).toBe(200);
-    // Namespaced, that is all: neither other namespaces nor the cluster-wide list.
-    expect(await statusOf(core.listNamespacedSecret({ namespace: release }))).toBe(namespaced ? 403 : 200);
-    expect(await statusOf(core.listSecretForAllNamespaces())).toBe(namespaced ? 403 : 200);
+    // There only, cluster-wide install or not: neither other namespaces nor the cluster-wide list.
+    expect(await statusOf(core.listNamespacedSecret({ namespace: release }))).toBe(403);
+    expect(await statusOf(core.listSecretForAllNamespaces())).toBe(403);
   });
 });

@@ -224,7 +224,9 @@ describe("a forged succeeded verdict published first under the verdict's old mes
     expect(result.stderr).not.toContain("not verified");
 
     const evidence = JSON.parse(readFileSync(verdictFile, "utf8")) as ObservationVerdict;
-    expect(evidence).toEqual(Object.fromEntries(Object.entries(printed).filter(([name]) => name !== "verified")));
+    // The file is what the service signed: without observe's own notes beside it (verified, mode).
+    expect(printed).toMatchObject({ mode: "service" });
+    expect(evidence).toEqual(Object.fromEntries(Object.entries(printed).filter(([name]) => name !== "verified" && name !== "mode")));
     const valid = await stagewatch(["verify", verdictFile, "--key", publicKey]);
     expect(valid.status, output(valid)).toBe(0);
     expect(valid.stdout).toBe(`valid: observation ${evidence.observationId}, deployment ghost, key ${evidence.key}: failed (signed by ${publicKey})\n`);
