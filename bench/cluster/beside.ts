@@ -83,7 +83,7 @@ try {
   log(`compiling stagewatch; namespace ${namespace}`);
   const compiled = await compileStagewatch(join(dir, "build"));
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-  const accounting = await setUpAccounting(admin, run, namespace, dir, { observeLocal: "read", stagewatch: "read", kubectl: "read", "helm-watcher": "admin" });
+  const accounting = await setUpAccounting(admin, run, namespace, dir, { "observe-local": "read", stagewatch: "read", kubectl: "read", "helm-watcher": "admin" });
   const prefix = `beside${run}`;
   const service = await startServe(compiled.cli, { kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath, natsUrl, dir, args: [`--subject-prefix=${prefix}`, "--log-level=warn"] });
   const helm = await ensureHelm();
@@ -104,7 +104,7 @@ try {
   };
 
   const shortName: Record<ToolName, string> = { observeLocal: "local", observeService: "service", helmWatcher: "helm", kubectlRolloutStatus: "kubectl" };
-  const account: Record<ToolName, string> = { observeLocal: "observeLocal", observeService: "stagewatch", helmWatcher: "helm-watcher", kubectlRolloutStatus: "kubectl" };
+  const account: Record<ToolName, string> = { observeLocal: "observe-local", observeService: "stagewatch", helmWatcher: "helm-watcher", kubectlRolloutStatus: "kubectl" };
   /** One tool on one object, to its exit. */
   async function runTool(tool: ToolName, scenario: Scenario, name: string) {
     const object = manifest(scenario, name);

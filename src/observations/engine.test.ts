@@ -37,8 +37,9 @@ describe("a Deployment through its ReplicaSet and pods", () => {
       pod({ name: "api-7f9c6d8b5-q9v4m", owner: rs, phase: "Pending", containers: [creating()] }),
     );
     const id = await h.start(observationRequest());
-    // No bootstrap Job: bootstrapped holds as soon as applied does.
-    expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending ContainerCreating"]);
+    // No bootstrap Job: bootstrapped holds as soon as applied does. The pods are indexed before the
+    // Deployment's first reading (owned kinds replay first), so that reading already names them.
+    expect(h.events.lines(id)).toEqual(["progress Deployment payments/api pending ContainerCreating", "stage applied", "stage bootstrapped"]);
     expect((await h.engine.get(id))?.resources[0]).toMatchObject({
       state: "pending",
       reason: "ContainerCreating",
@@ -126,7 +127,7 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     // An old pod rescheduled onto a node that cannot pull the old image any more.
     await put(h, pod({ name: "api-6b8d9c7f4-t8r2x", owner: oldRs, phase: "Pending", containers: [imagePullBackOff()] }));
     expect((await h.engine.get(id))?.outcome).toBe("in_progress");
-    expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped", "progress Deployment payments/api pending ContainerCreating"]);
+    expect(h.events.lines(id)).toEqual(["progress Deployment payments/api pending ContainerCreating", "stage applied", "stage bootstrapped"]);
 
     await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: newRs, phase: "Pending", containers: [imagePullBackOff()] }));
     expect(h.events.lines(id).slice(3)).toEqual(["progress Deployment payments/api failed ImagePullBackOff", "verdict failed"]);
@@ -236,6 +237,17 @@ describe("Jobs", () => {
         "deployment payments cannot reach bootstrapped: Job payments/schema-migrate: failed: BackoffLimitExceeded: " +
         'Job has reached the specified backoff limit; pod schema-migrate-8q2lw container migrate: Error: Error: relation "users" already exists',
     });
+  });
+
+  it("a bootstrap Job that had failed before the first observation of Jobs began still carries its pod's termination message", async () => {
+    // Every informer is new (as in local mode): the Job's replay must not be judged before its pods are indexed.
+    const h = engineHarness();
+    const failed = job({
+      status: { failed: 1, startTime: "2026-11-29T10:00:05Z", conditions: jobConditions.failed("BackoffLimitExceeded", "Job has reached the specified backoff limit") },
+    });
+    await put(h, failed, migratePod(failed, "failed"));
+    const id = await h.start(observationRequest({ require: "bootstrapped", resources: [migrate] }));
+    expect(h.events.verdict(id).failure?.message).toBe('Job has reached the specified backoff limit; pod schema-migrate-8q2lw container migrate: Error: Error: relation "users" already exists');
   });
 
   it("announces bootstrapped when the bootstrap Job completes, and a Job deleted by its TTL afterwards still counts", async () => {

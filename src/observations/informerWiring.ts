@@ -14,6 +14,12 @@ import type { KindSource } from "./ports.js";
  * The declared kinds' mappings (one per kind), plus Pods and ReplicaSets when a declared workload
  * owns them. A Pod or ReplicaSet kind that cannot be resolved is logged and left out: the declared
  * kinds are still read.
+ *
+ * Owned kinds come first: an informer replays its cache on subscription, in this order, so the
+ * pods and ReplicaSets are indexed before a declared workload is judged from its replay. Otherwise
+ * a Job that had already failed when the first observation of Jobs began (always so in local mode,
+ * where every informer is new) was judged before its pods were indexed, and its verdict lost the
+ * failed container's termination message.
  */
 export async function mappingsRead(
   kinds: Pick<KindSource, "resolve">,
@@ -21,7 +27,7 @@ export async function mappingsRead(
   declared: readonly ResourceMapping[],
   logger: Logger,
 ): Promise<ResourceMapping[]> {
-  const needed = new Map(declared.map((mapping) => [mapping.kindKey, mapping]));
+  const needed = new Map<string, ResourceMapping>();
   const declaredKinds = [...state.resources.values()].map((r) => groupKind(r.identity.apiVersion, r.identity.kind));
   try {
     if (declaredKinds.some((kind) => podOwningKinds.has(kind))) {
@@ -35,6 +41,7 @@ export async function mappingsRead(
   } catch (error) {
     logger.error({ observationId: state.observationId, err: error }, "cannot resolve Pod or ReplicaSet");
   }
+  for (const mapping of declared) if (!needed.has(mapping.kindKey)) needed.set(mapping.kindKey, mapping);
   return [...needed.values()];
 }
 
