@@ -36,6 +36,7 @@ describe("stagewatch verify", () => {
 
   it("observe --json output, whose `verified` member is observe's own note", async () => {
     expect((await verify(file({ ...signed, verified: true }), "--key", newKey.publicKey)).status).toBe(0);
+    expect((await verify(file({ ...signed, verified: true, mode: "service" }), "--key", newKey.publicKey)).status).toBe(0);
   });
 
   it("'-': standard input", async () => {
@@ -59,6 +60,7 @@ describe("stagewatch verify", () => {
     ["signed by the old key, checked with the new one only", () => signBody(verdict, oldKey), `signed by ${oldKey.publicKey}, not a key trusted here`],
     ["no signature", () => verdict, "no signature"],
     ["observe's note that is not observe's (a string)", () => ({ ...signed, verified: "yes" }), "does not match the content"],
+    ["a mode observe never writes", () => ({ ...signed, mode: "trusted" }), "does not match the content"],
   ])("%s: exit 1", async (_, content, message) => {
     const result = await verify(file(content()), "--key", newKey.publicKey);
     expect(result.status).toBe(1);

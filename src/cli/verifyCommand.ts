@@ -70,7 +70,14 @@ function check(body: unknown, keys: readonly VerifyKey[]): { verdict: Observatio
   return { verdict: verdict.value, trust: checkVerdict(withoutObserveNote(body as Record<string, unknown>), keys) };
 }
 
-/** observe --json adds `verified` beside the service's members: its own note, which the service never signs. */
-function withoutObserveNote({ verified, ...verdict }: Record<string, unknown>): object {
-  return typeof verified === "boolean" ? verdict : { ...verdict, verified };
+/**
+ * observe --json adds `verified` and `mode` beside the service's members: its own notes, which the
+ * service never signs. Only in their own shapes: anything else there stays, and fails the check.
+ */
+function withoutObserveNote({ verified, mode, ...verdict }: Record<string, unknown>): object {
+  return {
+    ...verdict,
+    ...(typeof verified !== "boolean" && verified !== undefined && { verified }),
+    ...(mode !== "local" && mode !== "service" && mode !== undefined && { mode }),
+  };
 }

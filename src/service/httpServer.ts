@@ -36,6 +36,7 @@ export async function startOperationsServer(options: {
     if (path === "/metrics") {
       const wantsOpenMetrics = (request.headers.accept ?? "").includes("application/openmetrics-text");
       const registry: Registry<OpenMetricsContentType> | Registry = wantsOpenMetrics && options.openMetrics ? options.openMetrics : options.registry;
+      if (registry === options.registry) restoreCounterNames(registry);
       registry
         .metrics()
         .then((text) => reply(200, text, registry.contentType))
@@ -58,4 +59,17 @@ export async function startOperationsServer(options: {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The two registries share their metric objects, and prom-client's OpenMetrics rendering renames
+ * each counter in place (`x_total` to `x`, its OpenMetrics family name): a Prometheus text scrape
+ * after an OpenMetrics one would print counters without `_total`. Each text rendering puts the
+ * suffix back first; prom-client reads the names synchronously as a rendering starts, so the two
+ * renderings never see each other's names.
+ */
+function restoreCounterNames(registry: Registry): void {
+  for (const metric of registry.getMetricsAsArray() as unknown as { type?: string; name: string }[]) {
+    if (metric.type === "counter" && !metric.name.endsWith("_total")) metric.name = `${metric.name}_total`;
+  }
 }

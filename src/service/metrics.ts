@@ -91,7 +91,8 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     historyExpectedSeconds: new Gauge({
       name: `${prefix}history_expected_seconds`,
       help: `Seconds earlier successful rollouts of a deployment took to each stage (quantile 0.5 and 0.9 of its history, as of its latest verdict); the ${expectationSeriesLimit} deployments observed last.`,
-      labelNames: ["deployment", "stage", "quantile"] as const,
+      // Not `quantile`: Prometheus reserves that label for summaries (promtool check metrics).
+      labelNames: ["deployment", "stage", "history_quantile"] as const,
       registers,
     }),
     traceExportFailuresTotal: new Counter({
@@ -172,10 +173,10 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
 
 /** The history gauge's series, by deployment, the least recently set removed past the limit. */
 class ExpectationSeries {
-  private readonly gauge: Gauge<"deployment" | "stage" | "quantile">;
+  private readonly gauge: Gauge<"deployment" | "stage" | "history_quantile">;
   private readonly deployments = new Map<string, Stage[]>();
 
-  constructor(gauge: Gauge<"deployment" | "stage" | "quantile">) {
+  constructor(gauge: Gauge<"deployment" | "stage" | "history_quantile">) {
     this.gauge = gauge;
   }
 
@@ -183,8 +184,8 @@ class ExpectationSeries {
     this.remove(deployment);
     const shown = stages.filter((stage) => estimates[stage] !== undefined);
     for (const stage of shown) {
-      this.gauge.set({ deployment, stage, quantile: "0.5" }, estimates[stage]!.medianSeconds);
-      this.gauge.set({ deployment, stage, quantile: "0.9" }, estimates[stage]!.p90Seconds);
+      this.gauge.set({ deployment, stage, history_quantile: "0.5" }, estimates[stage]!.medianSeconds);
+      this.gauge.set({ deployment, stage, history_quantile: "0.9" }, estimates[stage]!.p90Seconds);
     }
     this.deployments.set(deployment, shown);
     if (this.deployments.size > expectationSeriesLimit) this.remove(this.deployments.keys().next().value!);
@@ -192,7 +193,7 @@ class ExpectationSeries {
 
   private remove(deployment: string): void {
     for (const stage of this.deployments.get(deployment) ?? []) {
-      for (const quantile of ["0.5", "0.9"]) this.gauge.remove({ deployment, stage, quantile });
+      for (const quantile of ["0.5", "0.9"]) this.gauge.remove({ deployment, stage, history_quantile: quantile });
     }
     this.deployments.delete(deployment);
   }

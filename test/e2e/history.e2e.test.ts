@@ -79,6 +79,6 @@ describe("a deployment observed five times, then a slower sixth", () => {
 
     // The metric the dashboard's history panel reads, one series a quantile.
     const metrics = await fetch(`${service.url}/metrics`).then((r) => r.text());
-    expect(metrics).toMatch(/stagewatch_history_expected_seconds\{deployment="web-history",stage="healthy",quantile="0.9"\} \d/);
+    expect(metrics).toMatch(/stagewatch_history_expected_seconds\{deployment="web-history",stage="healthy",history_quantile="0.9"\} \d/);
   });
 });

@@ -64,7 +64,7 @@ describe("stagewatch get and cancel", () => {
     expect(again.status, output(again)).toBe(0);
     const after = await stagewatch(["get", run.observationId, `--subject-prefix=${prefix}`]);
     expect(after.status, output(after)).toBe(1);
-    expect(after.stdout.split("\n")[1]).toMatch(/ +cancelled +\d+s +- +\d+s ago$/);
+    expect(after.stdout.split("\n")[1]).toMatch(/ +cancelled +\d+s +\S+ +- +\d+s ago$/);
   });
 
   it("get of a succeeded observation exits 0", async () => {
