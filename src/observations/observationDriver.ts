@@ -36,6 +36,7 @@ import {
   type ObservationEvent,
   type ObservationStep,
   type ObservationVerdict,
+  type StalledEvent,
 } from "../verdicts/index.js";
 import type { ResourceMapping } from "../streams/index.js";
 import { EventRouter, type DeletedObject, type ObjectToRead } from "./eventRouter.js";
@@ -253,26 +254,16 @@ export class ObservationDriver {
   /** One `stalled` notice naming what the observation waits on (StallWatch decides when). */
   private announceStall(live: LiveObservation, quietMs: number): void {
     if (!live.driving) return;
-    const { observationId, deployment, tenant } = live.state;
+    const { observationId, deployment } = live.state;
     const notice = stallNotice(live.state, quietMs);
     this.settings.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");
-    noteNotice(live.timeline, { type: "stalled", atMs: this.now(), message: notice.message });
-    void live.record.update();
-    void this.settings.events.publish({
-      type: "stalled",
-      observationId,
-      deployment,
-      ...(tenant !== undefined && { tenant }),
-      at: new Date(this.now()).toISOString(),
-      sinceSeconds: quietMs / 1000,
-      ...notice,
-    });
+    this.publishStall(live, quietMs, notice);
   }
 
   /** `--stall auto`: the stage waited for is taking longer than nearly all earlier rollouts took to reach it. */
   private announceOverrun(live: LiveObservation, { stage, elapsedMs, estimate, thresholdSeconds }: StageOverrun): void {
     if (!live.driving) return;
-    const { observationId, deployment, tenant } = live.state;
+    const { observationId, deployment } = live.state;
     const quantile = `${Math.round(autoStallQuantile * 100)}%`;
     const notice = stallNotice(live.state, elapsedMs);
     const message =
@@ -281,7 +272,13 @@ export class ObservationDriver {
       `(stall auto: the ${quantile} quantile of their times to ${stage}, at least ${formatDuration(minAutoStallSeconds * 1000)}); waiting for: ${notice.waitingFor.map((r) => `${describeResource(r.identity)}: ${r.message ?? ""}`).join("; ") || "nothing pending"}`;
     const basis = { stage, quantile: autoStallQuantile, thresholdSeconds, samples: estimate.samples };
     this.settings.logger.info({ observationId, deployment, elapsedSeconds: elapsedMs / 1000, ...basis }, "stalled (auto)");
-    noteNotice(live.timeline, { type: "stalled", atMs: this.now(), message });
+    this.publishStall(live, elapsedMs, { waitingFor: notice.waitingFor, message, basis });
+  }
+
+  /** A stall notice into the timeline (traces, the record) and out on the observation's subject. */
+  private publishStall(live: LiveObservation, sinceMs: number, notice: Pick<StalledEvent, "waitingFor" | "message" | "basis">): void {
+    const { observationId, deployment, tenant } = live.state;
+    noteNotice(live.timeline, { type: "stalled", atMs: this.now(), message: notice.message });
     void live.record.update();
     void this.settings.events.publish({
       type: "stalled",
@@ -289,10 +286,8 @@ export class ObservationDriver {
       deployment,
       ...(tenant !== undefined && { tenant }),
       at: new Date(this.now()).toISOString(),
-      sinceSeconds: elapsedMs / 1000,
-      waitingFor: notice.waitingFor,
-      message,
-      basis,
+      sinceSeconds: sinceMs / 1000,
+      ...notice,
     });
   }
 
