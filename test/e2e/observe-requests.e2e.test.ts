@@ -41,7 +41,9 @@ describe("idempotency", () => {
 
     const conflict = await retrying.observe({ ...request, require: "applied" }).catch((error: unknown) => error);
     expect(conflict).toBeInstanceOf(ObservationConflictError);
-    expect((conflict as ObservationConflictError).message).toContain(first.observationId);
+    // It names no other observation's id: with it, whoever guessed a key could follow or cancel that observation.
+    expect((conflict as ObservationConflictError).message).toContain("already names another observation");
+    expect((conflict as ObservationConflictError).message).not.toContain(first.observationId);
 
     // Both followers of the one observation get its one verdict.
     const cancelled = await stagewatch.observer.cancel(first.observationId, "test done");
