@@ -41,7 +41,7 @@ describe("idempotency", () => {
 
     const conflict = await retrying.observe({ ...request, require: "applied" }).catch((error: unknown) => error);
     expect(conflict).toBeInstanceOf(ObservationConflictError);
-    // It names no other observation: a key another caller used is no way to learn its id.
+    // It names no other observation's id: with it, whoever guessed a key could follow or cancel that observation.
     expect((conflict as ObservationConflictError).message).toContain("already names another observation");
     expect((conflict as ObservationConflictError).message).not.toContain(first.observationId);
 

@@ -246,16 +246,30 @@ describe("what the NATS server refuses a team", () => {
     expect([...everyTenant]).toEqual(["TEAM_A"]);
   });
 
-  it("an account importing another team's subjects: the server will not start with it", async () => {
-    const forged = readFileSync(accountsFile, "utf8").replace('subject: "stagewatch.get.TEAM_A"', 'subject: "stagewatch.get.TEAM_B"');
-    const confDir = scratchDir("tenants-forged-import");
-    writeFileSync(join(confDir, "accounts.conf"), forged);
-    writeFileSync(join(confDir, "nats.conf"), "listen: 127.0.0.1:-1\ninclude ./accounts.conf\n");
-    const checked = await execFileAsync(natsBinary, ["-c", join(confDir, "nats.conf"), "-t"], { env: passwordsEnv }).then(
-      () => "started",
-      (error: { stderr: string }) => error.stderr,
+  it("an account importing another team's requests or events, or every event: the server will not start with it", async () => {
+    const shipped = readFileSync(accountsFile, "utf8");
+    const check = async (name: string, forged: string) => {
+      const confDir = scratchDir(`tenants-forged-${name}`);
+      writeFileSync(join(confDir, "accounts.conf"), forged);
+      writeFileSync(join(confDir, "nats.conf"), "listen: 127.0.0.1:-1\ninclude ./accounts.conf\n");
+      return execFileAsync(natsBinary, ["-c", join(confDir, "nats.conf"), "-t"], { env: passwordsEnv }).then(
+        () => "started",
+        (error: { stderr: string }) => error.stderr,
+      );
+    };
+    const teamA = (text: string) => text.indexOf("TEAM_A {");
+    const inTeamA = (from: string, to: string) => shipped.slice(0, teamA(shipped)) + shipped.slice(teamA(shipped)).replace(from, to);
+    expect(await check("requests", inTeamA('subject: "stagewatch.get.TEAM_A"', 'subject: "stagewatch.get.TEAM_B"'))).toContain(
+      'Error adding service import "stagewatch.get.TEAM_B": service import not authorized',
     );
-    expect(checked).toContain('Error adding service import "stagewatch.get.TEAM_B": service import not authorized');
+    expect(await check("events", inTeamA('subject: "stagewatch.events.TEAM_A.>"', 'subject: "stagewatch.events.TEAM_B.>"'))).toContain(
+      'Error adding stream import "stagewatch.events.TEAM_B.>": stream import not authorized',
+    );
+    expect(await check("all-events", inTeamA('subject: "stagewatch.events.TEAM_A.>"', 'subject: "stagewatch.events.>"'))).toContain(
+      'Error adding stream import "stagewatch.events.>": stream import not authorized',
+    );
+    // The shipped layout itself loads every time: its exports are disjoint, so no start depends on the order nats-server tries them in.
+    for (let start = 0; start < 10; start++) expect(await check("shipped", shipped)).toBe("started");
   });
 });
 
