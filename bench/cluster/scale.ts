@@ -309,6 +309,15 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     }, "return");
     const rolledOutAt = Math.max(...decisive.times.values());
     decisive.stop();
+    // A client gets the verdict from its notice the moment it is stored (before the stream has
+    // acknowledged its copy), while the service observes event_to_verdict_seconds once that
+    // acknowledgement is in: on a loaded machine the last samples come a little after the last verdict.
+    const verdictsIn = [...observationOf.values()].filter((id) => verdicts.has(id)).length;
+    const metricsUrl = `${service.url}/metrics`;
+    await until("the service's event-to-verdict samples", 30_000, async () => {
+      const now = await scrape(metricsUrl);
+      return total(now, "stagewatch_event_to_verdict_seconds_count") - total(before, "stagewatch_event_to_verdict_seconds_count") >= verdictsIn;
+    }, "return");
     const measuredSeconds = (performance.now() - measuredFrom) / 1000;
     const after = await serviceSnapshot(service);
     const requestsAfter = await accounting.counts();
