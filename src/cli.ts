@@ -18,11 +18,17 @@ if (problem !== undefined) {
   enableCompileCache?.();
   const { text } = await import("node:stream/consumers");
   const { main } = await import("./cli/main.js");
-  process.exitCode = await main(process.argv.slice(2), {
+  const code = await main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
     // process.stdin is only touched when a command reads it: creating it opens the pipe or terminal.
     readStdin: () => text(process.stdin),
     env: process.env,
   });
+  // The command has returned and closed what it opened; once what it wrote has left the process
+  // (writes to a pipe are asynchronous on POSIX), the process ends at once instead of when the last
+  // keep-alive socket, aborted watch or library timer lets go of the event loop: a pipeline waits on
+  // this exit, and that wait was about 100 ms after the verdict was printed.
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", resolve))));
+  process.exit(code);
 }
