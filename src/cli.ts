@@ -26,9 +26,11 @@ if (problem !== undefined) {
     env: process.env,
   });
   // The command has returned and closed what it opened; once what it wrote has left the process
-  // (writes to a pipe are asynchronous on POSIX), the process ends at once instead of when the last
-  // keep-alive socket, aborted watch or library timer lets go of the event loop: a pipeline waits on
-  // this exit, and that wait was about 100 ms after the verdict was printed.
+  // (writes to a pipe are asynchronous on POSIX), the process ends then, whatever a library may
+  // still hold on the event loop (a keep-alive socket, an aborted watch, a timer): a pipeline waits
+  // on this exit. Today nothing holds it (measured: 20-29 ms from the verdict to the exit either
+  // way, nearly all of it the process's own teardown: about 10 ms with the Kubernetes client
+  // loaded, 3 ms for a bare Node), so this keeps it so rather than making it faster.
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", resolve))));
   process.exit(code);
 }
