@@ -48,9 +48,29 @@ describe("plainView", () => {
     view.event(progress);
     view.event(stage);
     view.finish(verdict);
-    expect(out).toBe("[   1.3s] Deployment shop/web: pending (AwaitingStatus): 0/2 replicas ready\n[   1.3s] stage applied reached\n");
+    expect(out).toBe(
+      "[   1.3s] Deployment shop/web: pending (AwaitingStatus): 0/2 replicas ready\n[   1.3s] stage applied reached\n" +
+        // The verdict came before the stream's last events: what they would have said, from the verdict.
+        "[   1.3s] Deployment shop/web: settled\n[   1.3s] stage bootstrapped reached\n[   1.3s] stage healthy reached\n",
+    );
     // eslint-disable-next-line no-control-regex
     expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+  });
+
+  test("events that did arrive before the verdict are not said twice", () => {
+    const { clock } = virtualClock();
+    let out = "";
+    const view = plainView((text) => (out += text), clock);
+    view.event(progress);
+    view.event(stage);
+    if (progress.type !== "progress") throw new Error("fixture");
+    view.event({ ...progress, resource: verdict.resources[0]! });
+    view.event({ ...stage, stage: "bootstrapped" });
+    view.event({ ...stage, stage: "healthy" });
+    const before = out;
+    view.finish(verdict);
+    expect(out).toBe(before);
+    expect(out.match(/stage healthy reached/g)).toHaveLength(1);
   });
 });
 

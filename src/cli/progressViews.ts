@@ -1,7 +1,7 @@
 // How `stagewatch observe` shows progress on stderr. On a terminal, a block redrawn in place
 // (liveScreen.ts) that stays on screen when the verdict comes; anywhere else (a CI log, a file, a
 // pipe), one plain line per change and never a control character, so logs stay greppable.
-import { describeResource, expectationOf, type ObservationEvent, type ObservationVerdict } from "../verdicts/index.js";
+import { describeResource, expectationOf, stagesBetween, type ObservationEvent, type ObservationVerdict, type ReachedStage, type ResourceVerdict } from "../verdicts/index.js";
 import { applyEvent, applyVerdict, renderScreen, startLiveState, type LiveStart, type ScreenLine, type Tone } from "./liveScreen.js";
 
 export interface ProgressView {
@@ -26,12 +26,14 @@ export const systemClock: ViewClock = {
   },
 };
 
+function resourceLine({ identity, state, reason, message }: ResourceVerdict): string {
+  return `${describeResource(identity)}: ${state}${reason ? ` (${reason})` : ""}${message ? `: ${message}` : ""}`;
+}
+
 function plainLine(event: ObservationEvent): string | undefined {
   switch (event.type) {
-    case "progress": {
-      const { identity, state, reason, message } = event.resource;
-      return `${describeResource(identity)}: ${state}${reason ? ` (${reason})` : ""}${message ? `: ${message}` : ""}`;
-    }
+    case "progress":
+      return resourceLine(event.resource);
     case "stage":
       return `stage ${event.stage} reached`;
     case "stalled":
@@ -47,16 +49,29 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
   const stamped = (line: string) => write(`[${((clock.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
   // The expectation is the same in every progress event: said once, with the first.
   let expected = false;
+  // What the log already says: the last line of each resource, and the last stage reached. observe
+  // prints the verdict the moment the client has it, and the last progress and stage events can
+  // still be on their way through the stream then; the verdict says the same things, so the lines
+  // they would have added are written from it, once.
+  const lastLineOf = new Map<string, string>();
+  let reachedShown: ReachedStage = "none";
   return {
     event(event) {
       if (event.type === "progress" && event.expectation && !expected) {
         expected = true;
         stamped(`expected: to ${event.expectation.stage}, ${event.expectation.message}`);
       }
+      if (event.type === "progress") lastLineOf.set(describeResource(event.resource.identity), resourceLine(event.resource));
+      if (event.type === "stage") reachedShown = event.stage;
       const line = plainLine(event);
       if (line) stamped(line);
     },
     finish(verdict) {
+      for (const resource of verdict.resources) {
+        const line = resourceLine(resource);
+        if (lastLineOf.get(describeResource(resource.identity)) !== line) stamped(line);
+      }
+      for (const stage of stagesBetween(reachedShown, verdict.reached)) stamped(`stage ${stage} reached`);
       const comparison = verdict.history?.comparison;
       const expectation = comparison || expected ? undefined : expectationOf(verdict.history, verdict.required);
       if (comparison) stamped(`history: ${comparison.message}`);

@@ -99,7 +99,7 @@ export { cachedFieldsOf } from "./cachedFields.js";
 export { entryKey, libraryEntries, libraryEntryFor, libraryRuleFor } from "./library/index.js";
 export type { LibraryEntry } from "./library/index.js";
 export { isTerminal, transition } from "./outcome.js";
-export { blockedStage, stageRank } from "./stages.js";
+export { blockedStage, stageRank, stagesBetween } from "./stages.js";
 export type { StageFacts } from "./stages.js";
 export { budgetDeadline, deadlineTooFar, maxBudgetSeconds } from "./budget.js";
 export { notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
