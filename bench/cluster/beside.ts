@@ -1,4 +1,4 @@
-// `./dev.sh bench beside [--kubeconfig K --nats-url U] [--samples N] [--timeout S] [--arm-seconds A]`:
+// `./dev.sh bench beside [--kubeconfig K --nats-url U] [--samples N] [--timeout S] [--arm-seconds A] [--stagger-seconds G]`:
 // `stagewatch observe` in local mode beside the tools it replaces, on the same cluster in one run:
 // observe in service mode (a `stagewatch serve` of its own), `helm install --wait=watcher` (Helm 4,
 // test/cluster/build-helm.sh) and `kubectl rollout status` (for the Job, `kubectl wait
@@ -13,9 +13,10 @@
 // Every tool is watching before its decisive event: the pods are created behind a scheduling gate
 // (spec.schedulingGates: the scheduler leaves them Pending), the tools are started on them, and the
 // benchmark lifts the gates once every tool is under way (observe has said "observing", the others
-// have had --arm-seconds). Without the gate a kwok rollout decides within about a second of the
-// apply, before a CLI started after the apply has loaded, and the figure measures start-up (kept
-// apart: `startUp`, spawn to "observing ...", for observe).
+// have had --arm-seconds), one tool's at a time (--stagger-seconds apart). Without the gate a kwok
+// rollout decides within about a second of the apply, before a CLI started after the apply has
+// loaded, and the figure measures start-up (kept apart: `startUp`, spawn to "observing ...", for
+// observe).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -38,11 +39,13 @@ const { values } = parseArgs({
     samples: { type: "string", default: "3" },
     timeout: { type: "string", default: "20" },
     "arm-seconds": { type: "string", default: "4" },
+    "stagger-seconds": { type: "string", default: "2" },
   },
 });
 const samples = Number(values.samples);
 const timeoutSeconds = Number(values.timeout);
 const armMs = Number(values["arm-seconds"]) * 1000;
+const staggerMs = Number(values["stagger-seconds"]) * 1000;
 const log = (line: string) => process.stderr.write(`bench local-beside: ${line}\n`);
 
 const scenarios = ["healthy", "imagePullBackOff", "failingJob"] as const;
@@ -68,6 +71,7 @@ interface ToolExit {
   observingAtMs: number | undefined;
   /** When the last stdout chunk arrived (observe's verdict; for the others, their last line). */
   lastStdoutAtMs: number | undefined;
+  stdout: string;
   output: string;
 }
 
@@ -76,12 +80,14 @@ function spawnTimed(command: string, args: string[], env: NodeJS.ProcessEnv): { 
   const spawnedAtMs = performance.now();
   const child = spawn(command, args, { env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
+  let stdout = "";
   let observingAtMs: number | undefined;
   let lastStdoutAtMs: number | undefined;
   let saidObserving: () => void = () => {};
   const observing = new Promise<void>((resolve) => (saidObserving = resolve));
   child.stdout.on("data", (chunk: Buffer) => {
     lastStdoutAtMs = performance.now();
+    stdout += chunk.toString();
     output += chunk.toString();
   });
   child.stderr.on("data", (chunk: Buffer) => {
@@ -95,7 +101,7 @@ function spawnTimed(command: string, args: string[], env: NodeJS.ProcessEnv): { 
     child.once("error", reject);
     child.once("exit", (code) => {
       saidObserving();
-      resolve({ code, spawnedAtMs, exitAtMs: performance.now(), observingAtMs, lastStdoutAtMs, output });
+      resolve({ code, spawnedAtMs, exitAtMs: performance.now(), observingAtMs, lastStdoutAtMs, stdout, output });
     });
   });
   return { observing, exit };
@@ -140,6 +146,22 @@ async function applyAsAdmin(object: object): Promise<void> {
   if (typed.kind === "Job") await admin.makeApiClient(BatchV1Api).createNamespacedJob({ namespace, body: object as V1Job });
   else await admin.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: object as V1Deployment });
 }
+
+function verdictOf(stdout: string): { decidedAt?: string; message?: string } {
+  try {
+    return JSON.parse(stdout) as { decidedAt?: string; message?: string };
+  } catch {
+    return {};
+  }
+}
+
+/** decidedAt of observe --json's verdict, as epoch ms. */
+function decidedAtOf(stdout: string): number | undefined {
+  const { decidedAt } = verdictOf(stdout);
+  return decidedAt === undefined ? undefined : Date.parse(decidedAt);
+}
+
+const verdictMessageOf = (stdout: string) => verdictOf(stdout).message ?? stdout.trim();
 
 const count = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, v) => ({ ...counts, [v]: (counts[v] ?? 0) + 1 }), {});
 
@@ -192,7 +214,7 @@ try {
       return spawnTimed(kubectl, ["-n", namespace, ...args], { KUBECONFIG: kubeconfig });
     }
     const file = writeManifest(join(dir, `${name}.yaml`), [object]);
-    const observe = [compiled.cli, "observe", "-f", file, "--deployment", "beside", "--timeout", `${timeoutSeconds}s`, "--progress", "plain"];
+    const observe = [compiled.cli, "observe", "-f", file, "--deployment", "beside", "--timeout", `${timeoutSeconds}s`, "--progress", "plain", "--json"];
     return tool === "observeLocal"
       ? spawnTimed(process.execPath, observe, { KUBECONFIG: kubeconfig })
       : spawnTimed(process.execPath, [...observe, "--subject-prefix", prefix], { NATS_URL: natsUrl, KUBECONFIG: kubeconfig });
@@ -214,7 +236,12 @@ try {
         // observe says when its request is in; helm and kubectl get --arm-seconds to be watching.
         await Promise.all(started.map((run) => (run.tool.startsWith("observe") ? run.observing : undefined)));
         await new Promise((resolve) => setTimeout(resolve, armMs));
-        await Promise.all(started.map((run) => ungate(run.name, scenario === "failingJob" ? 1 : 2)));
+        // One tool's gate at a time, --stagger-seconds apart: four decisive events at one moment would
+        // measure the four tools (and the service and nats-server) sharing the 2 cores at once.
+        for (const run of started) {
+          await ungate(run.name, scenario === "failingJob" ? 1 : 2);
+          await new Promise((resolve) => setTimeout(resolve, staggerMs));
+        }
         runs.push(...(await Promise.all(started.map(async ({ tool, name, exit }) => ({ tool, name, ...(await exit) })))));
       }
       const after = await accounting.counts();
@@ -232,10 +259,18 @@ try {
               ...(tool.startsWith("observe") && {
                 verdictPrintedAfterDecisiveEvent: afterDecisive((r) => r.lastStdoutAtMs),
                 startUp: latencies(mine.flatMap((r) => (r.observingAtMs === undefined ? [] : [r.observingAtMs - r.spawnedAtMs]))),
+                // The verdict's decidedAt (the engine's clock at the deciding step, ms) to observe's
+                // stdout: in service mode the record's compare-and-swap, the notice, the client's
+                // verification and the print; in local mode the print alone.
+                verdictPrintedAfterDecision: latencies(mine.flatMap((r) => {
+                  const decidedAt = decidedAtOf(r.stdout);
+                  return decidedAt === undefined || r.lastStdoutAtMs === undefined ? [] : [performance.timeOrigin + r.lastStdoutAtMs - decidedAt];
+                })),
+                exitAfterVerdictPrinted: latencies(mine.flatMap((r) => (r.lastStdoutAtMs === undefined ? [] : [r.exitAtMs - r.lastStdoutAtMs]))),
               }),
               apiRequestsPerRun: Math.round((sum(requests) / mine.length) * 10) / 10,
               apiRequests: requests,
-              lastOutput: mine.at(-1)?.output.trim().split("\n").slice(-2).join(" | "),
+              lastOutput: tool.startsWith("observe") ? verdictMessageOf(mine.at(-1)?.stdout ?? "") : mine.at(-1)?.output.trim().split("\n").slice(-2).join(" | "),
             },
           ];
         }),
@@ -251,6 +286,7 @@ try {
     samples,
     timeoutSeconds,
     armSeconds: armMs / 1000,
+    staggerSeconds: staggerMs / 1000,
     notes: {
       gate: "each tool was started on pods held by a scheduling gate, lifted once every tool was under way: exitAfterDecisiveEvent is the tool's reaction, not its start-up (startUp: observe's spawn to its 'observing' line)",
       observeService: "apiRequests are the service's own during the scenario (shared informers, all observations); the observe CLI itself makes none",

@@ -44,6 +44,7 @@ import {
 } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
 import { EventQueue } from "./eventQueue.js";
+import { warmUpVerdictParsing } from "./verdictWarmUp.js";
 import { busNames, defaultSubjectPrefix, subjectPrefixFromEnv, type BusNames } from "./subjects.js";
 
 export type ObserverSettings = {
@@ -203,6 +204,7 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
   /** Follows an observation, believing (with keys) only what the service signed about `expected`. */
   const followExpecting = (expected: Expected, options: { waitMs?: number | undefined }): ObservationFollow => {
     const { observationId } = expected;
+    warmUpVerdictParsing();
     const progress = new EventQueue<ObservationEvent>();
     const { promise: verdict, resolve, reject } = Promise.withResolvers<ObservationVerdict>();
     // A caller who only reads progress must not crash the process with an unhandled rejection.
