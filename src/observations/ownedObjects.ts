@@ -2,16 +2,22 @@
 // reaches the workload that owns it by following controller UIDs upwards (pod -> ReplicaSet ->
 // Deployment), never by label selector. Holds references to the informers' stripped objects.
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
-import { OwnerIndex, controllerOf } from "../ownership/index.js";
-import type { OwnedObjects } from "../verdicts/index.js";
+import { OwnerIndex, controllerOf, objectKey } from "../ownership/index.js";
+import { PodProblemTally, type OwnedObjects } from "../verdicts/index.js";
 
 export class OwnedObjectIndex {
   private readonly pods = new OwnerIndex<Pod>();
   private readonly replicaSets = new OwnerIndex<ReplicaSet>();
+  /** The problems of the indexed pods by controller UID, following every change of the pod index. */
+  private readonly podProblems = new PodProblemTally();
 
   applyPod(type: "added" | "modified" | "deleted", pod: Pod): void {
-    if (type === "deleted") this.pods.delete(pod);
-    else this.pods.upsert(pod);
+    if (type === "deleted") {
+      if (this.pods.delete(pod) !== undefined) this.podProblems.set(objectKey(pod), undefined);
+    } else {
+      this.pods.upsert(pod);
+      this.podProblems.set(objectKey(pod), pod);
+    }
   }
 
   applyReplicaSet(type: "added" | "modified" | "deleted", replicaSet: ReplicaSet): void {
@@ -42,13 +48,25 @@ export class OwnedObjectIndex {
     return undefined;
   }
 
-  /** What a workload owns: its ReplicaSets (Deployments) and the pods under it. */
+  /**
+   * What a workload owns: its ReplicaSets (Deployments) and the pods under it, those listed only
+   * when read (the rules read their problems from the tally, pods themselves only on a verdict's
+   * evidence or with Warning events to look up). Read at once, during the reading it is made for.
+   */
   ownedBy(workload: KubeObject): OwnedObjects {
     const replicaSets = this.replicaSets.childrenOf(workload.metadata.uid);
-    const pods =
-      replicaSets.length > 0
-        ? replicaSets.flatMap((replicaSet) => this.pods.childrenOf(replicaSet.metadata.uid))
-        : this.pods.childrenOf(workload.metadata.uid);
-    return { replicaSets, pods };
+    // The pods' owners: the ReplicaSets when there are any, else the workload itself.
+    const owners = replicaSets.length > 0 ? new Set(replicaSets.map((replicaSet) => replicaSet.metadata.uid)) : new Set([workload.metadata.uid]);
+    const index = this.pods;
+    const tally = this.podProblems;
+    let pods: Pod[] | undefined;
+    return {
+      replicaSets,
+      get pods() {
+        return (pods ??= [...owners].flatMap((owner) => index.childrenOf(owner)));
+      },
+      // The pods above are those of these owners only: any other owner has none of them.
+      podProblemsOf: (ownerUid) => (owners.has(ownerUid) ? tally.problemsOf(ownerUid) : []),
+    };
   }
 }

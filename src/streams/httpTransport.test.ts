@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { kubeHttpTransport, splitLines } from "./httpTransport.js";
 import { KubeRequestError } from "./transport.js";
@@ -104,16 +105,16 @@ describe("kubeHttpTransport", () => {
 });
 
 describe("splitLines", () => {
-  async function collect(chunks: Uint8Array[]): Promise<string[]> {
-    async function* source() {
-      yield* chunks;
-    }
+  async function* source(chunks: readonly Uint8Array[]) {
+    yield* chunks;
+  }
+  async function collect(chunks: readonly Uint8Array[]): Promise<string[]> {
     const lines: string[] = [];
-    for await (const line of splitLines(source())) lines.push(line);
+    for await (const line of splitLines(source(chunks))) lines.push(line.toString("utf8"));
     return lines;
   }
 
-  const wire = Buffer.from('{"type":"ADDED","n":1}\n{"type":"MODIFIED","message":"ü ✓"}\n\n{"type":"DELETED"}');
+  const wire = Buffer.from('\ufeff{"type":"ADDED","n":1}\n{"type":"MODIFIED","message":"ü ✓"}\n\n{"type":"DELETED"}');
   const at = (...cuts: number[]) => {
     const bounds = [0, ...cuts, wire.length];
     return bounds.slice(1).map((end, i) => wire.subarray(bounds[i], end));
@@ -121,11 +122,39 @@ describe("splitLines", () => {
 
   it.each([
     { name: "one chunk", chunks: at() },
+    { name: "a cut inside the byte order mark", chunks: at(1) },
     { name: "a cut inside a JSON value", chunks: at(9) },
     { name: "a cut inside a multi-byte character", chunks: at(wire.indexOf("✓") + 1) },
     { name: "a cut right after a newline", chunks: at(wire.indexOf("\n") + 1) },
     { name: "one byte a chunk", chunks: [...wire].map((byte) => Uint8Array.of(byte)) },
-  ])("yields whole lines, blank ones skipped, the last one without its newline: $name", async ({ chunks }) => {
-    expect(await collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', '{"type":"DELETED"}']);
+  ])("yields whole lines, the body's byte order mark dropped, the last one without its newline: $name", async ({ chunks }) => {
+    expect(await collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', "", '{"type":"DELETED"}']);
+  });
+
+  /**
+   * What the transport read before lines were split on bytes: the whole body decoded (Node's
+   * streaming TextDecoder drops a second byte order mark when the first is split across chunks,
+   * which the WHATWG decoding it follows does not), blank lines skipped.
+   */
+  function decodedLines(chunks: readonly Uint8Array[]): string[] {
+    return new TextDecoder()
+      .decode(Buffer.concat(chunks))
+      .split("\n")
+      .filter((line) => line.trim() !== "");
+  }
+
+  it("reads any body, invalid UTF-8 included, as decoding the whole body and splitting it did", async () => {
+    const body = fc.array(fc.oneof(fc.constantFrom(..."\n\n{}\"ü✓😀\ufeff \t"), fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 30 });
+    const bytes = fc.tuple(body, fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }));
+    await fc.assert(
+      fc.asyncProperty(bytes, async ([parts, stray, cuts]) => {
+        const wire = Buffer.concat([Buffer.from(parts.join("")), Uint8Array.from(stray)]);
+        const bounds = [...new Set([0, ...cuts.map((cut) => cut % (wire.length + 1)), wire.length])].sort((a, b) => a - b);
+        const chunks = bounds.slice(1).map((end, i) => wire.subarray(bounds[i], end));
+        const lines = (await collect(chunks)).filter((line) => line.trim() !== "");
+        expect(lines).toEqual(decodedLines(chunks));
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });

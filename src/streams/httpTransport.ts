@@ -12,6 +12,7 @@
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
 import { Observable, type Subscriber } from "rxjs";
 import { fetch, type Response } from "undici";
+import { parseWatchLine } from "./managedFieldsCut.js";
 import { KubeRequestError, statusError, type KubeRequest, type KubeTransport } from "./transport.js";
 
 export function kubeHttpTransport(kubeConfig: KubeConfig): KubeTransport {
@@ -88,34 +89,51 @@ function requestUrl(kubeConfig: KubeConfig, request: KubeRequest): string {
 async function readLines(response: Response, subscriber: Subscriber<unknown>, path: string): Promise<void> {
   if (!response.body) return;
   for await (const line of splitLines(response.body)) {
-    subscriber.next(parseJson(line, path));
+    let value: unknown;
+    try {
+      value = parseWatchLine(line);
+    } catch (error) {
+      throw new KubeRequestError(`GET ${path}: the answer is not JSON`, { cause: error });
+    }
+    if (value === undefined) continue;
+    subscriber.next(value);
     if (subscriber.closed) return;
   }
 }
 
+const utf8Bom = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /**
- * The non-blank lines of a newline-delimited body. One watch event may span many chunks (a pod
- * with a large status is several KB) and a chunk may end inside a multi-byte character, so
- * decoding is streaming and partial lines wait for their newline.
+ * The lines of a newline-delimited body, as bytes: the line's managedFields is cut before it is
+ * decoded (managedFieldsCut.ts). One watch event may span many chunks (a pod with a large status
+ * is several KB), so partial lines wait for their newline; a newline byte never occurs inside a
+ * multi-byte UTF-8 character, so lines split on bytes decode as the whole body would. A byte order
+ * mark opening the body is dropped, as a TextDecoder of the body drops it.
  */
-export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let pending: string[] = [];
+export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  let first = true;
+  const complete = (line: Buffer): Buffer => {
+    if (!first) return line;
+    first = false;
+    return line.subarray(0, 3).equals(utf8Bom) ? line.subarray(3) : line;
+  };
   for await (const chunk of chunks) {
-    let text = decoder.decode(chunk, { stream: true });
-    let newline = text.indexOf("\n");
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    let newline = bytes.indexOf(0x0a, start);
     while (newline >= 0) {
-      pending.push(text.slice(0, newline));
-      const line = pending.join("");
+      const piece = bytes.subarray(start, newline);
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
       pending = [];
-      if (line.trim() !== "") yield line;
-      text = text.slice(newline + 1);
-      newline = text.indexOf("\n");
+      yield complete(line);
+      start = newline + 1;
+      newline = bytes.indexOf(0x0a, start);
     }
-    if (text !== "") pending.push(text);
+    // Copied: a partial line outlives its chunk, whose memory the stream may hand out again.
+    if (start < bytes.length) pending.push(Buffer.from(bytes.subarray(start)));
   }
-  const last = pending.join("") + decoder.decode();
-  if (last.trim() !== "") yield last;
+  if (pending.length > 0) yield complete(Buffer.concat(pending));
 }
 
 function parseJson(text: string, path: string): unknown {

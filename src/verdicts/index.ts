@@ -73,6 +73,7 @@ export {
   healthCheckReasons,
   judgementOf,
   kindClasses,
+  PodProblemTally,
   podProblems,
   ruleFor,
   rules,

@@ -8,6 +8,7 @@ import { groupKind } from "../../src/kube/kinds.js";
 import type { KubeObject } from "../../src/kube/objects.js";
 import { builtInKinds, defaultFailOn, rules, type OwnedObjects } from "../../src/verdicts/index.js";
 import { ownedAmong, ruleCorpus } from "../fixtures/kube/corpus.js";
+import { deployment } from "../fixtures/kube/workloads.js";
 
 /** The owned objects of the corpus, with a note of which of the two lists a rule read. */
 function watchedOwned(): { owned: OwnedObjects; read: Set<keyof OwnedObjects> } {
@@ -21,6 +22,11 @@ function watchedOwned(): { owned: OwnedObjects; read: Set<keyof OwnedObjects> } 
     get pods() {
       read.add("pods");
       return all.pods;
+    },
+    // The pods' problems as the live engine keeps them: reading them is reading the pods.
+    get podProblemsOf() {
+      read.add("pods");
+      return undefined;
     },
   };
   return { owned, read };
@@ -53,8 +59,12 @@ describe("kind facts", () => {
     if (read.has("replicaSets")) expect(replicaSetOwningKinds.has(kind)).toBe(true);
   });
 
+  // A Deployment reads its pods through its current ReplicaSet, which none of the corpus' Deployments
+  // has in the corpus: this one has (the corpus' api-7f9c6d8b5 is at revision 3).
+  const withCurrentReplicaSet: Record<string, KubeObject[]> = { "apps/Deployment": [deployment({ name: "api", revision: "3" })] };
+
   it.each([...podOwningKinds])("%s owns pods: its rule reads them", (kind) => {
-    const read = ownedReadBy(kind, objectsOf(kind));
+    const read = ownedReadBy(kind, [...objectsOf(kind), ...(withCurrentReplicaSet[kind] ?? [])]);
     expect(read.has("pods")).toBe(true);
     expect(read.has("replicaSets")).toBe(replicaSetOwningKinds.has(kind));
   });

@@ -3,11 +3,10 @@
 // for a person to delete pods: available on every node is the most it can promise (kstatus never
 // calls it current; Argo CD and Helm call it healthy at once).
 import type { DaemonSet } from "../../kube/objects.js";
-import { ownedBy } from "../../ownership/index.js";
 import type { ResourceReading } from "../reading.js";
 import { listParts } from "../text.js";
 import type { RuleInput } from "./input.js";
-import { awaitingController, judgeWorkload } from "./workload.js";
+import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 
 export function settleDaemonSet({ object, owned, failOn }: RuleInput): ResourceReading {
   const daemonSet = object as DaemonSet;
@@ -27,7 +26,7 @@ export function settleDaemonSet({ object, owned, failOn }: RuleInput): ResourceR
   return judgeWorkload({
     summary,
     complete: onDelete ? available === desired : updated === desired && available === desired && ready === desired,
-    pods: ownedBy(daemonSet, owned.pods),
+    problems: problemsOwnedBy(daemonSet, owned),
     failOn,
   });
 }

@@ -7,11 +7,11 @@
 // into the pending message instead, because it is often the only place the cause shows
 // (a quota or admission refusal creates no pod at all).
 import type { Deployment } from "../../kube/objects.js";
-import { currentPods } from "../../ownership/index.js";
+import { currentReplicaSet } from "../../ownership/index.js";
 import type { ResourceReading } from "../reading.js";
 import { listParts, plural } from "../text.js";
 import type { RuleInput } from "./input.js";
-import { awaitingController, judgeWorkload } from "./workload.js";
+import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 
 function blockersOf(deployment: Deployment): { reason: string; message: string }[] {
   const conditions = deployment.status?.conditions ?? [];
@@ -58,7 +58,7 @@ export function settleDeployment({ object, owned, failOn }: RuleInput): Resource
     summary,
     complete:
       !deployment.spec?.paused && updated === desired && old === 0 && terminating === 0 && available === desired && ready === desired,
-    pods: currentPods(deployment, owned.replicaSets, owned.pods),
+    problems: problemsOwnedBy(currentReplicaSet(deployment, owned.replicaSets), owned),
     failOn,
     blockers,
   });

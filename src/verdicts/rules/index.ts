@@ -16,6 +16,7 @@ export { existenceOnlyKinds, settleExisting } from "./existence.js";
 export { checkGeneric } from "./genericChecks.js";
 export { settleJob } from "./job.js";
 export { describePodProblem, podProblems } from "./podProblems.js";
+export { PodProblemTally } from "./podProblemTally.js";
 export { settlePod } from "./pod.js";
 export { settlePersistentVolume } from "./pv.js";
 export { settlePersistentVolumeClaim } from "./pvc.js";

@@ -1,5 +1,6 @@
 import type { KubeObject, Pod, ReplicaSet } from "../../kube/objects.js";
 import type { ResourceReading } from "../reading.js";
+import type { PodProblem } from "./podProblems.js";
 
 /**
  * The objects joined to a declared resource through controller ownerReferences. The rules filter
@@ -9,6 +10,12 @@ import type { ResourceReading } from "../reading.js";
 export interface OwnedObjects {
   readonly replicaSets: readonly ReplicaSet[];
   readonly pods: readonly Pod[];
+  /**
+   * What problemsOf answers for those of `pods` a given owner UID controls, kept per owner by the
+   * live engine (PodProblemTally) so that a pod event does not walk the workload's pods; the rules
+   * walk `pods` when it is absent.
+   */
+  readonly podProblemsOf?: ((ownerUid: string) => readonly PodProblem[]) | undefined;
 }
 
 export interface RuleInput {

@@ -54,7 +54,7 @@ describe("problemsOf judges each pod object once", () => {
           const current = [...pods.values()];
           expect(problemsOf(current)).toEqual(judgedFromScratch(current));
           // The reading too, against the same pods as new objects (nothing of them judged before).
-          const workload = (list: Pod[]) => judgeWorkload({ summary: `${list.length} replicas`, complete: false, pods: list, failOn: new Set(["ImagePullBackOff"]) });
+          const workload = (list: Pod[]) => judgeWorkload({ summary: `${list.length} replicas`, complete: false, problems: problemsOf(list), failOn: new Set(["ImagePullBackOff"]) });
           expect(workload(current)).toEqual(workload(structuredClone(current)));
         };
         check();

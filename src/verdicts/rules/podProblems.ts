@@ -76,7 +76,8 @@ export function describePodProblem(problem: PodProblem): string {
  */
 const judged = new WeakMap<Pod, PodProblem[]>();
 
-function problemsOfPod(pod: Pod): PodProblem[] {
+/** The pod object's problems, judged on its first reading only. */
+export function problemsOfPod(pod: Pod): PodProblem[] {
   let problems = judged.get(pod);
   if (problems === undefined) {
     problems = podProblems(pod);
@@ -93,6 +94,9 @@ export function problemsOf(pods: readonly Pod[]): PodProblem[] {
     .filter((pod) => pod.metadata.deletionTimestamp === undefined)
     .map((pod) => ({ name: pod.metadata.name, problems: problemsOfPod(pod) }))
     .filter(({ problems }) => problems.length > 0)
-    .sort((a, b) => a.name.localeCompare(b.name))
+    .sort(byName)
     .flatMap(({ problems }) => problems);
 }
+
+/** SPEC's order of a workload's pod problems: by pod name, each pod's own in its order. */
+export const byName = (a: { readonly name: string }, b: { readonly name: string }): number => a.name.localeCompare(b.name);

@@ -9,11 +9,10 @@
 // back even with every replica ready (kstatus reads it so): the controller could not create a pod
 // it wanted, and the counts may be those of an older spec's pods.
 import type { Condition, ReplicaSet } from "../../kube/objects.js";
-import { ownedBy } from "../../ownership/index.js";
 import type { ResourceReading } from "../reading.js";
 import { listParts } from "../text.js";
 import type { RuleInput } from "./input.js";
-import { awaitingController, judgeWorkload } from "./workload.js";
+import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 
 function replicaFailure(conditions: readonly Condition[]): { reason: string; message: string }[] {
   const failure = conditions.find((c) => c.type === "ReplicaFailure" && c.status === "True");
@@ -40,7 +39,7 @@ export function settleReplicaSet({ object, owned, failOn }: RuleInput): Resource
   return judgeWorkload({
     summary,
     complete: ready === desired && available === desired && total === desired && terminating === 0 && blockers.length === 0,
-    pods: ownedBy(replicaSet, owned.pods),
+    problems: problemsOwnedBy(replicaSet, owned),
     failOn,
     blockers,
   });

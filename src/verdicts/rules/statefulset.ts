@@ -4,11 +4,10 @@
 // the controller has moved currentRevision to updateRevision. OnDelete updates nothing by itself:
 // ready replicas are all one can wait for.
 import type { StatefulSet } from "../../kube/objects.js";
-import { ownedBy } from "../../ownership/index.js";
 import type { ResourceReading } from "../reading.js";
 import { listParts } from "../text.js";
 import type { RuleInput } from "./input.js";
-import { awaitingController, judgeWorkload } from "./workload.js";
+import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 
 function rolloutOf(statefulSet: StatefulSet, desired: number): { complete: boolean; note?: string } {
   const spec = statefulSet.spec ?? {};
@@ -33,7 +32,7 @@ export function settleStatefulSet({ object, owned, failOn }: RuleInput): Resourc
   return judgeWorkload({
     summary: listParts(`${ready}/${desired} replicas ready`, `${status.updatedReplicas ?? 0} updated`, rollout.note),
     complete: ready === desired && rollout.complete,
-    pods: ownedBy(statefulSet, owned.pods),
+    problems: problemsOwnedBy(statefulSet, owned),
     failOn,
   });
 }

@@ -1,24 +1,31 @@
 // The decision every pod-running workload shares once its own counts are read: a terminal pod
 // fails it now (the controller would wait forever), complete counts settle it, anything else is
 // pending with the first pod problem attached so a person sees why.
-import type { Pod } from "../../kube/objects.js";
+import type { KubeObject } from "../../kube/objects.js";
+import { ownedBy } from "../../ownership/index.js";
 import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
 import { joinParts } from "../text.js";
-import { describePodProblem, problemsOf } from "./podProblems.js";
+import type { OwnedObjects } from "./input.js";
+import { describePodProblem, problemsOf, type PodProblem } from "./podProblems.js";
 
 export interface WorkloadProgress {
   /** `1/3 replicas ready, 3 updated`. */
   readonly summary: string;
   readonly complete: boolean;
-  /** Pods that decide: owned by the workload (for a Deployment, by its current ReplicaSet). */
-  readonly pods: readonly Pod[];
+  /** The problems of the pods that decide: owned by the workload (for a Deployment, by its current ReplicaSet). */
+  readonly problems: readonly PodProblem[];
   readonly failOn: ReadonlySet<string>;
   /** Why the controller itself is held up, from its conditions: reason and message for the pending text. */
   readonly blockers?: readonly { readonly reason: string; readonly message: string }[];
 }
 
-export function judgeWorkload({ summary, complete, pods, failOn, blockers = [] }: WorkloadProgress): ResourceReading {
-  const problems = problemsOf(pods);
+/** The problems of the pods `owner` controls, none without an owner (a Deployment before its ReplicaSet). */
+export function problemsOwnedBy(owner: KubeObject | undefined, owned: OwnedObjects): readonly PodProblem[] {
+  if (owner === undefined) return [];
+  return owned.podProblemsOf ? owned.podProblemsOf(owner.metadata.uid) : problemsOf(ownedBy(owner, owned.pods));
+}
+
+export function judgeWorkload({ summary, complete, problems, failOn, blockers = [] }: WorkloadProgress): ResourceReading {
   const terminal = problems.find((problem) => failOn.has(problem.reason));
   if (terminal) return failed(terminal.reason, joinParts(summary, describePodProblem(terminal)));
   if (complete) return settled(summary);

@@ -1,0 +1,250 @@
+// A watch line without `object.metadata.managedFields`, cut from its bytes before JSON.parse builds
+// it. managedFields is about a third of a pod's watch line (one entry per field manager, a trie of
+// every field it set) and nothing reads it: the strip drops it at once. Building it costs more than
+// skipping it, so the line's bytes are walked (a few hundred bytes up to the key), the value skipped
+// over, and the rest decoded and parsed.
+//
+// The cut must answer exactly what JSON.parse and then `delete object.metadata.managedFields`
+// answers, for every input, so the walk validates what it passes over (grammar, escapes, control
+// characters, numbers) and gives up, leaving the line whole, on anything it does not recognize:
+// whitespace between a key and its colon, a key spelt with escapes, an invalid line (JSON.parse
+// then throws on the whole line, as it would have). The delete still runs after the parse: a
+// repeated `object`, `metadata` or `managedFields` key (JSON.parse keeps the last) is removed there.
+// Cut boundaries are ASCII bytes, so decoding the pieces gives the same characters, replacement
+// characters for invalid UTF-8 included, as decoding the whole line.
+const quote = 0x22;
+const backslash = 0x5c;
+const comma = 0x2c;
+const colon = 0x3a;
+const openBrace = 0x7b;
+const closeBrace = 0x7d;
+const openBracket = 0x5b;
+const closeBracket = 0x5d;
+const minus = 0x2d;
+const plus = 0x2b;
+const dot = 0x2e;
+const invalid = -1;
+
+const objectKey = Buffer.from('"object":');
+const metadataKey = Buffer.from('"metadata":');
+const managedFieldsKey = Buffer.from('"managedFields":');
+
+// The characters a backslash may escape in JSON, besides `u` (which takes four hex digits).
+const simpleEscapes = new Uint8Array(128);
+for (const c of '"\\/bfnrt') simpleEscapes[c.charCodeAt(0)] = 1;
+
+const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
+const isHex = (c: number | undefined): boolean =>
+  c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+
+const whitespace = new Uint8Array(256);
+for (const c of [0x20, 0x09, 0x0a, 0x0d]) whitespace[c] = 1;
+
+function skipWhitespace(bytes: Uint8Array, at: number): number {
+  let i = at;
+  while (whitespace[bytes[i]!] === 1) i++;
+  return i;
+}
+
+// Bytes a string's characters run on over: all but the quote, the backslash and control
+// characters (bytes from 0x80 on are parts of characters, whatever their UTF-8).
+const plainInString = new Uint8Array(256).fill(1);
+for (let c = 0; c < 0x20; c++) plainInString[c] = 0;
+plainInString[quote] = 0;
+plainInString[backslash] = 0;
+
+/** The end of the JSON string opening at `at`, or invalid. */
+function skipString(bytes: Uint8Array, at: number): number {
+  let i = at + 1;
+  for (;;) {
+    // Past the end, bytes[i] is undefined and the table answers undefined: the loop stops there.
+    while (plainInString[bytes[i]!] === 1) i++;
+    const c = bytes[i];
+    if (c === quote) return i + 1;
+    if (c !== backslash) return invalid;
+    const escaped = bytes[i + 1];
+    if (escaped === 0x75) {
+      if (!(isHex(bytes[i + 2]) && isHex(bytes[i + 3]) && isHex(bytes[i + 4]) && isHex(bytes[i + 5]))) return invalid;
+      i += 6;
+    } else if (escaped !== undefined && simpleEscapes[escaped] === 1) {
+      i += 2;
+    } else {
+      return invalid;
+    }
+  }
+}
+
+/** `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` from `at`. */
+function skipNumber(bytes: Uint8Array, at: number): number {
+  let i = at;
+  if (bytes[i] === minus) i++;
+  if (bytes[i] === 0x30) i++;
+  else if (isDigit(bytes[i])) while (isDigit(bytes[i])) i++;
+  else return invalid;
+  if (bytes[i] === dot) {
+    i++;
+    if (!isDigit(bytes[i])) return invalid;
+    while (isDigit(bytes[i])) i++;
+  }
+  if (bytes[i] === 0x65 || bytes[i] === 0x45) {
+    i++;
+    if (bytes[i] === plus || bytes[i] === minus) i++;
+    if (!isDigit(bytes[i])) return invalid;
+    while (isDigit(bytes[i])) i++;
+  }
+  return i;
+}
+
+function skipLiteral(bytes: Uint8Array, at: number, literal: string): number {
+  for (let k = 0; k < literal.length; k++) if (bytes[at + k] !== literal.charCodeAt(k)) return invalid;
+  return at + literal.length;
+}
+
+/** Past a member's key and its colon, at the value; invalid when there is no key there. */
+function skipKey(bytes: Uint8Array, at: number): number {
+  if (bytes[at] !== quote) return invalid;
+  const end = skipString(bytes, at);
+  if (end === invalid) return invalid;
+  const afterKey = skipWhitespace(bytes, end);
+  return bytes[afterKey] === colon ? skipWhitespace(bytes, afterKey + 1) : invalid;
+}
+
+/**
+ * The end of the JSON value starting at `at` (no whitespace before it), or invalid. Iterative, with
+ * the open containers on a stack, so no nesting depth overflows it.
+ */
+export function skipValue(bytes: Uint8Array, at: number): number {
+  const open: number[] = [];
+  let i = at;
+  for (;;) {
+    const c = bytes[i];
+    if (c === openBrace) {
+      i = skipWhitespace(bytes, i + 1);
+      if (bytes[i] === closeBrace) {
+        i++;
+      } else {
+        open.push(closeBrace);
+        i = skipKey(bytes, i);
+        if (i === invalid) return invalid;
+        continue;
+      }
+    } else if (c === openBracket) {
+      i = skipWhitespace(bytes, i + 1);
+      if (bytes[i] === closeBracket) i++;
+      else {
+        open.push(closeBracket);
+        continue;
+      }
+    } else if (c === quote) i = skipString(bytes, i);
+    else if (c === 0x74) i = skipLiteral(bytes, i, "true");
+    else if (c === 0x66) i = skipLiteral(bytes, i, "false");
+    else if (c === 0x6e) i = skipLiteral(bytes, i, "null");
+    else if (c === minus || isDigit(c)) i = skipNumber(bytes, i);
+    else return invalid;
+    if (i === invalid) return invalid;
+    // After a value: close what ends here, then on to the next member or element.
+    for (;;) {
+      if (open.length === 0) return i;
+      i = skipWhitespace(bytes, i);
+      const next = bytes[i];
+      if (next === open[open.length - 1]) {
+        open.pop();
+        i++;
+        continue;
+      }
+      if (next !== comma) return invalid;
+      i = skipWhitespace(bytes, i + 1);
+      if (open[open.length - 1] === closeBrace) {
+        i = skipKey(bytes, i);
+        if (i === invalid) return invalid;
+      }
+      break;
+    }
+  }
+}
+
+function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > bytes.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return false;
+  return true;
+}
+
+interface Member {
+  /** The `{` or `,` before the key. */
+  readonly delimiter: number;
+  readonly key: number;
+  readonly value: number;
+}
+
+/** The member of the object opening at `at` whose key and colon are the bytes `key`, or undefined. */
+function findMember(bytes: Uint8Array, at: number, key: Uint8Array): Member | undefined {
+  let delimiter = at;
+  let i = skipWhitespace(bytes, at + 1);
+  if (bytes[i] === closeBrace) return undefined;
+  for (;;) {
+    if (startsWith(bytes, i, key)) return { delimiter, key: i, value: skipWhitespace(bytes, i + key.length) };
+    i = skipKey(bytes, i);
+    if (i === invalid) return undefined;
+    i = skipValue(bytes, i);
+    if (i === invalid) return undefined;
+    i = skipWhitespace(bytes, i);
+    if (bytes[i] !== comma) return undefined;
+    delimiter = i;
+    i = skipWhitespace(bytes, i + 1);
+  }
+}
+
+/** The value of the member `key` of the object opening at `at`, when it is an object itself. */
+function objectMember(bytes: Uint8Array, at: number, key: Uint8Array): number | undefined {
+  const member = findMember(bytes, at, key);
+  return member && bytes[member.value] === openBrace ? member.value : undefined;
+}
+
+/**
+ * The byte range to cut so that the line reads as it would with `object.metadata.managedFields`
+ * deleted, or undefined when the line has none at that place or the walk gives up.
+ */
+export function managedFieldsRange(line: Uint8Array): { start: number; end: number } | undefined {
+  const root = skipWhitespace(line, 0);
+  if (line[root] !== openBrace) return undefined;
+  const object = objectMember(line, root, objectKey);
+  const metadata = object === undefined ? undefined : objectMember(line, object, metadataKey);
+  const member = metadata === undefined ? undefined : findMember(line, metadata, managedFieldsKey);
+  if (member === undefined) return undefined;
+  const valueEnd = skipValue(line, member.value);
+  if (valueEnd === invalid) return undefined;
+  const after = skipWhitespace(line, valueEnd);
+  // With the comma before it: `,"managedFields":[...]` goes, whatever followed reads as before.
+  if (line[member.delimiter] === comma) {
+    return line[after] === comma || line[after] === closeBrace ? { start: member.delimiter, end: valueEnd } : undefined;
+  }
+  // The first member: alone, or with the comma after it when another member follows.
+  if (line[after] === closeBrace) return { start: member.key, end: valueEnd };
+  if (line[after] === comma && line[skipWhitespace(line, after + 1)] === quote) return { start: member.key, end: after + 1 };
+  return undefined;
+}
+
+/**
+ * One watch line as JSON.parse reads it, `object.metadata.managedFields` deleted; undefined for a
+ * blank line. Throws JSON.parse's SyntaxError for a line that is not JSON.
+ */
+export function parseWatchLine(line: Buffer): unknown {
+  // Most lines of most kinds have managedFields; a line without it is not walked at all.
+  const range = line.indexOf(managedFieldsKey) < 0 ? undefined : managedFieldsRange(line);
+  let text: string;
+  if (range === undefined) {
+    text = line.toString("utf8");
+    if (text.trim() === "") return undefined;
+  } else {
+    text = line.toString("utf8", 0, range.start) + line.toString("utf8", range.end);
+  }
+  const value: unknown = JSON.parse(text);
+  deleteManagedFields(value);
+  return value;
+}
+
+/** `delete value.object.metadata.managedFields`, wherever that path exists. */
+export function deleteManagedFields(value: unknown): void {
+  const metadata = (value as { object?: { metadata?: unknown } } | null)?.object?.metadata;
+  if (typeof metadata === "object" && metadata !== null) delete (metadata as { managedFields?: unknown }).managedFields;
+}
