@@ -23,7 +23,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
@@ -98,8 +98,10 @@ function phaseMeter() {
   };
 }
 
-/** One size, in this (child) process. */
+/** One size, in this (child) process; its phases logged on stderr as they start. */
 async function measure(settings: RunSettings) {
+  const started = performance.now();
+  const progress = (what: string) => console.error(`  ${round((performance.now() - started) / 1000, 1)} s: ${what}`);
   const events = new Map<string, number>();
   const watchEvents = () => [...events.values()].reduce((a, b) => a + b, 0);
   const eventToVerdictMs: number[] = [];
@@ -116,11 +118,14 @@ async function measure(settings: RunSettings) {
 
   // The informers start with the first observation. The list's longest delay and GC are what a
   // verdict decided meanwhile would wait for.
+  progress("observing");
   const listing = phaseMeter();
   const listStart = performance.now();
   await engine.observeDeployments(settings.observations);
   const observedAfterSeconds = round((performance.now() - listStart) / 1000, 1);
+  progress("observed, listing");
   await until(() => engine.hub.hasSynced(), "the informers' lists", 600);
+  progress("listed");
   const { seconds, cpuSeconds, gcSeconds, majorGcSeconds, eventLoopDelayMaxMs } = listing(0);
   const initialList = { seconds, observedAfterSeconds, cpuSeconds, gcSeconds, majorGcSeconds, eventLoopDelayMaxMs };
   const afterList = processMemory();
@@ -129,19 +134,24 @@ async function measure(settings: RunSettings) {
   const cached = processMemory();
   const heapCached = process.memoryUsage().heapUsed;
 
-  const stand = (path: string) => fetch(`http://127.0.0.1:${settings.watchPort}/scale?${path}`).then((response) => response.json());
+  const stand = (path: string) => fetch(`http://127.0.0.1:${settings.watchPort}/scale?${path}`).then((response) => response.json() as Promise<{ seconds: number } & Record<string, number>>);
   const churnFrom = watchEvents();
+  progress("churn");
   const churnMeter = phaseMeter();
+  const churnStart = performance.now();
   await stand("phase=churn");
   await until(() => watchEvents() - churnFrom >= settings.churnEvents, "the churn's pod events", 600);
-  const churn = churnMeter(watchEvents() - churnFrom);
-
-  await sleep(2_000);
+  const receivedSeconds = (performance.now() - churnStart) / 1000;
+  // The CPU includes what the updates left to do: record writes of pending messages go out within 2 s.
+  await sleep(2_500);
+  const churn = { ...churnMeter(watchEvents() - churnFrom), receivedSeconds: round(receivedSeconds, 2), watchEventsPerSecond: round(settings.churnEvents / receivedSeconds) };
   const decisiveFrom = watchEvents();
+  progress("decisive events");
   const decisiveMeter = phaseMeter();
   const written = await stand(`phase=decisive&decisivePerSecond=${settings.decisivePerSecond}&podsPerSecond=${settings.podsPerSecond}`);
   await until(() => eventToVerdictMs.length >= settings.observations, "every verdict", 600);
-  const decisive = { ...decisiveMeter(watchEvents() - decisiveFrom), standIn: written, eventToVerdict: latencies(eventToVerdictMs) };
+  const decisive = { ...decisiveMeter(watchEvents() - decisiveFrom), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
+  progress("decided");
   const atEnd = processMemory();
   await engine.stop();
 
