@@ -17,6 +17,7 @@
 //   event per observation, staggered, never all at once), while pod updates go on at
 //   `podsPerSecond`: event to verdict (the engine's histogram: the decisive watch event received to
 //   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay.
+// The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
 // SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override.
 import { spawn } from "node:child_process";
@@ -32,11 +33,13 @@ import { latencies } from "./cluster/scale.ts";
 import { loadImplementation, startNatsEngine } from "./support/natsEngine.ts";
 import { processMemory } from "./support/processMemory.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
+import { namespaceOf } from "./watch/cluster.ts";
 import { startStandIn } from "./watch/standIn.ts";
 
 interface RunSettings {
   pods: number;
   observations: number;
+  namespaces: number;
   churnEvents: number;
   decisivePerSecond: number;
   podsPerSecond: number;
@@ -121,7 +124,8 @@ async function measure(settings: RunSettings) {
   progress("observing");
   const listing = phaseMeter();
   const listStart = performance.now();
-  await engine.observeDeployments(settings.observations);
+  const size = { deployments: settings.observations, podsPerDeployment: settings.pods / settings.observations, namespaces: settings.namespaces };
+  await engine.observeDeployments(settings.observations, (d) => namespaceOf(size, d));
   const observedAfterSeconds = round((performance.now() - listStart) / 1000, 1);
   progress("observed, listing");
   await until(() => engine.hub.hasSynced(), "the informers' lists", 600);
@@ -193,6 +197,7 @@ async function runChild(settings: Omit<RunSettings, "natsUrl" | "watchPort">, na
   const server = await startStandIn({
     deployments: settings.observations,
     podsPerDeployment: settings.pods / settings.observations,
+    namespaces: settings.namespaces,
     passes: 0,
     scale: { churnEvents: settings.churnEvents },
   });
@@ -230,15 +235,18 @@ const sizes = (process.env["SCALE_CURVE_SIZES"] ?? "20000x1000,100000x1000,20000
   if (!(pods > 0 && observations > 0 && pods % observations === 0)) throw new Error(`${size}: pods x observations, pods a multiple of observations`);
   return { pods, observations };
 });
+// As bench cluster's default: a namespace of 200,000 pods is no cluster's layout, and ObjectCache.list
+// overflows the stack past about 125,000 objects of a kind in one namespace (README "Past one replica").
+const namespaces = Number(process.env["SCALE_CURVE_NAMESPACES"] ?? 10);
 const churnEvents = Number(process.env["SCALE_CURVE_CHURN"] ?? 40_000);
 const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] ?? 200);
 const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
 const { natsServer } = buildOrReuseBinaries();
 const runs: unknown[] = [];
 const write = () =>
-  writeResults("scale-curve", { nodeFlags: serviceNodeFlags, churnEvents, decisivePerSecond, podsPerSecond, runs });
+  writeResults("scale-curve", { nodeFlags: serviceNodeFlags, namespaces, churnEvents, decisivePerSecond, podsPerSecond, runs });
 for (const size of sizes) {
-  const measured = await runChild({ ...size, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
+  const measured = await runChild({ ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
   console.log(`${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
   runs.push(measured);
   // After each size: a run stopped part way keeps what it measured.

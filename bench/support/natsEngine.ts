@@ -86,8 +86,11 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
   return {
     names,
     hub,
-    /** One observation per Deployment `app-0` ... `app-<count - 1>` (require healthy, an hour's budget), 100 requests at a time. */
-    async observeDeployments(count: number): Promise<void> {
+    /**
+     * One observation per Deployment `app-0` ... `app-<count - 1>` (require healthy, an hour's
+     * budget), 100 requests at a time; Deployment d in `namespace(d)`.
+     */
+    async observeDeployments(count: number, namespace: (d: number) => string = () => "payments"): Promise<void> {
       for (let from = 0; from < count; from += 100) {
         await Promise.all(
           Array.from({ length: Math.min(100, count - from) }, (_, i) => {
@@ -97,7 +100,7 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
               deployment: "bench",
               require: "healthy",
               timeoutSeconds: 3600,
-              defaultNamespace: "payments",
+              defaultNamespace: namespace(d),
               resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: `app-${d}` }],
             });
             if (!request.ok) throw new Error(JSON.stringify(request.issues));

@@ -14,7 +14,7 @@
 import type { ServerResponse } from "node:http";
 import type { KubeObject } from "../../src/kube/objects.ts";
 import { deployment as rolledOutDeployment } from "../../test/fixtures/kube/workloads.ts";
-import type { WatchCluster, WatchClusterSize } from "./cluster.ts";
+import { inNamespace, namespaceOf, type WatchCluster, type WatchClusterSize } from "./cluster.ts";
 
 export interface ScalePhasesOptions {
   churnEvents: number;
@@ -108,7 +108,7 @@ export class ScalePhases {
   }
 
   private decisiveLine(d: number): string {
-    const object = rolledOutDeployment({ name: `app-${d}`, replicas: this.size.podsPerDeployment }) as KubeObject;
+    const object = inNamespace(rolledOutDeployment({ name: `app-${d}`, replicas: this.size.podsPerDeployment }) as KubeObject, namespaceOf(this.size, d));
     return `{"type":"MODIFIED","object":${JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: String(1e9 + d) } })}}`;
   }
 }
