@@ -19,7 +19,8 @@
 //   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay.
 // The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
-// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override.
+// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override;
+// SCALE_CURVE_RESULTS names the results file. The children inherit the environment (MALLOC_*).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -157,6 +158,9 @@ async function measure(settings: RunSettings) {
   const decisive = { ...decisiveMeter(watchEvents() - decisiveFrom), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
   progress("decided");
   const atEnd = processMemory();
+  // What the decided observations leave behind, once what is garbage is collected.
+  collectGarbage();
+  const decided = processMemory();
   await engine.stop();
 
   const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
@@ -174,6 +178,8 @@ async function measure(settings: RunSettings) {
       rssAfterListMiB: mib(usage(afterList).rss),
       rssCachedMiB: mib(usage(cached).rss),
       rssAtEndMiB: mib(usage(atEnd).rss),
+      heapUsedDecidedMiB: mib(usage(decided).heapUsed),
+      rssDecidedMiB: mib(usage(decided).rss),
       peakRssMiB: kernelMib(atEnd, "VmHWM"),
       externalMiB: mib(usage(cached).external),
       arrayBuffersMiB: mib(usage(cached).arrayBuffers),
@@ -241,10 +247,12 @@ const namespaces = Number(process.env["SCALE_CURVE_NAMESPACES"] ?? 10);
 const churnEvents = Number(process.env["SCALE_CURVE_CHURN"] ?? 40_000);
 const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] ?? 200);
 const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
+/** Another name for a run beside the default one (an allocator setting, say): bench/results/<name>.json. */
+const resultsName = process.env["SCALE_CURVE_RESULTS"] ?? "scale-curve";
 const { natsServer } = buildOrReuseBinaries();
 const runs: unknown[] = [];
 const write = () =>
-  writeResults("scale-curve", { nodeFlags: serviceNodeFlags, namespaces, churnEvents, decisivePerSecond, podsPerSecond, runs });
+  writeResults(resultsName, { nodeFlags: serviceNodeFlags, malloc: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"))), namespaces, churnEvents, decisivePerSecond, podsPerSecond, runs });
 for (const size of sizes) {
   const measured = await runChild({ ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
   console.log(`${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
