@@ -15,15 +15,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { asyncScheduler } from "rxjs";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
 import { startNatsServer } from "../test/cluster/nats.ts";
 import { latencies } from "./cluster/scale.ts";
 import { extractBaseline } from "./support/baselineSource.ts";
+import { type Implementation, loadImplementation, startNatsEngine } from "./support/natsEngine.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
-import { standInKubeConfig, startStandIn } from "./watch/standIn.ts";
+import { startStandIn } from "./watch/standIn.ts";
 
 const baselineCommit = "e33da00";
 const pods = 20_000;
@@ -31,28 +30,6 @@ const observationCounts = (process.env["BUS_OPS_SIZES"] ?? "100,1000,10000").spl
 const idleSeconds = 10;
 /** After the last verdict: what a quiet write waits, and then some. */
 const drainSeconds = 3;
-
-type Bus = typeof import("../src/bus/index.ts");
-type Streams = typeof import("../src/streams/index.ts");
-type Observations = typeof import("../src/observations/index.ts");
-type Verdicts = typeof import("../src/verdicts/index.ts");
-interface Implementation {
-  name: string;
-  bus: Bus;
-  streams: Streams;
-  observations: Observations;
-  verdicts: Verdicts;
-}
-
-async function load(name: string, root: string): Promise<Implementation> {
-  const [bus, streams, observations, verdicts] = await Promise.all([
-    import(join(root, "src/bus/index.ts")) as Promise<Bus>,
-    import(join(root, "src/streams/index.ts")) as Promise<Streams>,
-    import(join(root, "src/observations/index.ts")) as Promise<Observations>,
-    import(join(root, "src/verdicts/index.ts")) as Promise<Verdicts>,
-  ]);
-  return { name, bus, streams, observations, verdicts };
-}
 
 /** Every KV write and event publish of one subject prefix, by kind, from the moment it is made. */
 async function countOperations(nc: NatsConnection, names: { recordsBucket: string; leasesBucket: string; allEvents: string }) {
@@ -89,63 +66,21 @@ const per = (after: Counts, before: Counts, seconds: number) => {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child() { return silent; } };
 
 async function run(impl: Implementation, natsUrl: string, watchPort: number, observations: number) {
-  const { bus, streams, observations: engineModule, verdicts } = impl;
-  const prefix = `ops${impl.name}${observations}`;
-  const names = bus.busNames(prefix);
-  // The service's own connection (src/service/service.ts): the current one builds no Error ahead of each request.
-  const nc = await connect({ servers: natsUrl, ...(impl.name === "current" && { noAsyncTraces: true }) });
-  const counter = await connect({ servers: natsUrl });
-  const jsm = await jetstreamManager(nc);
-  await bus.ensureEventStream(jsm, names, { replicas: 1 });
-  const js = jetstream(nc);
-  const records = await bus.openObservationRecords(js, { prefix });
-  const leaseStore = await bus.openLeaseStore(js, { prefix });
-  const events = bus.createEventPublisher({ js, jsm, prefix });
-  const counted = await countOperations(counter, names);
   let deploymentEvents = 0;
-  const hub = new streams.InformerHub({
-    transport: streams.kubeHttpTransport(standInKubeConfig(watchPort)),
-    metrics: { watchEvent: (kind: string) => void (kind === "apps/Deployment" && deploymentEvents++), watchRestart() {}, objects() {} },
-  });
-  const leases = new engineModule.LeaseKeeper({
-    store: leaseStore,
-    replicaId: "bench",
-    timing: engineModule.defaultLeaseTiming,
-    scheduler: asyncScheduler,
-    metrics: engineModule.noopLeaseMetrics,
-    logger: silent,
-  });
   const eventToVerdictMs: number[] = [];
-  const engine = new engineModule.ObservationEngine({
-    kinds: hub,
-    records,
-    leases,
-    events,
-    logger: silent,
-    metrics: { ...engineModule.noopEngineMetrics, eventToVerdict: (seconds: number) => void eventToVerdictMs.push(seconds * 1000) },
+  const engine = await startNatsEngine(impl, {
+    natsUrl,
+    watchPort,
+    prefix: `ops${impl.name}${observations}`,
+    onWatchEvent: (kind) => void (kind === "apps/Deployment" && deploymentEvents++),
+    onEventToVerdict: (ms) => void eventToVerdictMs.push(ms),
   });
-  leases.startHeartbeat();
-  for (let from = 0; from < observations; from += 100) {
-    await Promise.all(
-      Array.from({ length: Math.min(100, observations - from) }, (_, i) => {
-        const d = from + i;
-        const request = verdicts.parseWith(verdicts.ObservationRequest, {
-          key: `bench/app-${d}`,
-          deployment: "bench",
-          require: "healthy",
-          timeoutSeconds: 3600,
-          defaultNamespace: "payments",
-          resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: `app-${d}` }],
-        });
-        if (!request.ok) throw new Error(JSON.stringify(request.issues));
-        return engine.observe(request.value);
-      }),
-    );
-  }
-  while (!hub.hasSynced()) await sleep(20);
+  const counter = await connect({ servers: natsUrl });
+  const counted = await countOperations(counter, engine.names);
+  await engine.observeDeployments(observations);
+  while (!engine.hub.hasSynced()) await sleep(20);
   await sleep(1_000);
 
   const idleFrom = counted.snapshot();
@@ -166,13 +101,8 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
   const rollout = per(counted.snapshot(), rolloutFrom, (performance.now() - rolloutStart) / 1000);
   if (deploymentEvents < expectedEvents) throw new Error(`${deploymentEvents} Deployment events, expected ${expectedEvents}`);
 
-  engine.stop();
-  leases.stopHeartbeat();
-  hub.stop();
-  await events.flush();
-  await nc.drain();
+  await engine.stop();
   await counter.drain();
-  await jsm.streams.delete(names.eventStream).catch(() => undefined);
   return {
     idle: { ...idle, leaseWritesPerObservationPerMinute: Math.round((idle.leaseWrites / observations / idle.seconds) * 60 * 100) / 100 },
     rollout: {
@@ -191,7 +121,7 @@ const baselineRoot = extractBaseline(repository, baselineCommit, "bus-ops");
 const natsDir = mkdtempSync(join(tmpdir(), "stagewatch-bus-ops-nats-"));
 const nats = await startNatsServer(buildOrReuseBinaries().natsServer, natsDir);
 try {
-  const implementations = [await load("baseline", baselineRoot), await load("current", repository)];
+  const implementations = [await loadImplementation("baseline", baselineRoot), await loadImplementation("current", repository)];
   const results: Record<string, Record<string, unknown>> = {};
   for (const observations of observationCounts) {
     const size = { deployments: observations, podsPerDeployment: pods / observations };

@@ -8,37 +8,14 @@
 //   memoryUsage, V8's heap statistics and spaces, and the kernel's smaps_rollup and status lines;
 // - heap.heapsnapshot (only with STAGEWATCH_BENCH_HEAP_SNAPSHOT=1): what the JS heap holds.
 // Both signals also record memory.json, so before and after sit side by side.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
-import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from "node:v8";
+import { writeHeapSnapshot } from "node:v8";
+import { processMemory } from "../support/processMemory.ts";
 
 const directory = process.env["STAGEWATCH_BENCH_PROFILE_DIR"];
 const heapSnapshot = process.env["STAGEWATCH_BENCH_HEAP_SNAPSHOT"] === "1";
-
-function kernelMemory(): Record<string, string> {
-  const lines: Record<string, string> = {};
-  for (const file of ["/proc/self/smaps_rollup", "/proc/self/status"]) {
-    try {
-      for (const line of readFileSync(file, "utf8").split("\n")) {
-        const match = /^(\w+):\s+(.*)$/.exec(line);
-        if (match && (file.endsWith("rollup") || match[1]!.startsWith("Vm") || match[1]!.startsWith("Rss"))) lines[match[1]!] = match[2]!;
-      }
-    } catch {
-      // Not Linux: Node's own figures still say most of it.
-    }
-  }
-  return lines;
-}
-
-function memory(): Record<string, unknown> {
-  return {
-    memoryUsage: process.memoryUsage(),
-    heap: getHeapStatistics(),
-    spaces: Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size, physical: s.physical_space_size }])),
-    kernel: kernelMemory(),
-  };
-}
 
 if (directory !== undefined) {
   const session = new Session();
@@ -51,7 +28,7 @@ if (directory !== undefined) {
     setTimeout(() => void record(signals), 200);
   });
   const record = async (signal: number) => {
-    memories.push({ signal, at: new Date().toISOString(), ...memory() });
+    memories.push({ signal, at: new Date().toISOString(), ...processMemory() });
     writeFileSync(join(directory, "memory.json"), JSON.stringify(memories, null, 2));
     if (signal === 1) {
       await session.post("Profiler.enable");

@@ -6,12 +6,25 @@
 // same bytes.
 import { readFileSync } from "node:fs";
 import type { KubeObject } from "../../src/kube/objects.ts";
+import { namespace as fixtureNamespace } from "../../test/fixtures/kube/meta.ts";
 import { deployment as rolledOutDeployment } from "../../test/fixtures/kube/workloads.ts";
 import { rollingOut } from "../support/rollingOut.ts";
 
 export interface WatchClusterSize {
   deployments: number;
   podsPerDeployment: number;
+  /** Namespaces the Deployments are spread over, Deployment d in namespaceOf(d); 1 (the fixtures' `payments`) when left out. */
+  namespaces?: number;
+}
+
+/** Deployment d's namespace: the fixtures' own with one namespace, else `payments-<d mod namespaces>`. */
+export function namespaceOf({ namespaces = 1 }: WatchClusterSize, d: number): string {
+  return namespaces === 1 ? fixtureNamespace : `${fixtureNamespace}-${d % namespaces}`;
+}
+
+/** `object` moved to namespace `namespace`. */
+export function inNamespace<T extends KubeObject>(object: T, namespace: string): T {
+  return { ...object, metadata: { ...object.metadata, namespace } };
 }
 
 export interface WatchCluster {
@@ -27,11 +40,14 @@ const podTemplate = JSON.parse(readFileSync(new URL("../../src/streams/fixtures/
 };
 const hex = (i: number, width: number) => i.toString(16).padStart(width, "0");
 
-export function watchCluster({ deployments, podsPerDeployment }: WatchClusterSize): WatchCluster {
+export function watchCluster(size: WatchClusterSize): WatchCluster {
+  const { deployments, podsPerDeployment } = size;
   const cluster: WatchCluster = { deployments: [], replicaSets: [], podJson: [] };
   for (let d = 0; d < deployments; d++) {
     const name = `app-${d}`;
-    const { deployment: rolling, replicaSet: rs } = rollingOut(name, podsPerDeployment, podsPerDeployment - 1);
+    const workload = rollingOut(name, podsPerDeployment, podsPerDeployment - 1);
+    const rolling = inNamespace(workload.deployment, namespaceOf(size, d));
+    const rs = inNamespace(workload.replicaSet, namespaceOf(size, d));
     cluster.deployments.push(rolling);
     cluster.replicaSets.push(rs);
     for (let p = 0; p < podsPerDeployment; p++) {

@@ -6,20 +6,26 @@
 // goes. The pod watch waits for `GET /go?stream=changing|resent` (which answers once a watch
 // waits), so the benchmark starts the stream, and picks it, when everything it measures is set up.
 // `stream=rollout` streams the Deployment watch instead (deploymentRolloutLines: ready counts going
-// up, then every rollout complete), for bench/bus-ops. Prints the port on stdout once listening.
+// up, then every rollout complete), for bench/bus-ops. With `scale` in its size the pod and
+// Deployment watches are held for the phases of bench/scale-curve instead (scalePhases.ts, started
+// by `GET /scale?phase=...`), and none of the streams above is built: at 200,000 pods each would be
+// a string past V8's longest. Prints the port on stdout once listening.
 import { createServer, type ServerResponse } from "node:http";
 import { deploymentRolloutLines, podWatchLines, watchCluster } from "./cluster.ts";
+import { ScalePhases, type ScalePhasesOptions } from "./scalePhases.ts";
 
-const size = JSON.parse(process.argv[2] ?? "{}") as { deployments: number; podsPerDeployment: number; passes: number };
+const size = JSON.parse(process.argv[2] ?? "{}") as { deployments: number; podsPerDeployment: number; passes: number; scale?: ScalePhasesOptions };
 const cluster = watchCluster(size);
+const scale = size.scale && new ScalePhases(cluster, size, size.scale);
 // Two streams of `passes` passes over every pod: each update changing the pod (its container's
 // restartCount goes up, at a new resourceVersion), or the same pod re-sent at resourceVersion 2.
-const streams: Record<string, Buffer[]> = {
-  changing: Array.from({ length: size.passes }, (_, pass) => Buffer.from(`${podWatchLines(cluster, String(2 + pass), pass + 1).join("\n")}\n`)),
-  resent: Array.from({ length: size.passes }, () => Buffer.from(`${podWatchLines(cluster, "2").join("\n")}\n`)),
-};
-const rollout = deploymentRolloutLines(size);
-streams["rollout"] = [Buffer.from(`${rollout.rollingOut.join("\n")}\n`), Buffer.from(`${rollout.rolledOut.join("\n")}\n`)];
+const streams: Record<string, Buffer[]> = {};
+if (!scale) {
+  streams["changing"] = Array.from({ length: size.passes }, (_, pass) => Buffer.from(`${podWatchLines(cluster, String(2 + pass), pass + 1).join("\n")}\n`));
+  streams["resent"] = Array.from({ length: size.passes }, () => Buffer.from(`${podWatchLines(cluster, "2").join("\n")}\n`));
+  const rollout = deploymentRolloutLines(size);
+  streams["rollout"] = [Buffer.from(`${rollout.rollingOut.join("\n")}\n`), Buffer.from(`${rollout.rolledOut.join("\n")}\n`)];
+}
 /** Which watch each stream is written to. */
 const streamPath = (name: string) => (name === "rollout" ? "/apis/apps/v1/deployments" : "/api/v1/pods");
 const items: Record<string, string[]> = {
@@ -74,6 +80,13 @@ function release(): void {
 
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? "/", "http://localhost");
+  if (url.pathname === "/scale" && scale) {
+    scale.run(url).then(
+      (result) => response.end(JSON.stringify(result)),
+      (error: unknown) => response.writeHead(409).end(String(error)),
+    );
+    return;
+  }
   if (url.pathname === "/go") {
     const chosen = url.searchParams.get("stream") ?? "changing";
     if (!streams[chosen]) {
@@ -93,6 +106,7 @@ const server = createServer((request, response) => {
   if (url.searchParams.get("watch") !== "true") return list(response, objects, url);
   response.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
   response.flushHeaders();
+  if (url.searchParams.get("resourceVersion") === "1" && scale?.hold(url.pathname, response)) return;
   if ((url.pathname === "/api/v1/pods" || url.pathname === "/apis/apps/v1/deployments") && url.searchParams.get("resourceVersion") === "1") {
     waitingWatches.set(url.pathname, response);
     response.on("close", () => {

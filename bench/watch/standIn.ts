@@ -4,9 +4,10 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { WatchClusterSize } from "./cluster.ts";
+import type { ScalePhasesOptions } from "./scalePhases.ts";
 
-/** The server for `size` with `passes` passes of pod updates; `core`: pinned to that core with taskset. */
-export async function startStandIn(size: WatchClusterSize & { passes: number }, core?: number): Promise<{ port: number; stop: () => void }> {
+/** The server for `size` with `passes` passes of pod updates (or the phases of `scale`); `core`: pinned to that core with taskset. */
+export async function startStandIn(size: WatchClusterSize & { passes: number; scale?: ScalePhasesOptions }, core?: number): Promise<{ port: number; stop: () => void }> {
   const script = fileURLToPath(new URL("server.ts", import.meta.url));
   const node = [process.execPath, ...process.execArgv.filter((arg) => arg !== "--expose-gc"), script, JSON.stringify(size)];
   const command = core === undefined ? node : ["taskset", "-c", String(core), ...node];

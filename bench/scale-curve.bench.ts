@@ -1,0 +1,264 @@
+// Past one machine (issue 21): the real engine (informers over the watch stand-in of bench/watch,
+// driver, record writer, lease keeper, event publisher; bench/support/natsEngine.ts) against a real
+// nats-server with JetStream, no control plane, at 20,000 to 200,000 pods and 1,000 or 10,000
+// observations (one per Deployment, so pods per Deployment = pods / observations). Each size runs
+// in a fresh child process of its own, with the service image's Node flags
+// (`--max-semi-space-size=16`, Dockerfile), so its heap and RSS are its own; a fresh nats-server and
+// stand-in each time. Per size:
+// - initial list: from the first observation to every informer synced (pages of 500, as serve);
+// - heap after two full collections with everything cached and observed, less the same before the
+//   engine started, over the pods (so it carries the observations, Deployments and ReplicaSets
+//   too: the two runs at 200,000 pods differ by 9,000 observations, which separates them), RSS,
+//   V8's spaces, smaps_rollup, and VmHWM (the peak, reached during the list);
+// - churn: `churnEvents` pod updates as fast as the stand-in writes them, each changing its pod
+//   (restartCount up), one Deployment after another: CPU s per 1,000 watch events, events/s, the
+//   event loop's longest delay, GC time;
+// - decisive: each Deployment's rollout completing, `decisivePerSecond` of them (one decisive
+//   event per observation, staggered, never all at once), while pod updates go on at
+//   `podsPerSecond`: event to verdict (the engine's histogram: the decisive watch event received to
+//   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay.
+// The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
+// SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
+// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override;
+// SCALE_CURVE_RESULTS names the results file. The children inherit the environment (MALLOC_*).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { constants, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
+import { startNatsServer } from "../test/cluster/nats.ts";
+import { latencies } from "./cluster/scale.ts";
+import { loadImplementation, startNatsEngine } from "./support/natsEngine.ts";
+import { processMemory } from "./support/processMemory.ts";
+import { collectGarbage, writeResults } from "./support/results.ts";
+import { namespaceOf } from "./watch/cluster.ts";
+import { startStandIn } from "./watch/standIn.ts";
+
+interface RunSettings {
+  pods: number;
+  observations: number;
+  namespaces: number;
+  churnEvents: number;
+  decisivePerSecond: number;
+  podsPerSecond: number;
+  natsUrl: string;
+  watchPort: number;
+}
+
+/** The service image's flags (Dockerfile NODE_OPTIONS). */
+const serviceNodeFlags = ["--max-semi-space-size=16"];
+const resultMarker = "SCALE_CURVE_RESULT ";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value: number, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
+const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
+/** A kernel figure such as `123456 kB`, in MiB. */
+const kernelMib = (memory: Record<string, unknown>, field: string) => {
+  const text = (memory["kernel"] as Record<string, string>)[field];
+  return text === undefined ? null : round(Number.parseInt(text, 10) / 1024, 1);
+};
+
+async function until(condition: () => boolean, what: string, timeoutSeconds: number): Promise<void> {
+  const deadline = performance.now() + timeoutSeconds * 1000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** CPU, wall time, GC and the event loop's longest delay over one phase. */
+function phaseMeter() {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  let gcMs = 0;
+  let majorGcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcMs += entry.duration;
+    }
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  return (watchEvents: number) => {
+    const used = process.cpuUsage(cpu);
+    delay.disable();
+    gc.disconnect();
+    const cpuSeconds = (used.user + used.system) / 1e6;
+    const seconds = (performance.now() - start) / 1000;
+    return {
+      seconds: round(seconds, 1),
+      watchEvents,
+      watchEventsPerSecond: round(watchEvents / seconds),
+      cpuSeconds: round(cpuSeconds, 2),
+      cpuSecondsPer1000WatchEvents: round((cpuSeconds / watchEvents) * 1000, 3),
+      gcSeconds: round(gcMs / 1000, 2),
+      majorGcSeconds: round(majorGcMs / 1000, 2),
+      eventLoopDelayMaxMs: round(delay.max / 1e6, 1),
+    };
+  };
+}
+
+/** One size, in this (child) process; its phases logged on stderr as they start. */
+async function measure(settings: RunSettings) {
+  const started = performance.now();
+  const progress = (what: string) => console.error(`  ${round((performance.now() - started) / 1000, 1)} s: ${what}`);
+  const events = new Map<string, number>();
+  const watchEvents = () => [...events.values()].reduce((a, b) => a + b, 0);
+  const eventToVerdictMs: number[] = [];
+  collectGarbage();
+  const before = processMemory();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const engine = await startNatsEngine(await loadImplementation("current", fileURLToPath(new URL("..", import.meta.url))), {
+    natsUrl: settings.natsUrl,
+    watchPort: settings.watchPort,
+    prefix: `scale${settings.pods}x${settings.observations}`,
+    onWatchEvent: (kind) => void events.set(kind, (events.get(kind) ?? 0) + 1),
+    onEventToVerdict: (ms) => void eventToVerdictMs.push(ms),
+  });
+
+  // The informers start with the first observation. The list's longest delay and GC are what a
+  // verdict decided meanwhile would wait for.
+  progress("observing");
+  const listing = phaseMeter();
+  const listStart = performance.now();
+  const size = { deployments: settings.observations, podsPerDeployment: settings.pods / settings.observations, namespaces: settings.namespaces };
+  await engine.observeDeployments(settings.observations, (d) => namespaceOf(size, d));
+  const observedAfterSeconds = round((performance.now() - listStart) / 1000, 1);
+  progress("observed, listing");
+  await until(() => engine.hub.hasSynced(), "the informers' lists", 600);
+  progress("listed");
+  const { seconds, cpuSeconds, gcSeconds, majorGcSeconds, eventLoopDelayMaxMs } = listing(0);
+  const initialList = { seconds, observedAfterSeconds, cpuSeconds, gcSeconds, majorGcSeconds, eventLoopDelayMaxMs };
+  const afterList = processMemory();
+  await sleep(1_000);
+  collectGarbage();
+  const cached = processMemory();
+  const heapCached = process.memoryUsage().heapUsed;
+
+  const stand = (path: string) => fetch(`http://127.0.0.1:${settings.watchPort}/scale?${path}`).then((response) => response.json() as Promise<{ seconds: number } & Record<string, number>>);
+  const churnFrom = watchEvents();
+  progress("churn");
+  const churnMeter = phaseMeter();
+  const churnStart = performance.now();
+  await stand("phase=churn");
+  await until(() => watchEvents() - churnFrom >= settings.churnEvents, "the churn's pod events", 600);
+  const receivedSeconds = (performance.now() - churnStart) / 1000;
+  // The CPU includes what the updates left to do: record writes of pending messages go out within 2 s.
+  await sleep(2_500);
+  const churn = { ...churnMeter(watchEvents() - churnFrom), receivedSeconds: round(receivedSeconds, 2), watchEventsPerSecond: round(settings.churnEvents / receivedSeconds) };
+  const decisiveFrom = watchEvents();
+  progress("decisive events");
+  const decisiveMeter = phaseMeter();
+  const written = await stand(`phase=decisive&decisivePerSecond=${settings.decisivePerSecond}&podsPerSecond=${settings.podsPerSecond}`);
+  await until(() => eventToVerdictMs.length >= settings.observations, "every verdict", 600);
+  const decisive = { ...decisiveMeter(watchEvents() - decisiveFrom), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
+  progress("decided");
+  const atEnd = processMemory();
+  // What the decided observations leave behind, once what is garbage is collected.
+  collectGarbage();
+  const decided = processMemory();
+  await engine.stop();
+
+  const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
+  const spaces = cached["spaces"] as Record<string, { size: number; used: number; physical: number }>;
+  return {
+    pods: settings.pods,
+    observations: settings.observations,
+    podsPerDeployment: settings.pods / settings.observations,
+    watchEventsByKind: Object.fromEntries(events),
+    initialList: { ...initialList, podsPerSecond: round(settings.pods / initialList.seconds) },
+    memory: {
+      heapUsedMiB: mib(heapCached),
+      heapBytesPerCachedPod: round((heapCached - heapBefore) / settings.pods),
+      rssBeforeMiB: mib(usage(before).rss),
+      rssAfterListMiB: mib(usage(afterList).rss),
+      rssCachedMiB: mib(usage(cached).rss),
+      rssAtEndMiB: mib(usage(atEnd).rss),
+      heapUsedDecidedMiB: mib(usage(decided).heapUsed),
+      rssDecidedMiB: mib(usage(decided).rss),
+      peakRssMiB: kernelMib(atEnd, "VmHWM"),
+      externalMiB: mib(usage(cached).external),
+      arrayBuffersMiB: mib(usage(cached).arrayBuffers),
+      spacesMiB: Object.fromEntries(Object.entries(spaces).map(([name, s]) => [name, { size: mib(s.size), used: mib(s.used), resident: mib(s.physical) }])),
+      kernelCached: {
+        anonymousMiB: kernelMib(cached, "Anonymous"),
+        rssAnonMiB: kernelMib(cached, "RssAnon"),
+        rssFileMiB: kernelMib(cached, "RssFile"),
+      },
+    },
+    churn,
+    decisive,
+  };
+}
+
+/** One size in a child process of its own, with its own nats-server and stand-in. */
+async function runChild(settings: Omit<RunSettings, "natsUrl" | "watchPort">, natsServer: string) {
+  const natsDir = mkdtempSync(join(tmpdir(), "stagewatch-scale-curve-nats-"));
+  const nats = await startNatsServer(natsServer, natsDir);
+  const standInStart = performance.now();
+  const server = await startStandIn({
+    deployments: settings.observations,
+    podsPerDeployment: settings.pods / settings.observations,
+    namespaces: settings.namespaces,
+    passes: 0,
+    scale: { churnEvents: settings.churnEvents },
+  });
+  const standInSeconds = round((performance.now() - standInStart) / 1000, 1);
+  try {
+    const loadAverageBefore = loadavg().map((l) => round(l, 2));
+    const child = spawn(process.execPath, [...process.execArgv, ...serviceNodeFlags, fileURLToPath(import.meta.url)], {
+      env: { ...process.env, SCALE_CURVE_RUN: JSON.stringify({ ...settings, natsUrl: nats.url, watchPort: server.port }) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let result: unknown;
+    for await (const line of createInterface({ input: child.stdout! })) {
+      if (line.startsWith(resultMarker)) result = JSON.parse(line.slice(resultMarker.length));
+      else console.log(line);
+    }
+    const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
+    if (code !== 0 || result === undefined) throw new Error(`the run at ${settings.pods} pods x ${settings.observations} exited ${code}`);
+    return { ...(result as object), standInStartSeconds: standInSeconds, loadAverageBefore, loadAverageAfter: loadavg().map((l) => round(l, 2)) };
+  } finally {
+    server.stop();
+    await nats.stop();
+    rmSync(natsDir, { recursive: true, force: true });
+  }
+}
+
+const childSettings = process.env["SCALE_CURVE_RUN"];
+if (childSettings !== undefined) {
+  const measured = await measure(JSON.parse(childSettings) as RunSettings);
+  console.log(`${resultMarker}${JSON.stringify(measured)}`);
+  process.exit(0);
+}
+
+const sizes = (process.env["SCALE_CURVE_SIZES"] ?? "20000x1000,100000x1000,200000x1000,200000x10000").split(",").map((size) => {
+  const [pods, observations] = size.split("x").map(Number) as [number, number];
+  if (!(pods > 0 && observations > 0 && pods % observations === 0)) throw new Error(`${size}: pods x observations, pods a multiple of observations`);
+  return { pods, observations };
+});
+// As bench cluster's default: a namespace of 200,000 pods is no cluster's layout, and ObjectCache.list
+// overflows the stack past about 125,000 objects of a kind in one namespace (README "Past one replica").
+const namespaces = Number(process.env["SCALE_CURVE_NAMESPACES"] ?? 10);
+const churnEvents = Number(process.env["SCALE_CURVE_CHURN"] ?? 40_000);
+const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] ?? 200);
+const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
+/** Another name for a run beside the default one (an allocator setting, say): bench/results/<name>.json. */
+const resultsName = process.env["SCALE_CURVE_RESULTS"] ?? "scale-curve";
+const { natsServer } = buildOrReuseBinaries();
+const runs: unknown[] = [];
+const write = () =>
+  writeResults(resultsName, { nodeFlags: serviceNodeFlags, malloc: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"))), namespaces, churnEvents, decisivePerSecond, podsPerSecond, runs });
+for (const size of sizes) {
+  const measured = await runChild({ ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
+  console.log(`${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
+  runs.push(measured);
+  // After each size: a run stopped part way keeps what it measured.
+  write();
+}
+console.log(`-> ${write()}`);
+process.exit(0);

@@ -1,0 +1,123 @@
+// The real engine as `serve` wires it, without the request server: informers over the watch
+// stand-in (bench/watch), the observation driver, record writer, lease keeper with its heartbeat
+// and event publisher against a real nats-server with JetStream, on the service's own connection
+// options. bench/bus-ops runs it for the code as it is and for a commit taken from git (the
+// modules are passed in, loaded from either tree); bench/scale-curve for the code as it is.
+import { join } from "node:path";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { asyncScheduler } from "rxjs";
+import { standInKubeConfig } from "../watch/standIn.ts";
+
+type Bus = typeof import("../../src/bus/index.ts");
+type Streams = typeof import("../../src/streams/index.ts");
+type Observations = typeof import("../../src/observations/index.ts");
+type Verdicts = typeof import("../../src/verdicts/index.ts");
+export interface Implementation {
+  name: string;
+  bus: Bus;
+  streams: Streams;
+  observations: Observations;
+  verdicts: Verdicts;
+}
+
+/** The engine's modules from the source tree at `root` (this repository, or a commit extracted from git). */
+export async function loadImplementation(name: string, root: string): Promise<Implementation> {
+  const [bus, streams, observations, verdicts] = await Promise.all([
+    import(join(root, "src/bus/index.ts")) as Promise<Bus>,
+    import(join(root, "src/streams/index.ts")) as Promise<Streams>,
+    import(join(root, "src/observations/index.ts")) as Promise<Observations>,
+    import(join(root, "src/verdicts/index.ts")) as Promise<Verdicts>,
+  ]);
+  return { name, bus, streams, observations, verdicts };
+}
+
+export interface NatsEngineOptions {
+  natsUrl: string;
+  watchPort: number;
+  /** The subject prefix, and so the buckets and stream: one of its own per run. */
+  prefix: string;
+  /** Every watch event the informers receive, by kind key (`apps/Deployment`, `core/Pod`). */
+  onWatchEvent?: (kind: string) => void;
+  /** The engine's own event-to-verdict histogram: watch event received to the verdict's stream acknowledgement. */
+  onEventToVerdict?: (milliseconds: number) => void;
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {}, child() { return silent; } };
+
+export async function startNatsEngine(impl: Implementation, options: NatsEngineOptions) {
+  const { bus, streams, observations: engineModule, verdicts } = impl;
+  const names = bus.busNames(options.prefix);
+  // The service's own connection (src/service/service.ts): the current one builds no Error ahead of each request.
+  const nc = await connect({ servers: options.natsUrl, ...(impl.name === "current" && { noAsyncTraces: true }) });
+  const jsm = await jetstreamManager(nc);
+  await bus.ensureEventStream(jsm, names, { replicas: 1 });
+  const js = jetstream(nc);
+  const records = await bus.openObservationRecords(js, { prefix: options.prefix });
+  const leaseStore = await bus.openLeaseStore(js, { prefix: options.prefix });
+  const events = bus.createEventPublisher({ js, jsm, prefix: options.prefix });
+  const onWatchEvent = options.onWatchEvent ?? (() => {});
+  const hub = new streams.InformerHub({
+    transport: streams.kubeHttpTransport(standInKubeConfig(options.watchPort)),
+    metrics: { watchEvent: (kind: string) => onWatchEvent(kind), watchRestart() {}, objects() {} },
+  });
+  const leases = new engineModule.LeaseKeeper({
+    store: leaseStore,
+    replicaId: "bench",
+    timing: engineModule.defaultLeaseTiming,
+    scheduler: asyncScheduler,
+    metrics: engineModule.noopLeaseMetrics,
+    logger: silent,
+  });
+  const onEventToVerdict = options.onEventToVerdict ?? (() => {});
+  const engine = new engineModule.ObservationEngine({
+    kinds: hub,
+    records,
+    leases,
+    events,
+    logger: silent,
+    // One caller here stands in for the many a cluster's pipelines are: admission's per-caller
+    // limits (500 in flight, 50 requests a second) would refuse most of what is measured.
+    admissionLimits: { inFlight: 1_000_000, inFlightPerCaller: 1_000_000, requestsPerSecond: 1_000_000 },
+    metrics: { ...engineModule.noopEngineMetrics, eventToVerdict: (seconds: number) => onEventToVerdict(seconds * 1000) },
+  });
+  leases.startHeartbeat();
+
+  return {
+    names,
+    hub,
+    /**
+     * One observation per Deployment `app-0` ... `app-<count - 1>` (require healthy, an hour's
+     * budget), 100 requests at a time; Deployment d in `namespace(d)`.
+     */
+    async observeDeployments(count: number, namespace: (d: number) => string = () => "payments"): Promise<void> {
+      for (let from = 0; from < count; from += 100) {
+        await Promise.all(
+          Array.from({ length: Math.min(100, count - from) }, (_, i) => {
+            const d = from + i;
+            const request = verdicts.parseWith(verdicts.ObservationRequest, {
+              key: `bench/app-${d}`,
+              deployment: "bench",
+              require: "healthy",
+              timeoutSeconds: 3600,
+              defaultNamespace: namespace(d),
+              resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: `app-${d}` }],
+            });
+            if (!request.ok) throw new Error(JSON.stringify(request.issues));
+            return engine.observe(request.value).then((result) => {
+              if (!result.ok) throw new Error(`app-${d} not observed: ${JSON.stringify(result)}`);
+            });
+          }),
+        );
+      }
+    },
+    async stop(): Promise<void> {
+      engine.stop();
+      leases.stopHeartbeat();
+      hub.stop();
+      await events.flush();
+      await jsm.streams.delete(names.eventStream).catch(() => undefined);
+      await nc.drain();
+    },
+  };
+}
