@@ -12,6 +12,13 @@ const summary = (events: { type: string; object: KubeObject }[]) =>
   events.map((event) => `${event.type} ${event.object.metadata.namespace}/${event.object.metadata.name}@${event.object.metadata.resourceVersion}`);
 
 describe("ObjectCache", () => {
+  it("lists 200,000 objects of one namespace (spreading them into push overflowed the stack past about 125,000)", () => {
+    const cache = new ObjectCache();
+    for (let i = 0; i < 200_000; i++) cache.upsert(pod("big", `pod-${i}`, `uid-${i}`, "1"));
+    expect(cache.list()).toHaveLength(200_000);
+    expect(cache.list("big")).toHaveLength(200_000);
+  });
+
   it("reports a name re-used by a new UID as a deletion and an addition, not an update", () => {
     const cache = new ObjectCache();
     cache.upsert(pod("shop", "web-0", "uid-1", "10"));
