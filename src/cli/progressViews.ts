@@ -67,15 +67,16 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
       if (line) stamped(line);
     },
     finish(verdict) {
+      // In the order the events would have said it: the expectation, the readings, the stages.
+      const expectation = expected ? undefined : expectationOf(verdict.history, verdict.required);
+      if (expectation) stamped(`expected: to ${verdict.required}, ${expectation.message}`);
       for (const resource of verdict.resources) {
         const line = resourceLine(resource);
         if (lastLineOf.get(describeResource(resource.identity)) !== line) stamped(line);
       }
       for (const stage of stagesBetween(reachedShown, verdict.reached)) stamped(`stage ${stage} reached`);
       const comparison = verdict.history?.comparison;
-      const expectation = comparison || expected ? undefined : expectationOf(verdict.history, verdict.required);
       if (comparison) stamped(`history: ${comparison.message}`);
-      else if (expectation) stamped(`expected: to ${verdict.required}, ${expectation.message}`);
     },
   };
 }

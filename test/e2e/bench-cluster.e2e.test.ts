@@ -37,7 +37,10 @@ describe("bench cluster at a small size", () => {
     expect(result.sizes).toEqual({ observations, pods: 12, podsPerDeployment: 2, namespaces: 2 });
     expect(result.verdicts).toEqual({ received: observations, succeeded: observations, missing: 0 });
     expect(result.afterDecisiveEvent.count).toBe(observations);
-    expect(result.serviceEventToVerdict.count).toBeGreaterThanOrEqual(observations);
+    // One sample per verdict decided on a watch event; one decided from the cache at the
+    // observation's start (rolled out before it was accepted) has none.
+    expect(result.serviceEventToVerdict.count).toBeGreaterThan(0);
+    expect(result.serviceEventToVerdict.count).toBeLessThanOrEqual(observations);
   });
 
   it("reads the service's pods, heap, RSS and CPU from its metrics", () => {
