@@ -5,7 +5,8 @@
 // same run. 20,000 pods in all, spread over the Deployments; each Deployment is observed once.
 // Counted by a second connection subscribed to every KV subject and to the events subjects (a
 // KV write is a publish on `$KV.<bucket>.<key>`, so it sees each one), per phase:
-// - idle: 10 s with no watch event (lease renewals, and what else runs on a timer);
+// - idle: 10 s with no watch event (lease renewals or heartbeats, and what else runs on a timer;
+//   a heartbeat is a write in the leases bucket, so it counts as a lease write), with the CPU it took;
 // - rollout: every Deployment's ready count going up one replica at a time until one short of
 //   done (each step a message-only change: "3/20 ready" to "4/20 ready"), then every rollout
 //   complete, which decides every observation at once; counted until every verdict was published,
@@ -25,7 +26,8 @@ import { extractBaseline } from "./support/baselineSource.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
 import { standInKubeConfig, startStandIn } from "./watch/standIn.ts";
 
-const baselineCommit = "e33da00";
+/** The code compared with: BUS_OPS_BASELINE, or main before the per-replica heartbeat (e33da00 was the one before issue 21's record and event changes). */
+const baselineCommit = process.env["BUS_OPS_BASELINE"] ?? "f378c59";
 const pods = 20_000;
 const observationCounts = (process.env["BUS_OPS_SIZES"] ?? "100,1000,10000").split(",").map(Number);
 const idleSeconds = 10;
@@ -150,7 +152,9 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
 
   const idleFrom = counted.snapshot();
   const idleStart = performance.now();
+  const idleCpuStart = process.cpuUsage();
   await sleep(idleSeconds * 1000);
+  const idleCpu = process.cpuUsage(idleCpuStart);
   const idle = per(counted.snapshot(), idleFrom, (performance.now() - idleStart) / 1000);
 
   collectGarbage();
@@ -174,9 +178,15 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
   await counter.drain();
   await jsm.streams.delete(names.eventStream).catch(() => undefined);
   return {
-    idle: { ...idle, leaseWritesPerObservationPerMinute: Math.round((idle.leaseWrites / observations / idle.seconds) * 60 * 100) / 100 },
+    idle: {
+      ...idle,
+      leaseWritesPerSecond: Math.round((idle.leaseWrites / idle.seconds) * 10) / 10,
+      leaseWritesPerObservationPerMinute: Math.round((idle.leaseWrites / observations / idle.seconds) * 60 * 100) / 100,
+      cpuSeconds: Math.round(((idleCpu.user + idleCpu.system) / 1e6) * 1000) / 1000,
+    },
     rollout: {
       ...rollout,
+      leaseWritesPerSecond: Math.round((rollout.leaseWrites / rollout.seconds) * 10) / 10,
       watchEvents: deploymentEvents,
       secondsToLastVerdict: Math.round(decidedAfter * 10) / 10,
       recordWritesPer1000WatchEvents: Math.round((rollout.recordWrites / deploymentEvents) * 1000),
