@@ -29,6 +29,16 @@ async function twoReplicas(): Promise<{ h: EngineHarness; a: EngineHarness["firs
 
 const verdictsOf = (h: EngineHarness, id: string) => h.events.of(id).filter((event) => event.type === "verdict");
 
+/** Replica b drives `id` now; the rollout completes, and b publishes the one verdict. */
+async function drivenByBToItsVerdict(h: EngineHarness, b: ReturnType<EngineHarness["replica"]>, id: string): Promise<void> {
+  expect(b.engine.activeCount).toBe(1);
+  expect((await h.records.getRecord(id))!.record.owner).toBe("replica-b");
+  h.cluster.put(deployment({ replicas: 2 }));
+  await h.advance(0);
+  expect(verdictsOf(h, id)).toHaveLength(1);
+  expect(h.events.verdict(id).outcome).toBe("succeeded");
+}
+
 describe("a crashed replica's observations", () => {
   it("are adopted once the lease expires: same id, same deadline, one verdict, a bootstrap Job settled before the crash still counts after its TTL removed it", async () => {
     const { h, a, b } = await twoReplicas();
@@ -119,13 +129,7 @@ describe("a replica whose heartbeat cannot be stored", () => {
     expect(b.engine.activeCount).toBe(0);
     await h.advance(defaultLeaseTiming.renewEveryMs / 10 + defaultLeaseTiming.scanEveryMs);
     expect(a.engine.activeCount).toBe(0);
-    expect(b.engine.activeCount).toBe(1);
-    expect((await h.records.getRecord(id))!.record.owner).toBe("replica-b");
-
-    h.cluster.put(deployment({ replicas: 2 }));
-    await h.advance(0);
-    expect(verdictsOf(h, id)).toHaveLength(1);
-    expect(h.events.verdict(id).outcome).toBe("succeeded");
+    await drivenByBToItsVerdict(h, b, id);
     expect(h.logged.filter((line) => line.message.startsWith("every lease counted lost"))).toHaveLength(1);
   });
 });
@@ -154,13 +158,7 @@ describe("a replica shutting down", () => {
     const id = await h.start(observationRequest({ resources: [api] }));
     await a.shutDown();
     await h.advance(0);
-    expect(b.engine.activeCount).toBe(1);
-    expect((await h.records.getRecord(id))!.record.owner).toBe("replica-b");
-
-    h.cluster.put(deployment({ replicas: 2 }));
-    await h.advance(0);
-    expect(verdictsOf(h, id)).toHaveLength(1);
-    expect(h.events.verdict(id).outcome).toBe("succeeded");
+    await drivenByBToItsVerdict(h, b, id);
   });
 });
 
