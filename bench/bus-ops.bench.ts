@@ -163,8 +163,15 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
   const cpuStart = process.cpuUsage();
   await (await fetch(`http://127.0.0.1:${watchPort}/go?stream=rollout`)).text();
   const expectedEvents = observations * (pods / observations) + observations;
-  while (counted.counts.verdicts - rolloutFrom.verdicts < observations) await sleep(20);
-  const decidedAfter = (performance.now() - rolloutStart) / 1000;
+  // Bounded: verdicts that stop coming for a minute are reported as missing instead of hanging the run.
+  let lastVerdicts = 0;
+  let lastProgressAt = performance.now();
+  while (counted.counts.verdicts - rolloutFrom.verdicts < observations && performance.now() - lastProgressAt < 60_000) {
+    await sleep(20);
+    if (counted.counts.verdicts !== lastVerdicts) [lastVerdicts, lastProgressAt] = [counted.counts.verdicts, performance.now()];
+  }
+  const verdictsMissing = observations - (counted.counts.verdicts - rolloutFrom.verdicts);
+  const decidedAfter = (Math.min(performance.now(), lastProgressAt) - rolloutStart) / 1000;
   await sleep(drainSeconds * 1000);
   const cpu = process.cpuUsage(cpuStart);
   const rollout = per(counted.snapshot(), rolloutFrom, (performance.now() - rolloutStart) / 1000);
@@ -189,6 +196,7 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
       leaseWritesPerSecond: Math.round((rollout.leaseWrites / rollout.seconds) * 10) / 10,
       watchEvents: deploymentEvents,
       secondsToLastVerdict: Math.round(decidedAfter * 10) / 10,
+      verdictsMissing,
       recordWritesPer1000WatchEvents: Math.round((rollout.recordWrites / deploymentEvents) * 1000),
       cpuSecondsPer1000WatchEvents: Math.round(((cpu.user + cpu.system) / 1e6 / deploymentEvents) * 1000 * 1000) / 1000,
       eventToVerdict: latencies(eventToVerdictMs),
