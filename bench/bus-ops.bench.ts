@@ -128,6 +128,9 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
     events,
     logger: silent,
     metrics: { ...engineModule.noopEngineMetrics, eventToVerdict: (seconds: number) => void eventToVerdictMs.push(seconds * 1000) },
+    // Every observation admitted: the service's defaults (50 requests a second, 500 in flight a
+    // caller) would refuse most of them, and the run would measure a twentieth of its size.
+    admissionLimits: { inFlight: 1_000_000, inFlightPerCaller: 1_000_000, requestsPerSecond: 1_000_000 },
   });
   leases.startHeartbeat();
   for (let from = 0; from < observations; from += 100) {
@@ -143,7 +146,9 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
           resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: `app-${d}` }],
         });
         if (!request.ok) throw new Error(JSON.stringify(request.issues));
-        return engine.observe(request.value);
+        return engine.observe(request.value).then((result) => {
+          if (!result.ok) throw new Error(`observation refused: ${result.code}: ${result.message}`);
+        });
       }),
     );
   }
