@@ -2,8 +2,9 @@
 // (`npm run bench -- streams-memory`). Each runs in a fresh Node process with --expose-gc, so
 // one benchmark's garbage and JIT state never skew another's numbers (memory ones above all).
 // A benchmark is a script that measures and calls writeResults (bench/support/results.ts).
-// `npm run bench -- cluster [flags]` is the live-cluster benchmark (bench/cluster/run.ts): never
-// part of a plain `npm run bench`, as it starts a cluster of its own and takes minutes.
+// `npm run bench -- cluster [flags]` is the live-cluster benchmark (bench/cluster/run.ts) and
+// `npm run bench -- beside [flags]` observe beside Helm and kubectl (bench/cluster/beside.ts): never
+// part of a plain `npm run bench`, as they start a cluster of their own and take minutes.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -23,8 +24,11 @@ const nodeArgs = [
   "--import",
   fileURLToPath(new URL("support/resolve-ts.ts", import.meta.url)),
 ];
-if (wanted[0] === "cluster") {
-  const run = spawnSync(process.execPath, [...nodeArgs, `${directory}cluster/run.ts`, ...wanted.slice(1)], { stdio: "inherit" });
+// The two that start a cluster of their own (or take one with --kubeconfig and --nats-url).
+const clusterBenchmarks: Record<string, string> = { cluster: "cluster/run.ts", beside: "cluster/beside.ts" };
+const clusterScript = wanted[0] === undefined ? undefined : clusterBenchmarks[wanted[0]];
+if (clusterScript !== undefined) {
+  const run = spawnSync(process.execPath, [...nodeArgs, `${directory}${clusterScript}`, ...wanted.slice(1)], { stdio: "inherit" });
   process.exit(run.status ?? 1);
 }
 const unknown = wanted.filter((name) => !available.includes(name));

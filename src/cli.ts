@@ -18,11 +18,19 @@ if (problem !== undefined) {
   enableCompileCache?.();
   const { text } = await import("node:stream/consumers");
   const { main } = await import("./cli/main.js");
-  process.exitCode = await main(process.argv.slice(2), {
+  const code = await main(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
     // process.stdin is only touched when a command reads it: creating it opens the pipe or terminal.
     readStdin: () => text(process.stdin),
     env: process.env,
   });
+  // The command has returned and closed what it opened; once what it wrote has left the process
+  // (writes to a pipe are asynchronous on POSIX), the process ends then, whatever a library may
+  // still hold on the event loop (a keep-alive socket, an aborted watch, a timer): a pipeline waits
+  // on this exit. Today nothing holds it (measured: 20-29 ms from the verdict to the exit either
+  // way, nearly all of it the process's own teardown: about 10 ms with the Kubernetes client
+  // loaded, 3 ms for a bare Node), so this keeps it so rather than making it faster.
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", resolve))));
+  process.exit(code);
 }

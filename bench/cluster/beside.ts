@@ -1,4 +1,4 @@
-// `node bench/cluster/beside.ts [--kubeconfig K --nats-url U] [--samples N] [--timeout S]`:
+// `./dev.sh bench beside [--kubeconfig K --nats-url U] [--samples N] [--timeout S] [--arm-seconds A]`:
 // `stagewatch observe` in local mode beside the tools it replaces, on the same cluster in one run:
 // observe in service mode (a `stagewatch serve` of its own), `helm install --wait=watcher` (Helm 4,
 // test/cluster/build-helm.sh) and `kubectl rollout status` (for the Job, `kubectl wait
@@ -6,9 +6,16 @@
 // for a healthy Deployment, one whose pods end in ImagePullBackOff and a Job whose pod fails.
 // Measured as bench/cluster/helmSample.ts measures Helm: the time from the decisive event (the
 // benchmark's own watches: rollout complete, the first pod waiting in ImagePullBackOff, the Job's
-// pod failed) to the tool's exit, and the API requests of each tool, exactly (apiRequests.ts: a
+// FailureTarget or Failed condition) to the tool's exit, and the API requests of each tool, exactly (apiRequests.ts: a
 // ServiceAccount and FlowSchemas per tool). Helm's count includes its own writes (it applies);
 // the others' objects are applied by the benchmark. Writes bench/results/local-beside.json.
+//
+// Every tool is watching before its decisive event: the pods are created behind a scheduling gate
+// (spec.schedulingGates: the scheduler leaves them Pending), the tools are started on them, and the
+// benchmark lifts the gates once every tool is under way (observe has said "observing", the others
+// have had --arm-seconds). Without the gate a kwok rollout decides within about a second of the
+// apply, before a CLI started after the apply has loaded, and the figure measures start-up (kept
+// apart: `startUp`, spawn to "observing ...", for observe).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,7 +24,7 @@ import { parseArgs } from "node:util";
 import { AppsV1Api, BatchV1Api, CoreV1Api, type V1Deployment, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import { ensureHelm } from "../../test/cluster/helm.ts";
 import { buildOrReuseBinaries } from "../../test/cluster/binaries.ts";
-import { loadKubeConfig } from "../../test/cluster/kubeJson.ts";
+import { kubeJson, loadKubeConfig } from "../../test/cluster/kubeJson.ts";
 import { startLocalCluster } from "../../test/cluster/local-cluster.ts";
 import { compileStagewatch, scratchDir, startServe, writeManifest } from "../../test/cluster/stagewatch.ts";
 import { writeResults } from "../support/results.ts";
@@ -30,10 +37,12 @@ const { values } = parseArgs({
     "nats-url": { type: "string" },
     samples: { type: "string", default: "3" },
     timeout: { type: "string", default: "20" },
+    "arm-seconds": { type: "string", default: "4" },
   },
 });
 const samples = Number(values.samples);
 const timeoutSeconds = Number(values.timeout);
+const armMs = Number(values["arm-seconds"]) * 1000;
 const log = (line: string) => process.stderr.write(`bench local-beside: ${line}\n`);
 
 const scenarios = ["healthy", "imagePullBackOff", "failingJob"] as const;
@@ -51,21 +60,76 @@ const natsUrl = values["nats-url"] ?? cluster!.natsUrl;
 const admin = loadKubeConfig(kubeconfigPath);
 const namespace = `bench-beside-${run}`;
 
-function spawnTimed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; exitAtMs: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, exitAtMs: performance.now(), output }));
+interface ToolExit {
+  code: number | null;
+  spawnedAtMs: number;
+  exitAtMs: number;
+  /** When observe said "observing ... as <id>" on stderr: its request is in and it is watching. */
+  observingAtMs: number | undefined;
+  /** When the last stdout chunk arrived (observe's verdict; for the others, their last line). */
+  lastStdoutAtMs: number | undefined;
+  output: string;
+}
+
+/** A tool started, with when it is under way and its exit. */
+function spawnTimed(command: string, args: string[], env: NodeJS.ProcessEnv): { observing: Promise<void>; exit: Promise<ToolExit> } {
+  const spawnedAtMs = performance.now();
+  const child = spawn(command, args, { env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let observingAtMs: number | undefined;
+  let lastStdoutAtMs: number | undefined;
+  let saidObserving: () => void = () => {};
+  const observing = new Promise<void>((resolve) => (saidObserving = resolve));
+  child.stdout.on("data", (chunk: Buffer) => {
+    lastStdoutAtMs = performance.now();
+    output += chunk.toString();
   });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    if (observingAtMs === undefined && /^observing /m.test(output)) {
+      observingAtMs = performance.now();
+      saidObserving();
+    }
+  });
+  const exit = new Promise<ToolExit>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      saidObserving();
+      resolve({ code, spawnedAtMs, exitAtMs: performance.now(), observingAtMs, lastStdoutAtMs, output });
+    });
+  });
+  return { observing, exit };
+}
+
+/**
+ * Lifts the scheduling gate of the pods of one tool's object (the benchmark's label), as soon as
+ * its controller has created them: a JSON merge patch with null removes the list, the one change
+ * to a pod's scheduling gates the API server allows besides removing single entries.
+ */
+async function ungate(name: string, pods: number): Promise<void> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const ungated = new Set<string>();
+  const deadline = performance.now() + 30_000;
+  while (ungated.size < pods) {
+    if (performance.now() > deadline) throw new Error(`${name}: ${ungated.size} of ${pods} pods ungated after 30 s`);
+    const list = await core.listNamespacedPod({ namespace, labelSelector: `bench-release=${name}` });
+    for (const pod of list.items) {
+      const podName = pod.metadata!.name!;
+      if (ungated.has(podName)) continue;
+      if ((pod.spec?.schedulingGates ?? []).length > 0) await kubeJson(admin, "PATCH", `/api/v1/namespaces/${namespace}/pods/${podName}`, { spec: { schedulingGates: null } });
+      ungated.add(podName);
+    }
+    if (ungated.size < pods) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 const labels = (name: string) => ({ "bench-run": run, "bench-release": name });
 function manifest(scenario: Scenario, name: string): object {
   const fault = scenario === "imagePullBackOff" ? { "stagewatch.io/fault": "ImagePullBackOff" } : scenario === "failingJob" ? { "stagewatch.io/fault": "Error" } : {};
-  const template = { metadata: { labels: { ...labels(name), ...fault } }, spec: { containers: [{ name: "app", image: "registry.example/bench:1" }] } };
+  const template = {
+    metadata: { labels: { ...labels(name), ...fault } },
+    spec: { schedulingGates: [{ name: "stagewatch.io/bench-gate" }], containers: [{ name: "app", image: "registry.example/bench:1" }] },
+  };
   return scenario === "failingJob"
     ? { apiVersion: "batch/v1", kind: "Job", metadata: { name, namespace, labels: labels(name) }, spec: { backoffLimit: 0, template: { ...template, spec: { ...template.spec, restartPolicy: "Never" } } } }
     : { apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace, labels: labels(name) }, spec: { replicas: 2, selector: { matchLabels: { "bench-release": name } }, template } };
@@ -96,7 +160,11 @@ try {
   const selector = `bench-run=${run},bench-release`;
   const watches = [
     await watchDecisive<V1Deployment>(admin, "/apis/apps/v1/deployments", selector, rolledOut, releaseOf),
-    await watchDecisive<V1Pod>(admin, "/api/v1/pods", selector, (pod) => pod.status?.phase === "Failed" || (pod.status?.containerStatuses ?? []).some((c) => c.state?.waiting?.reason === "ImagePullBackOff"), releaseOf),
+    await watchDecisive<V1Pod>(admin, "/api/v1/pods", selector, (pod) => (pod.status?.containerStatuses ?? []).some((c) => c.state?.waiting?.reason === "ImagePullBackOff"), releaseOf),
+    // The Job's own word, not its pod's: the Job controller batches pod updates for a second
+    // (syncJobBatchPeriod) before it writes FailureTarget and Failed, and no tool may call the
+    // Job failed before it does (its backoffLimit or podFailurePolicy could still retry).
+    await watchDecisive<V1Job>(admin, "/apis/batch/v1/jobs", selector, (job) => (job.status?.conditions ?? []).some((c) => (c.type === "FailureTarget" || c.type === "Failed") && c.status === "True"), releaseOf),
   ];
   const decisiveAt = (name: string) => {
     const times = watches.map((w) => w.times.get(name)).filter((t) => t !== undefined);
@@ -105,8 +173,8 @@ try {
 
   const shortName: Record<ToolName, string> = { observeLocal: "local", observeService: "service", helmWatcher: "helm", kubectlRolloutStatus: "kubectl" };
   const account: Record<ToolName, string> = { observeLocal: "observe-local", observeService: "stagewatch", helmWatcher: "helm-watcher", kubectlRolloutStatus: "kubectl" };
-  /** One tool on one object, to its exit. */
-  async function runTool(tool: ToolName, scenario: Scenario, name: string) {
+  /** One tool on one object, started. */
+  async function runTool(tool: ToolName, scenario: Scenario, name: string): Promise<ReturnType<typeof spawnTimed>> {
     const object = manifest(scenario, name);
     const kind = scenario === "failingJob" ? "job" : "deployment";
     const kubeconfig = accounting.tools[account[tool]]!.kubeconfigPath;
@@ -134,29 +202,37 @@ try {
   try {
     for (const scenario of scenarios) {
       const before = await accounting.counts();
-      const runs: { tool: ToolName; name: string; code: number | null; exitAtMs: number; output: string }[] = [];
+      const runs: ({ tool: ToolName; name: string } & ToolExit)[] = [];
       for (let sample = 0; sample < samples; sample++) {
-        log(`${scenario}, sample ${sample + 1}/${samples}: the four tools at once`);
-        runs.push(
-          ...(await Promise.all(
-            tools.map(async (tool) => {
-              const name = `${shortName[tool]}-${scenario.slice(0, 3).toLowerCase()}-${sample}`;
-              return { tool, name, ...(await runTool(tool, scenario, name)) };
-            }),
-          )),
+        log(`${scenario}, sample ${sample + 1}/${samples}: the four tools at once, then the gates lifted`);
+        const started = await Promise.all(
+          tools.map(async (tool) => {
+            const name = `${shortName[tool]}-${scenario.slice(0, 3).toLowerCase()}-${sample}`;
+            return { tool, name, ...(await runTool(tool, scenario, name)) };
+          }),
         );
+        // observe says when its request is in; helm and kubectl get --arm-seconds to be watching.
+        await Promise.all(started.map((run) => (run.tool.startsWith("observe") ? run.observing : undefined)));
+        await new Promise((resolve) => setTimeout(resolve, armMs));
+        await Promise.all(started.map((run) => ungate(run.name, scenario === "failingJob" ? 1 : 2)));
+        runs.push(...(await Promise.all(started.map(async ({ tool, name, exit }) => ({ tool, name, ...(await exit) })))));
       }
       const after = await accounting.counts();
       results[scenario] = Object.fromEntries(
         tools.map((tool) => {
           const mine = runs.filter((r) => r.tool === tool);
           const requests: Counts = difference(after[account[tool]]!, before[account[tool]]!);
-          const afterDecisive: Latencies = latencies(mine.flatMap((r) => (decisiveAt(r.name) === undefined ? [] : [r.exitAtMs - decisiveAt(r.name)!])));
+          const afterDecisive = (at: (run: ToolExit) => number | undefined): Latencies =>
+            latencies(mine.flatMap((r) => (decisiveAt(r.name) === undefined || at(r) === undefined ? [] : [at(r)! - decisiveAt(r.name)!])));
           return [
             tool,
             {
               exits: count(mine.map((r) => `exit ${r.code}`)),
-              exitAfterDecisiveEvent: afterDecisive,
+              exitAfterDecisiveEvent: afterDecisive((r) => r.exitAtMs),
+              ...(tool.startsWith("observe") && {
+                verdictPrintedAfterDecisiveEvent: afterDecisive((r) => r.lastStdoutAtMs),
+                startUp: latencies(mine.flatMap((r) => (r.observingAtMs === undefined ? [] : [r.observingAtMs - r.spawnedAtMs]))),
+              }),
               apiRequestsPerRun: Math.round((sum(requests) / mine.length) * 10) / 10,
               apiRequests: requests,
               lastOutput: mine.at(-1)?.output.trim().split("\n").slice(-2).join(" | "),
@@ -174,7 +250,9 @@ try {
   const document = {
     samples,
     timeoutSeconds,
+    armSeconds: armMs / 1000,
     notes: {
+      gate: "each tool was started on pods held by a scheduling gate, lifted once every tool was under way: exitAfterDecisiveEvent is the tool's reaction, not its start-up (startUp: observe's spawn to its 'observing' line)",
       observeService: "apiRequests are the service's own during the scenario (shared informers, all observations); the observe CLI itself makes none",
       helmWatcher: "apiRequests include Helm's writes (it applies the release); the others' objects were applied by the benchmark",
       kubectlRolloutStatus: "for the Job: kubectl wait --for=condition=complete (kubectl rollout status does not take Jobs)",

@@ -20,6 +20,7 @@ import { failureLogText } from "./failureLogText.js";
 import { kubeconfigNamespace } from "./kubeconfigNamespace.js";
 import { readDeclaredResources } from "./manifests.js";
 import { observationMode } from "./observationMode.js";
+import { progressUntilVerdict } from "./progressUntilVerdict.js";
 import type { ProgressView } from "./progressViews.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
@@ -174,7 +175,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
           colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
         })
       : plainView((text) => io.stderr.write(text));
-    for await (const event of run.progress) view.event(event);
+    for await (const event of progressUntilVerdict(run.progress, run.verdict)) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
     if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);

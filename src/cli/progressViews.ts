@@ -58,8 +58,9 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
     },
     finish(verdict) {
       const comparison = verdict.history?.comparison;
+      const expectation = comparison || expected ? undefined : expectationOf(verdict.history, verdict.required);
       if (comparison) stamped(`history: ${comparison.message}`);
-      else if (!expected && expectationOf(verdict.history, verdict.required)) stamped(`expected: to ${verdict.required}, ${expectationOf(verdict.history, verdict.required)!.message}`);
+      else if (expectation) stamped(`expected: to ${verdict.required}, ${expectation.message}`);
     },
   };
 }

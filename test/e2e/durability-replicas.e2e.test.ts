@@ -77,7 +77,14 @@ function adoptionDelays(f: ServeFleet, ids: readonly string[], since: number): n
 }
 
 async function expectOneVerdictEach(f: ServeFleet, ids: readonly string[], check: (verdict: ObservationVerdict) => void): Promise<void> {
-  const byId = verdictsById(await streamEvents(natsUrl(), f.names));
+  // A client's verdict comes from the service's core-subject notice, sent as the record's terminal
+  // write is stored; the stream's copy follows on the same connection, a few milliseconds behind.
+  // So the stream is read once it holds a verdict for every id; duplicates would be there by then:
+  // each replica publishes only after its own terminal compare-and-swap won.
+  const byId = await eventually("a verdict event on the stream for every observation", async () => {
+    const found = verdictsById(await streamEvents(natsUrl(), f.names));
+    return ids.every((id) => found.has(id)) ? found : undefined;
+  });
   for (const id of ids) {
     const verdicts = byId.get(id) ?? [];
     expect(verdicts, `verdict events of ${id}`).toHaveLength(1);

@@ -27,7 +27,7 @@ import { applyObjects, ensureHelm, lintChart, renderChart, templateChart } from 
 import { REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";
 import { compiledStagewatch, output, runStagewatch } from "./support/cli.ts";
-import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, type Declared } from "./support/manifests.ts";
 import { apply, collect, observeRequest } from "./support/stagewatch.ts";
 
@@ -132,7 +132,7 @@ async function storedMessages(deployment: string, observationId: string): Promis
 }
 
 /** The forger's side of `stagewatch observe`: it reads the service's answer on the requester's inbox, and forges at once. */
-function forgeEveryObservation(deployment: string): { forged: Promise<PubAck>[]; stop(): void } {
+async function forgeEveryObservation(deployment: string): Promise<{ forged: Promise<PubAck>[]; stop(): void }> {
   const inboxes = new Set<string>();
   const forged: Promise<PubAck>[] = [];
   const requests = forger.subscribe(names.observe, {
@@ -147,6 +147,9 @@ function forgeEveryObservation(deployment: string): { forged: Promise<PubAck>[];
       if (reply.ok && reply.observationId) forged.push(forge(reply.observationId, deployment));
     },
   });
+  // The server has both subscriptions before the client under test is started: a client that starts
+  // fast (the Go one) could otherwise send its request first and never be forged at.
+  await forger.flush();
   return {
     forged,
     stop() {
@@ -203,7 +206,7 @@ describe("a forged succeeded verdict published first under the verdict's old mes
 
   it("stagewatch observe with STAGEWATCH_VERIFY_KEY exits 1 with the real verdict, says once what it ignored, and its verdict file verifies", async () => {
     const ghost = deployment({ namespace, name: "ghost" });
-    const forging = forgeEveryObservation("ghost");
+    const forging = await forgeEveryObservation("ghost");
     const verdictFile = join(dir, "ghost-verdict.json");
     let result: CommandResult;
     try {
@@ -250,7 +253,7 @@ describe("a forged succeeded verdict published first under the verdict's old mes
 
   it("stagewatch observe without a key still ends on the forgery, and says the verdict was not verified", async () => {
     const ghost = deployment({ namespace, name: "ghost-unverified" });
-    const forging = forgeEveryObservation("ghost-unverified");
+    const forging = await forgeEveryObservation("ghost-unverified");
     let result: CommandResult;
     try {
       result = await stagewatch(["observe", "-f", manifestFile("ghost-unverified", ghost), "--deployment", "ghost-unverified", "--timeout", "2m", "--json", `--subject-prefix=${prefix}`]);
@@ -270,7 +273,10 @@ describe("copies of the service's own signed words", () => {
     const verifying = await observer(publicKey);
     const healthy = await verifying.observe(observeRequest({ deployment: "web", resources: [web.identity], timeoutSeconds: 120 }));
     expect((await healthy.verdict).outcome).toBe("succeeded");
-    const genuine = (await storedMessages("web", healthy.observationId)).find((message) => message.body.type === "verdict")!.body;
+    // The verdict came from its core-subject notice; the stream's copy is a few milliseconds behind.
+    const genuine = await eventually("the verdict on the stream", async () =>
+      (await storedMessages("web", healthy.observationId)).find((message) => message.body.type === "verdict")?.body,
+    );
 
     const failing = await verifying.observe(
       observeRequest({ deployment: "web", resources: [configMap(namespace, "never-applied").identity], absentGraceSeconds: 5, timeoutSeconds: 120 }),
@@ -339,7 +345,7 @@ describe("examples/go-client given the service's key", () => {
     ["without: ends on the forgery, exit 0", false],
   ])("%s", async (_, verifying) => {
     const name = verifying ? "go-verified" : "go-unverified";
-    const forging = forgeEveryObservation(name);
+    const forging = await forgeEveryObservation(name);
     let result: CommandResult;
     try {
       result = await runClient(["-deployment", name, "-namespace", namespace, "-timeout", "2m", `apps/v1/Deployment/${name}`], verifying ? { STAGEWATCH_VERIFY_KEY: publicKey } : {});
