@@ -5,7 +5,8 @@
 // same run. 20,000 pods in all, spread over the Deployments; each Deployment is observed once.
 // Counted by a second connection subscribed to every KV subject and to the events subjects (a
 // KV write is a publish on `$KV.<bucket>.<key>`, so it sees each one), per phase:
-// - idle: 10 s with no watch event (lease renewals, and what else runs on a timer);
+// - idle: 10 s with no watch event (lease renewals or heartbeats, and what else runs on a timer;
+//   a heartbeat is a write in the leases bucket, so it counts as a lease write), with the CPU it took;
 // - rollout: every Deployment's ready count going up one replica at a time until one short of
 //   done (each step a message-only change: "3/20 ready" to "4/20 ready"), then every rollout
 //   complete, which decides every observation at once; counted until every verdict was published,
@@ -24,7 +25,8 @@ import { type Implementation, loadImplementation, startNatsEngine } from "./supp
 import { collectGarbage, writeResults } from "./support/results.ts";
 import { startStandIn } from "./watch/standIn.ts";
 
-const baselineCommit = "e33da00";
+/** The code compared with: BUS_OPS_BASELINE, or main before the per-replica heartbeat (e33da00 was the one before issue 21's record and event changes). */
+const baselineCommit = process.env["BUS_OPS_BASELINE"] ?? "f378c59";
 const pods = 20_000;
 const observationCounts = (process.env["BUS_OPS_SIZES"] ?? "100,1000,10000").split(",").map(Number);
 const idleSeconds = 10;
@@ -85,7 +87,9 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
 
   const idleFrom = counted.snapshot();
   const idleStart = performance.now();
+  const idleCpuStart = process.cpuUsage();
   await sleep(idleSeconds * 1000);
+  const idleCpu = process.cpuUsage(idleCpuStart);
   const idle = per(counted.snapshot(), idleFrom, (performance.now() - idleStart) / 1000);
 
   collectGarbage();
@@ -94,8 +98,15 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
   const cpuStart = process.cpuUsage();
   await (await fetch(`http://127.0.0.1:${watchPort}/go?stream=rollout`)).text();
   const expectedEvents = observations * (pods / observations) + observations;
-  while (counted.counts.verdicts - rolloutFrom.verdicts < observations) await sleep(20);
-  const decidedAfter = (performance.now() - rolloutStart) / 1000;
+  // Bounded: verdicts that stop coming for a minute are reported as missing instead of hanging the run.
+  let lastVerdicts = 0;
+  let lastProgressAt = performance.now();
+  while (counted.counts.verdicts - rolloutFrom.verdicts < observations && performance.now() - lastProgressAt < 60_000) {
+    await sleep(20);
+    if (counted.counts.verdicts !== lastVerdicts) [lastVerdicts, lastProgressAt] = [counted.counts.verdicts, performance.now()];
+  }
+  const verdictsMissing = observations - (counted.counts.verdicts - rolloutFrom.verdicts);
+  const decidedAfter = (Math.min(performance.now(), lastProgressAt) - rolloutStart) / 1000;
   await sleep(drainSeconds * 1000);
   const cpu = process.cpuUsage(cpuStart);
   const rollout = per(counted.snapshot(), rolloutFrom, (performance.now() - rolloutStart) / 1000);
@@ -104,11 +115,18 @@ async function run(impl: Implementation, natsUrl: string, watchPort: number, obs
   await engine.stop();
   await counter.drain();
   return {
-    idle: { ...idle, leaseWritesPerObservationPerMinute: Math.round((idle.leaseWrites / observations / idle.seconds) * 60 * 100) / 100 },
+    idle: {
+      ...idle,
+      leaseWritesPerSecond: Math.round((idle.leaseWrites / idle.seconds) * 10) / 10,
+      leaseWritesPerObservationPerMinute: Math.round((idle.leaseWrites / observations / idle.seconds) * 60 * 100) / 100,
+      cpuSeconds: Math.round(((idleCpu.user + idleCpu.system) / 1e6) * 1000) / 1000,
+    },
     rollout: {
       ...rollout,
+      leaseWritesPerSecond: Math.round((rollout.leaseWrites / rollout.seconds) * 10) / 10,
       watchEvents: deploymentEvents,
       secondsToLastVerdict: Math.round(decidedAfter * 10) / 10,
+      verdictsMissing,
       recordWritesPer1000WatchEvents: Math.round((rollout.recordWrites / deploymentEvents) * 1000),
       cpuSecondsPer1000WatchEvents: Math.round(((cpu.user + cpu.system) / 1e6 / deploymentEvents) * 1000 * 1000) / 1000,
       eventToVerdict: latencies(eventToVerdictMs),

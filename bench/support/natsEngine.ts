@@ -81,7 +81,8 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
     admissionLimits: { inFlight: 1_000_000, inFlightPerCaller: 1_000_000, requestsPerSecond: 1_000_000 },
     metrics: { ...engineModule.noopEngineMetrics, eventToVerdict: (seconds: number) => onEventToVerdict(seconds * 1000) },
   });
-  leases.startHeartbeat();
+  // The first heartbeat is stored before any lease is taken: a lease is held by its holder's heartbeat.
+  await leases.startHeartbeat();
 
   return {
     names,

@@ -5,7 +5,8 @@
 // replica that shut down).
 //
 // The leases bucket is the index: it holds one key per observation not yet finished (leaseStore.ts
-// says why a lease exists before its record and outlives its verdict until published). Each key's
+// says why a lease exists before its record and outlives its verdict until published), beside one
+// heartbeat per replica, which says until when each replica's leases are held. Each lease's
 // record says what was asked and how far it got; a lease whose record is missing (written a
 // moment later) or decided (its verdict going out) is not in progress, and is left out.
 import {
@@ -29,25 +30,27 @@ import type { Expectation, HistoryOutlook, InProgressItem, Stage } from "../verd
 import { parseWith } from "../verdicts/validation.js";
 import { ObserverUnavailableError } from "./clientErrors.js";
 import { NatsConfigError, NatsConnectionConfig, toConnectionOptions, type NatsConnectionConfigInput } from "./connectionOptions.js";
-import { leaseStoreIn, type Lease } from "./leaseStore.js";
+import { isHeartbeatKey, leaseHeldUntil, leaseStoreIn, type Heartbeat, type Lease, type LeaseEntry } from "./leaseStore.js";
 import { observationRecordsIn, RecordCorruptError, type ObservationRecord } from "./observationRecords.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
 
-/** held: its replica renews it; expired or released: that replica is gone, another one adopts it. */
+/** held: its replica's heartbeat keeps it; expired or released: that replica is gone, another one adopts it. */
 export type LeaseState = "held" | "expired" | "released";
 
-export type InProgressObservation = { record: ObservationRecord; lease: Lease; leaseState: LeaseState };
+/** `heldUntil`: the lease's term with its holder's heartbeat (`leaseHeldUntil`); the lease's own `expiresAt` when absent. */
+export type InProgressObservation = { record: ObservationRecord; lease: Lease; leaseState: LeaseState; heldUntil?: string };
 /** A key whose record this version cannot read (hand-written, or a newer schema): named, not hidden. */
 export type UnreadableObservation = { observationId: string; problem: string };
 export type InProgressListing = { observations: InProgressObservation[]; unreadable: UnreadableObservation[] };
 
-export function leaseState(lease: Lease, nowMs: number): LeaseState {
+/** `heartbeat`: the holder's, when known; without it the lease's own term decides. */
+export function leaseState(lease: Lease, nowMs: number, heartbeat?: Heartbeat): LeaseState {
   if (lease.released) return "released";
-  return Date.parse(lease.expiresAt) <= nowMs ? "expired" : "held";
+  return leaseHeldUntil(lease, heartbeat) <= nowMs ? "expired" : "held";
 }
 
 /** One observation in progress as `list` answers it. */
-export function inProgressItem({ record, lease, leaseState }: InProgressObservation): InProgressItem {
+export function inProgressItem({ record, lease, leaseState, heldUntil }: InProgressObservation): InProgressItem {
   return {
     observationId: record.observationId,
     deployment: record.request.deployment,
@@ -58,7 +61,7 @@ export function inProgressItem({ record, lease, leaseState }: InProgressObservat
     deadline: record.deadline,
     ...(record.tenant !== undefined && { tenant: record.tenant }),
     ...withExpectation(record.verdict?.history, record.request.require),
-    owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: lease.expiresAt },
+    owner: { replica: lease.holder, lease: leaseState, leaseExpiresAt: heldUntil ?? lease.expiresAt },
   };
 }
 
@@ -86,8 +89,9 @@ export async function listInProgress(js: JetStreamClient, options: { prefix?: st
   const leases = leaseStoreIn(leaseKv);
   const records = observationRecordsIn(await kvm.open(names.recordsBucket));
   const ids: string[] = [];
-  for await (const key of await leaseKv.keys()) ids.push(key);
+  for await (const key of await leaseKv.keys()) if (!isHeartbeatKey(key)) ids.push(key);
 
+  const found: { entry: LeaseEntry; record: ObservationRecord }[] = [];
   const listing: InProgressListing = { observations: [], unreadable: [] };
   await Promise.all(
     ids.map(async (observationId) => {
@@ -95,14 +99,22 @@ export async function listInProgress(js: JetStreamClient, options: { prefix?: st
       if (entry === undefined) return;
       try {
         const stored = await records.getRecord(observationId);
-        if (stored === undefined || stored.record.outcome !== "in_progress") return;
-        listing.observations.push({ record: stored.record, lease: entry.lease, leaseState: leaseState(entry.lease, options.nowMs) });
+        if (stored !== undefined && stored.record.outcome === "in_progress") found.push({ entry, record: stored.record });
       } catch (error) {
         if (!(error instanceof RecordCorruptError)) throw error;
         listing.unreadable.push({ observationId, problem: error.message });
       }
     }),
   );
+  // One heartbeat read per holder, however many leases it holds.
+  const holders = [...new Set(found.map(({ entry }) => entry.lease.holder))];
+  const heartbeats = new Map(await Promise.all(holders.map(async (holder) => [holder, (await leases.getHeartbeat(holder))?.heartbeat] as const)));
+  for (const { entry, record } of found) {
+    const { lease } = entry;
+    const heartbeat = heartbeats.get(lease.holder);
+    const heldUntil = lease.released ? lease.expiresAt : new Date(leaseHeldUntil(lease, heartbeat)).toISOString();
+    listing.observations.push({ record, lease, leaseState: leaseState(lease, options.nowMs, heartbeat), heldUntil });
+  }
   listing.observations.sort((a, b) => a.record.startedAt.localeCompare(b.record.startedAt) || a.record.observationId.localeCompare(b.record.observationId));
   listing.unreadable.sort((a, b) => a.observationId.localeCompare(b.observationId));
   return listing;

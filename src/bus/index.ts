@@ -44,8 +44,8 @@ export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } f
 export type { EventStreamOptions } from "./eventStream.js";
 export { defaultBucketMaxBytes, isCompareAndSwapConflict, isStoreFull, openKvBucket } from "./kvBuckets.js";
 export type { KvBucketOptions } from "./kvBuckets.js";
-export { Lease, leaseStoreIn, openLeaseStore } from "./leaseStore.js";
-export type { LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch } from "./leaseStore.js";
+export { Heartbeat, Lease, heartbeatKey, isHeartbeatKey, leaseHeldUntil, leaseStoreIn, openLeaseStore } from "./leaseStore.js";
+export type { HeartbeatChange, HeartbeatEntry, LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch, LeaseWatchHandlers } from "./leaseStore.js";
 export { createEventPublisher, defaultMaxBufferedEvents, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
 export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./eventPublisher.js";
 export {

@@ -1,17 +1,24 @@
 // Leases in a JetStream KV bucket of their own (`<prefix>-leases`): which replica drives each
-// observation in progress, and until when. One key an observation, named by its id.
+// observation in progress, and until when. One key an observation, named by its id, and one
+// heartbeat key a replica (`heartbeats.<replica id, base64url>`: an observation id is a UUID, so
+// the two never meet), which says the replica is alive and which incarnation of it that is.
 //
-// Lifecycle, and why in this order:
+// Lifecycle of a lease, and why in this order:
 //   created   before the observation's record is written, so every record in progress has a lease
 //             (possibly expired): the bucket is the index of unfinished work a replica adopts from;
-//   renewed   by its holder on a heartbeat, each write a compare-and-swap on the revision it wrote
-//             last, so a lease taken over is never silently taken back;
+//   held      written once, naming its holder and the holder's incarnation (one process's life),
+//             with a term of its own (`expiresAt`); past that term it is held for as long as its
+//             holder's heartbeat of that same incarnation is fresh (`leaseHeldUntil`). The holder
+//             does not write it again: one heartbeat a replica covers all its leases;
 //   released  (value marked `released`) by a replica shutting down: others adopt at once;
-//   taken     by another replica with a compare-and-swap on the revision it read, when expired or
-//             released: of two replicas racing for it exactly one wins;
+//   taken     by another replica with a compare-and-swap on the revision it read, when no longer
+//             held or released: of two replicas racing for it exactly one wins;
 //   removed   once the verdict is published: a lease left behind a decided record means "make sure
 //             the verdict went out", which is how a crash between the two is repaired.
-// Expiry is the holder's wall clock written as `expiresAt` and read against the reader's: the
+// A heartbeat is written by its replica every renewal interval (a compare-and-swap on the revision
+// it wrote last, so another process writing under the same id is noticed), replaced by the next
+// incarnation's at a restart (a plain put), and left to the bucket's TTL after a crash.
+// Expiry is the writer's wall clock written as `expiresAt` and read against the reader's: the
 // replicas' clocks must agree to well within the lease duration, as the absolute deadlines of
 // observations already require.
 import type { JetStreamClient } from "@nats-io/jetstream";
@@ -23,18 +30,42 @@ import { busNames, defaultSubjectPrefix } from "./subjects.js";
 export const Lease = z.object({
   /** The holder's replica id (as in its logs). */
   holder: z.string().min(1),
+  /**
+   * The holder's incarnation when it wrote the lease: its heartbeat keeps the lease only while it
+   * names the same one. Absent in leases of versions before heartbeats, held by `expiresAt` alone.
+   */
+  incarnation: z.string().min(1).optional(),
+  /** The lease's own term, from when it was written: it is held at least until then. */
   expiresAt: z.iso.datetime({ offset: true }),
   /** Handed back by its holder (shutdown): free to take now, whatever expiresAt says. */
   released: z.boolean().optional(),
 });
 export type Lease = z.infer<typeof Lease>;
 
+export const Heartbeat = z.object({
+  replica: z.string().min(1),
+  /** One process's life under that replica id: a restart under the same id writes another. */
+  incarnation: z.string().min(1),
+  /** The replica's leases of this incarnation are held until then. */
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+export type Heartbeat = z.infer<typeof Heartbeat>;
+
 export type LeaseEntry = { observationId: string; lease: Lease; revision: number };
 /** `entry` undefined: the lease was removed (its observation is decided and published). */
 export type LeaseChange = { observationId: string; entry?: LeaseEntry | undefined };
+export type HeartbeatEntry = { heartbeat: Heartbeat; revision: number };
+/** `entry` undefined: the heartbeat was removed (by hand, or by the bucket's TTL). */
+export type HeartbeatChange = { replica: string; entry?: HeartbeatEntry | undefined };
 
 export interface LeaseWatch {
   stop(): void;
+}
+
+/** What a lease watch delivers: every lease and heartbeat stored now, then every change, in order. */
+export interface LeaseWatchHandlers {
+  lease(change: LeaseChange): void;
+  heartbeat(change: HeartbeatChange): void;
 }
 
 export interface LeaseStore {
@@ -45,8 +76,13 @@ export interface LeaseStore {
   get(observationId: string): Promise<LeaseEntry | undefined>;
   /** Compare-and-swap removal; false when someone wrote it since `revision`. */
   remove(observationId: string, revision: number): Promise<boolean>;
-  /** Every lease stored now, then every change, in order, until stopped. */
-  watch(onChange: (change: LeaseChange) => void): Promise<LeaseWatch>;
+  /**
+   * Writes a replica's heartbeat: over whatever is stored without `revision` (a new incarnation),
+   * else a compare-and-swap on it (undefined when someone else wrote it since).
+   */
+  beat(heartbeat: Heartbeat, revision?: number): Promise<number | undefined>;
+  getHeartbeat(replica: string): Promise<HeartbeatEntry | undefined>;
+  watch(handlers: LeaseWatchHandlers): Promise<LeaseWatch>;
 }
 
 /** A lease is removed when its observation ends; the bucket's TTL (7 days by default) only sweeps leftovers. */
@@ -56,11 +92,38 @@ export async function openLeaseStore(js: JetStreamClient, options: LeaseStoreOpt
   return leaseStoreIn(await openKvBucket(js, busNames(options.prefix ?? defaultSubjectPrefix).leasesBucket, options));
 }
 
-/** A stored value that is not a lease (written by hand, or by a future version) counts as absent. */
-function parseLease(text: string): Lease | undefined {
+/**
+ * Until when `lease` is held (ms since the epoch): its own term, or its holder's heartbeat's if
+ * that heartbeat is of the incarnation that wrote the lease. A restarted holder's new incarnation,
+ * or a heartbeat that stopped, keeps nothing alive. A released lease is not held at all.
+ */
+export function leaseHeldUntil(lease: Lease, heartbeat: Heartbeat | undefined): number {
+  if (lease.released) return Number.NEGATIVE_INFINITY;
+  const own = Date.parse(lease.expiresAt);
+  const covers = heartbeat !== undefined && lease.incarnation !== undefined && heartbeat.replica === lease.holder && heartbeat.incarnation === lease.incarnation;
+  return covers ? Math.max(own, Date.parse(heartbeat.expiresAt)) : own;
+}
+
+const heartbeatKeyPrefix = "heartbeats.";
+
+/** A replica id may hold '.' (and so empty KV tokens): encoded, so every id is one valid key token. */
+export function heartbeatKey(replica: string): string {
+  return heartbeatKeyPrefix + Buffer.from(replica).toString("base64url");
+}
+
+export function isHeartbeatKey(key: string): boolean {
+  return key.startsWith(heartbeatKeyPrefix);
+}
+
+function replicaOfHeartbeatKey(key: string): string {
+  return Buffer.from(key.slice(heartbeatKeyPrefix.length), "base64url").toString();
+}
+
+/** A stored value that does not parse (written by hand, or by a future version) counts as absent. */
+function parsed<T>(schema: z.ZodType<T>, text: string): T | undefined {
   try {
-    const parsed = Lease.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    const result = schema.safeParse(JSON.parse(text));
+    return result.success ? result.data : undefined;
   } catch {
     return undefined;
   }
@@ -81,7 +144,7 @@ export function leaseStoreIn(kv: KV): LeaseStore {
     async get(observationId) {
       const entry = await kv.get(observationId);
       if (entry === null || entry.operation !== "PUT") return undefined;
-      const lease = parseLease(entry.string());
+      const lease = parsed(Lease, entry.string());
       return lease && { observationId, lease, revision: entry.revision };
     },
     async remove(observationId, revision) {
@@ -93,12 +156,29 @@ export function leaseStoreIn(kv: KV): LeaseStore {
         throw error;
       }
     },
-    async watch(onChange) {
+    beat(heartbeat, revision) {
+      const key = heartbeatKey(heartbeat.replica);
+      const value = JSON.stringify(heartbeat);
+      return revision === undefined ? kv.put(key, value) : casOrUndefined(() => kv.update(key, value, revision));
+    },
+    async getHeartbeat(replica) {
+      const entry = await kv.get(heartbeatKey(replica));
+      if (entry === null || entry.operation !== "PUT") return undefined;
+      const heartbeat = parsed(Heartbeat, entry.string());
+      return heartbeat && { heartbeat, revision: entry.revision };
+    },
+    async watch(handlers) {
       const watcher = await kv.watch();
       void (async () => {
         for await (const entry of watcher) {
-          const lease = entry.operation === "PUT" ? parseLease(entry.string()) : undefined;
-          onChange({ observationId: entry.key, entry: lease && { observationId: entry.key, lease, revision: entry.revision } });
+          const put = entry.operation === "PUT";
+          if (isHeartbeatKey(entry.key)) {
+            const heartbeat = put ? parsed(Heartbeat, entry.string()) : undefined;
+            handlers.heartbeat({ replica: heartbeat?.replica ?? replicaOfHeartbeatKey(entry.key), entry: heartbeat && { heartbeat, revision: entry.revision } });
+          } else {
+            const lease = put ? parsed(Lease, entry.string()) : undefined;
+            handlers.lease({ observationId: entry.key, entry: lease && { observationId: entry.key, lease, revision: entry.revision } });
+          }
         }
       })();
       return { stop: () => watcher.stop() };

@@ -29,6 +29,16 @@ async function twoReplicas(): Promise<{ h: EngineHarness; a: EngineHarness["firs
 
 const verdictsOf = (h: EngineHarness, id: string) => h.events.of(id).filter((event) => event.type === "verdict");
 
+/** Replica b drives `id` now; the rollout completes, and b publishes the one verdict. */
+async function drivenByBToItsVerdict(h: EngineHarness, b: ReturnType<EngineHarness["replica"]>, id: string): Promise<void> {
+  expect(b.engine.activeCount).toBe(1);
+  expect((await h.records.getRecord(id))!.record.owner).toBe("replica-b");
+  h.cluster.put(deployment({ replicas: 2 }));
+  await h.advance(0);
+  expect(verdictsOf(h, id)).toHaveLength(1);
+  expect(h.events.verdict(id).outcome).toBe("succeeded");
+}
+
 describe("a crashed replica's observations", () => {
   it("are adopted once the lease expires: same id, same deadline, one verdict, a bootstrap Job settled before the crash still counts after its TTL removed it", async () => {
     const { h, a, b } = await twoReplicas();
@@ -99,6 +109,48 @@ describe("a crashed replica's observations", () => {
   });
 });
 
+describe("a replica whose heartbeat cannot be stored", () => {
+  it("stops driving before another replica may take its observations, which one adopts; one verdict", async () => {
+    const { h, a, b } = await twoReplicas();
+    h.cluster.put(rollingOut(0));
+    const id = await h.start(observationRequest({ resources: [api] }));
+    // Replica a is cut off from NATS's KV for its heartbeat (its other writes still land: the worst case).
+    const beat = h.leaseStore.beat.bind(h.leaseStore);
+    h.leaseStore.beat = async (heartbeat, revision) => {
+      if (heartbeat.replica === "replica-a") throw new Error("503 no responders");
+      return beat(heartbeat, revision);
+    };
+    await h.advance(durationMs - 1_000);
+    expect(a.engine.activeCount).toBe(1);
+    expect(b.engine.activeCount).toBe(0);
+    await h.advance(1_000 - defaultLeaseTiming.renewEveryMs / 10);
+    // At every moment after, at most one replica drives it.
+    expect(a.engine.activeCount).toBe(0);
+    expect(b.engine.activeCount).toBe(0);
+    await h.advance(defaultLeaseTiming.renewEveryMs / 10 + defaultLeaseTiming.scanEveryMs);
+    expect(a.engine.activeCount).toBe(0);
+    await drivenByBToItsVerdict(h, b, id);
+    expect(h.logged.filter((line) => line.message.startsWith("every lease counted lost"))).toHaveLength(1);
+  });
+});
+
+describe("a replica restarted under the same id", () => {
+  it("takes its observations back at once, its new heartbeat keeping none of the old incarnation's alive", async () => {
+    const h = engineHarness();
+    await h.first.startAdopting();
+    h.cluster.put(rollingOut(0));
+    const id = await h.start(observationRequest({ resources: [api] }));
+    await h.advance(60_000);
+    h.first.crash();
+    const restarted = h.replica("replica-a");
+    await restarted.startAdopting();
+    await h.advance(0);
+    expect(restarted.engine.activeCount).toBe(1);
+    expect((await h.leaseStore.get(id))!.lease.incarnation).toBe(restarted.leases.incarnation);
+    expect((await h.records.getRecord(id))!.record).toMatchObject({ owner: "replica-a", adoptions: 1 });
+  });
+});
+
 describe("a replica shutting down", () => {
   it("hands its leases back, and another replica adopts at once, before any lease would expire", async () => {
     const { h, a, b } = await twoReplicas();
@@ -106,13 +158,7 @@ describe("a replica shutting down", () => {
     const id = await h.start(observationRequest({ resources: [api] }));
     await a.shutDown();
     await h.advance(0);
-    expect(b.engine.activeCount).toBe(1);
-    expect((await h.records.getRecord(id))!.record.owner).toBe("replica-b");
-
-    h.cluster.put(deployment({ replicas: 2 }));
-    await h.advance(0);
-    expect(verdictsOf(h, id)).toHaveLength(1);
-    expect(h.events.verdict(id).outcome).toBe("succeeded");
+    await drivenByBToItsVerdict(h, b, id);
   });
 });
 

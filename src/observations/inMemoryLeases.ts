@@ -1,14 +1,16 @@
 // A LeaseStore in memory with the JetStream KV semantics the lease keeper relies on: one revision
-// sequence across keys, create only when absent, update and remove as compare-and-swap, and a
-// watch that replays what is stored and then sees every change in order. Local mode's one
-// process is the only holder, so its leases never expire into anyone's hands; the engine's lease
-// protocol still runs unchanged over them (and its unit tests run many replicas on one store).
-import type { Lease, LeaseChange, LeaseEntry, LeaseStore, LeaseWatch } from "../bus/index.js";
+// sequence across keys (leases and heartbeats alike), create only when absent, update and remove as
+// compare-and-swap, and a watch that replays what is stored and then sees every change in order.
+// Local mode's one process is the only holder, so its leases never expire into anyone's hands;
+// the engine's lease protocol still runs unchanged over them (and its unit tests run many replicas
+// on one store).
+import type { Heartbeat, HeartbeatEntry, Lease, LeaseChange, LeaseEntry, LeaseStore, LeaseWatch, LeaseWatchHandlers } from "../bus/index.js";
 
 export class InMemoryLeaseStore implements LeaseStore {
   private sequence = 0;
   private readonly leases = new Map<string, LeaseEntry>();
-  private readonly watchers = new Set<(change: LeaseChange) => void>();
+  private readonly heartbeats = new Map<string, HeartbeatEntry>();
+  private readonly watchers = new Set<LeaseWatchHandlers>();
 
   async create(observationId: string, lease: Lease): Promise<number | undefined> {
     if (this.leases.has(observationId)) return undefined;
@@ -32,10 +34,24 @@ export class InMemoryLeaseStore implements LeaseStore {
     return true;
   }
 
-  async watch(onChange: (change: LeaseChange) => void): Promise<LeaseWatch> {
-    for (const entry of this.leases.values()) onChange({ observationId: entry.observationId, entry });
-    this.watchers.add(onChange);
-    return { stop: () => this.watchers.delete(onChange) };
+  async beat(heartbeat: Heartbeat, revision?: number): Promise<number | undefined> {
+    if (revision !== undefined && this.heartbeats.get(heartbeat.replica)?.revision !== revision) return undefined;
+    this.sequence += 1;
+    const entry = { heartbeat: { ...heartbeat }, revision: this.sequence };
+    this.heartbeats.set(heartbeat.replica, entry);
+    for (const watcher of this.watchers) watcher.heartbeat({ replica: heartbeat.replica, entry });
+    return this.sequence;
+  }
+
+  async getHeartbeat(replica: string): Promise<HeartbeatEntry | undefined> {
+    return this.heartbeats.get(replica);
+  }
+
+  async watch(handlers: LeaseWatchHandlers): Promise<LeaseWatch> {
+    for (const entry of this.leases.values()) handlers.lease({ observationId: entry.observationId, entry });
+    for (const [replica, entry] of this.heartbeats) handlers.heartbeat({ replica, entry });
+    this.watchers.add(handlers);
+    return { stop: () => this.watchers.delete(handlers) };
   }
 
   /** Every lease stored now. */
@@ -52,6 +68,6 @@ export class InMemoryLeaseStore implements LeaseStore {
   }
 
   private notify(change: LeaseChange): void {
-    for (const watcher of this.watchers) watcher(change);
+    for (const watcher of this.watchers) watcher.lease(change);
   }
 }

@@ -1,65 +1,108 @@
-// The leases this replica holds, one per observation it drives (SPEC section 10). It creates them
-// for new observations, takes expired or released ones for adoption, renews them on a heartbeat,
-// and says at once when one is lost, so the engine stops driving that observation.
+// The leases this replica holds, one per observation it drives (SPEC section 10), and the one
+// heartbeat that keeps them all. It creates leases for new observations and takes expired or
+// released ones for adoption, each written once, naming this replica and its incarnation; then
+// it writes its heartbeat every renewal interval, one KV write whatever it holds, and says at once
+// when a lease is lost, so the engine stops driving that observation.
 //
-// Each lease is renewed a renewal interval after it was last written, not all of them on one
-// beat: the heartbeat ticks ten times an interval and renews those due. Observations begin at
-// different moments, so their renewals spread over the interval instead of arriving at NATS as
-// one burst of a thousand compare-and-swaps every few seconds, which a verdict's own terminal
-// write would queue behind. A lease still sees its holder's write at least every
-// renewEveryMs + one tick, well inside its duration (three intervals).
-//
-// A lease is lost when a renewal's compare-and-swap finds another revision (someone took it), or
-// when the shared lease watch shows it held by another replica or removed (a cancel through the
-// record by another replica). A renewal that fails for want of NATS is not a loss: nobody else can
-// take the lease while NATS is away either, and the next renewal that reaches it settles the
-// question by its compare-and-swap.
+// Why this keeps what renewing every lease kept:
+// - Never two drivers. Others read a lease as held while its own term or this replica's heartbeat
+//   of the incarnation that wrote it is fresh (`leaseHeldUntil`). If the heartbeat cannot be
+//   stored, this replica stops driving everything a tick before its last stored heartbeat expires
+//   (`heartbeatLapsesAt`): it counts every lease lost and becomes a new incarnation, so that its
+//   next heartbeat, once NATS answers, keeps none of the old leases alive: they are free to
+//   whoever takes them first (this replica included), by compare-and-swap on each lease as before.
+//   A lease another replica took, or removed (a cancel through the record), is seen on the shared
+//   lease watch and lost at once; the record's compare-and-swap fences a driver that has not seen
+//   it yet, as before.
+// - A crash is adopted within the same bound: the last heartbeat and every lease term expire at
+//   most one lease duration after the last write.
+// - NATS away for less than that: nothing is lost, as before; nobody else can take a lease while
+//   NATS is away, and the heartbeat written when it returns settles it (`beatNow`).
+// - A restart under the same id is another incarnation: its first heartbeat replaces the old one,
+//   which then keeps nothing alive, and it takes its previous incarnation's leases back at once.
+import { randomUUID } from "node:crypto";
 import type { Logger } from "../logging/index.js";
 import { interval, type SchedulerLike, type Subscription } from "rxjs";
 import type { LeaseChange, LeaseEntry, LeaseStore } from "../bus/index.js";
-import { leaseHeldBy, releasedLease, type LeaseTiming } from "./leasePolicy.js";
+import { heartbeatLapsesAt, heartbeatOf, heartbeatTickMs, leaseHeldBy, releasedLease, type LeaseHolder, type LeaseTiming } from "./leasePolicy.js";
 import type { LeaseMetrics } from "./telemetry.js";
 
 export interface LeaseKeeperOptions {
   readonly store: LeaseStore;
-  /** This replica's id: in every lease it writes and in its logs. */
+  /** This replica's id: in every lease and heartbeat it writes and in its logs. */
   readonly replicaId: string;
   readonly timing: LeaseTiming;
   readonly scheduler: SchedulerLike;
   readonly metrics: LeaseMetrics;
   readonly logger: Logger;
+  /** A new incarnation's id; a random UUID when absent. */
+  readonly newIncarnation?: () => string;
 }
 
 export class LeaseExistsError extends Error {
   override readonly name = "LeaseExistsError";
 }
 
+/** The heartbeat lapsed while a lease was being created: it names an incarnation this process no longer is. */
+export class LeaseLapsedError extends Error {
+  override readonly name = "LeaseLapsedError";
+}
+
 export class LeaseKeeper {
   private readonly options: LeaseKeeperOptions;
-  /** Observation id to the revision this replica wrote last. */
+  private readonly newIncarnation: () => string;
+  /** Observation id to the revision this replica wrote. */
   private readonly held = new Map<string, number>();
-  /** Observation id to when this replica wrote it last (scheduler time): when its renewal is due. */
-  private readonly writtenAt = new Map<string, number>();
-  /** Renewals in flight: a slow one is not sent again on the next tick. */
-  private readonly renewing = new Set<string>();
   /** Leases being created here: held as far as the adopter is concerned, before the create is acknowledged. */
   private readonly creating = new Set<string>();
-  /** When this process began: a lease under this id written earlier is a previous incarnation's. */
-  readonly since: number;
+  /** Every incarnation of this process: a heartbeat found with one of them was written here. */
+  private readonly incarnations = new Set<string>();
   private readonly lostHandlers: ((observationId: string) => void)[] = [];
-  private heartbeat: Subscription | undefined;
+  /** When this process began: a lease under this id without an incarnation, written earlier, is a previous process's. */
+  readonly since: number;
+  private current: string;
+  private ticker: Subscription | undefined;
+  /** The heartbeat key's revision as written here last; undefined: the next write replaces whatever is there. */
+  private beatRevision: number | undefined;
+  /** When the newest heartbeat of this incarnation stored was computed; when the incarnation began, before any. */
+  private coveredFrom: number;
+  private storedThisIncarnation = false;
+  private nextBeatAt = Number.NEGATIVE_INFINITY;
+  private beating = false;
+  private failing = false;
 
   constructor(options: LeaseKeeperOptions) {
     this.options = options;
+    this.newIncarnation = options.newIncarnation ?? randomUUID;
     this.since = options.scheduler.now();
+    this.coveredFrom = this.since;
+    this.current = this.newIncarnation();
+    this.incarnations.add(this.current);
   }
 
   get replicaId(): string {
     return this.options.replicaId;
   }
 
+  get incarnation(): string {
+    return this.current;
+  }
+
+  /** This process as the lease rules see it. */
+  get holder(): LeaseHolder {
+    return { replicaId: this.replicaId, incarnation: this.current, sinceMs: this.since };
+  }
+
   get count(): number {
     return this.held.size;
+  }
+
+  /**
+   * This incarnation's heartbeat is stored and not about to lapse: what it takes now it can keep.
+   * The adopter takes nothing otherwise (while NATS is away, every take would fail anyway).
+   */
+  get heartbeatFresh(): boolean {
+    return this.ticker !== undefined && this.storedThisIncarnation && this.now() < heartbeatLapsesAt(this.coveredFrom, this.options.timing);
   }
 
   holds(observationId: string): boolean {
@@ -75,24 +118,34 @@ export class LeaseKeeper {
     this.lostHandlers.push(handler);
   }
 
-  startHeartbeat(): void {
-    const tickMs = Math.max(10, Math.floor(this.options.timing.renewEveryMs / 10));
-    this.heartbeat ??= interval(tickMs, this.options.scheduler).subscribe(() => void this.renewDue());
+  /** Writes the first heartbeat (resolved once it is stored or failed; a failure is retried on the next tick), then one every renewal interval. */
+  async startHeartbeat(): Promise<void> {
+    if (this.ticker) return;
+    this.ticker = interval(heartbeatTickMs(this.options.timing), this.options.scheduler).subscribe(() => this.tick());
+    await this.beat();
   }
 
   stopHeartbeat(): void {
-    this.heartbeat?.unsubscribe();
-    this.heartbeat = undefined;
+    this.ticker?.unsubscribe();
+    this.ticker = undefined;
+  }
+
+  /** Writes the heartbeat now (NATS came back: a lapse near is put off at once, not on the next interval). */
+  async beatNow(): Promise<void> {
+    this.nextBeatAt = this.now();
+    await this.beat();
   }
 
   /** The lease of an observation this replica creates; its id is new, so a lease in place is a bug or a replayed id. */
   async create(observationId: string): Promise<void> {
     this.creating.add(observationId);
     try {
-      const at = this.now();
-      const revision = await this.options.store.create(observationId, this.lease(at));
+      const incarnation = this.current;
+      const revision = await this.options.store.create(observationId, this.lease());
       if (revision === undefined) throw new LeaseExistsError(`observation ${observationId} already has a lease`);
-      this.hold(observationId, revision, at);
+      // Left to the adopter, which removes a lease without a record.
+      if (incarnation !== this.current) throw new LeaseLapsedError(`the heartbeat lapsed while observation ${observationId}'s lease was created`);
+      this.hold(observationId, revision);
     } finally {
       this.creating.delete(observationId);
     }
@@ -100,10 +153,12 @@ export class LeaseKeeper {
 
   /** Takes `entry` from its holder if nobody wrote it since it was read; false when another replica was first. */
   async take(entry: LeaseEntry): Promise<boolean> {
-    const at = this.now();
-    const revision = await this.options.store.update(entry.observationId, this.lease(at), entry.revision);
+    const incarnation = this.current;
+    const revision = await this.options.store.update(entry.observationId, this.lease(), entry.revision);
     if (revision === undefined) return false;
-    this.hold(entry.observationId, revision, at);
+    // Taken under an incarnation that lapsed meanwhile: free again, for this replica's next scan.
+    if (incarnation !== this.current) return false;
+    this.hold(entry.observationId, revision);
     return true;
   }
 
@@ -114,7 +169,7 @@ export class LeaseKeeper {
     try {
       await this.options.store.update(observationId, releasedLease(this.replicaId, this.now()), revision);
     } catch (error) {
-      this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "cannot release lease; it expires instead");
+      this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "cannot release lease; it expires with the heartbeat instead");
     }
   }
 
@@ -127,7 +182,7 @@ export class LeaseKeeper {
         this.options.logger.warn({ observationId, replica: this.replicaId }, "lease changed before removal; left to its new holder");
       }
     } catch (error) {
-      this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "cannot remove lease; its next holder will");
+      this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "cannot remove lease; this replica takes it back once its term passed");
     }
   }
 
@@ -149,69 +204,94 @@ export class LeaseKeeper {
     const revision = this.held.get(observationId);
     if (revision === undefined) return undefined;
     this.held.delete(observationId);
-    this.writtenAt.delete(observationId);
     this.options.metrics.leasesHeld(this.held.size);
     return revision;
   }
 
-  /** A change seen on the shared lease watch: a lease held here that another replica wrote, or removed, is lost. */
+  /** A change seen on the shared lease watch: a lease held here that someone else wrote, or removed, is lost. */
   noteChange(change: LeaseChange): void {
     const revision = this.held.get(change.observationId);
     if (revision === undefined) return;
     const entry = change.entry;
-    if (entry !== undefined && entry.lease.holder === this.replicaId && !entry.lease.released) return;
+    if (entry !== undefined && entry.lease.holder === this.replicaId && entry.lease.incarnation === this.current && !entry.lease.released) return;
     if (entry !== undefined && entry.revision <= revision) return;
     this.lose(change.observationId, entry === undefined ? "removed" : `held by ${entry.lease.holder}`);
   }
 
-  /** Renews every lease now (NATS came back: what was due meanwhile is renewed at once). */
-  async renewAll(): Promise<void> {
-    await Promise.all(this.heldIds().map((id) => this.renew(id)));
+  private tick(): void {
+    const now = this.now();
+    if (now >= heartbeatLapsesAt(this.coveredFrom, this.options.timing)) this.lapse();
+    if (now >= this.nextBeatAt) void this.beat();
   }
 
-  /** Renews the leases written a renewal interval ago or longer. */
-  private async renewDue(): Promise<void> {
-    const due = this.now() - this.options.timing.renewEveryMs;
-    await Promise.all(this.heldIds().flatMap((id) => (!this.renewing.has(id) && (this.writtenAt.get(id) ?? 0) <= due ? [this.renew(id)] : [])));
-  }
-
-  private async renew(observationId: string): Promise<void> {
-    const revision = this.held.get(observationId);
-    if (revision === undefined) return;
-    let next: number | undefined;
+  /** One heartbeat write at a time: a slow one is not sent again on the next tick. */
+  private async beat(): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
     const at = this.now();
-    this.renewing.add(observationId);
+    const incarnation = this.current;
     try {
-      next = await this.options.store.update(observationId, this.lease(at), revision);
+      const revision = await this.options.store.beat(heartbeatOf(this.holder, at, this.options.timing), this.beatRevision);
+      if (revision === undefined) return await this.foundAnotherHeartbeat();
+      this.beatRevision = revision;
+      this.nextBeatAt = at + this.options.timing.renewEveryMs;
+      // A write of an incarnation that lapsed while it was in flight covers nothing held now.
+      if (incarnation !== this.current) return;
+      this.coveredFrom = Math.max(this.coveredFrom, at);
+      this.storedThisIncarnation = true;
+      if (this.failing) this.options.logger.info({ replica: this.replicaId }, "heartbeat stored again");
+      this.failing = false;
     } catch (error) {
       this.options.metrics.leaseRenewalFailed();
-      this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "lease renewal failed; retrying on the next heartbeat");
-      return;
+      if (!this.failing) this.options.logger.warn({ replica: this.replicaId, leases: this.held.size, err: error }, "heartbeat not stored; retrying every tick");
+      this.failing = true;
     } finally {
-      this.renewing.delete(observationId);
+      this.beating = false;
     }
-    if (this.held.get(observationId) !== revision) return;
-    if (next === undefined) {
-      this.options.metrics.leaseRenewalFailed();
-      this.lose(observationId, "renewal found another revision");
-    } else this.hold(observationId, next, at);
   }
 
-  private lose(observationId: string, why: string): void {
+  /**
+   * The heartbeat key holds a revision this replica did not write last. Its own earlier write,
+   * stored though its acknowledgement was lost, is simply the newer revision; anything else is
+   * another process under this replica id (ids must be unique per process), whose heartbeat may be
+   * keeping this replica's leases alive or not: every lease is counted lost.
+   */
+  private async foundAnotherHeartbeat(): Promise<void> {
+    const found = await this.options.store.getHeartbeat(this.replicaId);
+    this.beatRevision = found?.revision;
+    this.nextBeatAt = this.now();
+    if (found === undefined || this.incarnations.has(found.heartbeat.incarnation)) return;
+    this.options.metrics.leaseRenewalFailed();
+    this.options.logger.error({ replica: this.replicaId, incarnation: found.heartbeat.incarnation }, "another process writes this replica's heartbeat: replica ids must be unique per process");
+    this.lapse("another process wrote this replica's heartbeat");
+  }
+
+  /** Stops driving everything and becomes a new incarnation: nothing held now is kept alive by a heartbeat again. */
+  private lapse(why = "heartbeat not stored for a lease duration"): void {
+    this.current = this.newIncarnation();
+    this.incarnations.add(this.current);
+    this.coveredFrom = this.now();
+    this.storedThisIncarnation = false;
+    this.nextBeatAt = this.now();
+    const ids = this.heldIds();
+    if (ids.length > 0) this.options.logger.error({ replica: this.replicaId, leases: ids.length, why }, "every lease counted lost; taken back once the new incarnation's heartbeat is stored");
+    for (const id of ids) this.lose(id);
+  }
+
+  /** `why` undefined: logged once for all of them. */
+  private lose(observationId: string, why?: string): void {
     this.forget(observationId);
-    this.options.logger.warn({ observationId, replica: this.replicaId, why }, "lease lost; no longer driving the observation");
+    if (why !== undefined) this.options.logger.warn({ observationId, replica: this.replicaId, why }, "lease lost; no longer driving the observation");
     for (const handler of this.lostHandlers) handler(observationId);
   }
 
-  /** `at`: when the lease written was computed, from which its expiry counts. */
-  private hold(observationId: string, revision: number, at: number): void {
+  private hold(observationId: string, revision: number): void {
     this.held.set(observationId, revision);
-    this.writtenAt.set(observationId, at);
     this.options.metrics.leasesHeld(this.held.size);
   }
 
-  private lease(at: number) {
-    return leaseHeldBy(this.replicaId, at, this.options.timing);
+  private lease() {
+    return leaseHeldBy(this.holder, this.now(), this.options.timing);
   }
 
   private now(): number {

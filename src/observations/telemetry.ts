@@ -27,7 +27,7 @@ export interface EngineMetrics {
 export interface LeaseMetrics {
   /** `leases_held`: leases this replica holds now. */
   leasesHeld(count: number): void;
-  /** `lease_renewals_failed_total`: a renewal that did not reach NATS, or found the lease taken. */
+  /** `lease_renewals_failed_total`: a heartbeat not stored (NATS unreachable, or another process under this replica id). */
   leaseRenewalFailed(): void;
   /** `observations_adopted_total{cause}`: taken over from a lease that expired or was released. */
   observationAdopted(cause: AdoptionCause): void;

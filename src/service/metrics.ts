@@ -142,7 +142,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     }),
     leaseRenewalsFailedTotal: new Counter({
       name: `${prefix}lease_renewals_failed_total`,
-      help: "Lease renewals that did not reach NATS or found the lease taken over.",
+      help: "Heartbeats (the renewal of all of this replica's leases) that were not stored: NATS unreachable, or another process writing under this replica id.",
       registers,
     }),
     eventsBuffered: new Gauge({

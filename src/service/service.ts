@@ -136,7 +136,8 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       logger: engineLogger,
     });
     const adopter = new Adopter({ store: leaseStore, keeper: leases, engine, timing, scheduler: asyncScheduler, metrics: leaseMetrics, logger: engineLogger });
-    leases.startHeartbeat();
+    // The heartbeat is stored before adoption starts (the adopter takes nothing without it).
+    await leases.startHeartbeat();
     // Adoption starts before requests are taken: what a crashed replica left is taken up first.
     await adopter.start();
     if (config.tenants === undefined) {
@@ -159,8 +160,8 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         if (status.type === "disconnect") natsConnected = false;
         else if (status.type === "reconnect") {
           natsConnected = true;
-          // Renew at once: a lease that ran out during the outage is settled by the compare-and-swap now, not in 5 s.
-          void leases.renewAll();
+          // The heartbeat at once: a lapse near after the outage is put off now, not at the next interval.
+          void leases.beatNow();
         }
       }
     })();

@@ -12,7 +12,7 @@ import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../adoption.js";
 import { LeaseKeeper } from "../leaseKeeper.js";
 import type { AdmissionLimits } from "../admission.js";
-import { defaultLeaseTiming, type LeaseTiming } from "../leasePolicy.js";
+import { defaultLeaseTiming, heartbeatTickMs, type LeaseTiming } from "../leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
 import { InMemoryLeaseStore } from "../inMemoryLeases.js";
 
@@ -142,7 +142,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       leases,
       adopter,
       async startAdopting() {
-        leases.startHeartbeat();
+        await leases.startHeartbeat();
         await adopter.start();
         await drainMicrotasks();
       },
@@ -180,10 +180,20 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     return result.observationId;
   }
 
-  /** Moves virtual time, then lets the record writes it caused finish. */
+  /**
+   * Moves virtual time, at most a lease keeper's tick at a time, letting the writes each step
+   * caused finish before the next: a heartbeat is acknowledged before the next tick looks at it,
+   * as on a real clock, rather than every tick of a long step firing with none acknowledged.
+   */
   async function advance(ms: number): Promise<void> {
-    clock.advance(ms);
-    await drainMicrotasks();
+    const step = heartbeatTickMs(leaseTiming);
+    let left = ms;
+    do {
+      const next = Math.min(step, left);
+      clock.advance(next);
+      left -= next;
+      await drainMicrotasks();
+    } while (left > 0);
   }
 
   return { clock, transport, cluster, hub, engine, first, replica, leaseStore, records, events, logged, observe, start, advance };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { busNames, type BusNames } from "../../../src/bus/index.js";
+import { busNames, isHeartbeatKey, type BusNames } from "../../../src/bus/index.js";
 import { ObservationEvent, type ObservationVerdict } from "../../../src/verdicts/schemas.js";
 import { scratchDir, startServe, type RunningService } from "../../cluster/stagewatch.ts";
 import { removeBus } from "./bus.ts";
@@ -126,11 +126,12 @@ export function verdictsById(events: readonly ObservationEvent[]): Map<string, O
   return byId;
 }
 
-/** Holder to the ids of the leases it holds now. */
+/** Holder to the ids of the leases it holds now (the replicas' heartbeats, beside them in the bucket, left out). */
 export async function leasesByHolder(nc: NatsConnection, names: BusNames): Promise<Map<string, string[]>> {
   const kv = await new Kvm(nc).open(names.leasesBucket);
   const byHolder = new Map<string, string[]>();
   for await (const key of await kv.keys()) {
+    if (isHeartbeatKey(key)) continue;
     const entry = await kv.get(key);
     if (entry?.operation !== "PUT") continue;
     const { holder } = entry.json<{ holder: string }>();
