@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
@@ -154,6 +154,15 @@ describe("stagewatch observe against stagewatch serve", () => {
   it("--stall: a rollout that stops moving is said once on stderr, naming what it waits on, and is no failure by itself", async () => {
     const stuck = deployment({ namespace, name: "stuck", replicas: 1, fault: Fault.NeverReady });
     await apply(kc, stuck.manifest);
+    // Observed once the Deployment controller has written all it will: a status written late (a
+    // loaded controller manager, 3 s after the first stall in one run) is the rollout moving, and
+    // the next stall is rightly said again.
+    await eventually("the stuck Deployment's status written", async () => {
+      const status = (await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: "stuck", namespace })).status;
+      const pods = (await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace })).items.filter((pod) => pod.metadata?.name?.startsWith("stuck-"));
+      const notReady = pods.some((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.reason === "ContainersNotReady"));
+      return status?.updatedReplicas === 1 && status.observedGeneration === 1 && notReady ? true : undefined;
+    });
 
     const result = await observe(["-f", manifestDir("stuck", stuck), "--deployment", "stuck", "--timeout", "6s", "--stall", "2s"]);
 
