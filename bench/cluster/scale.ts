@@ -242,7 +242,15 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath,
       natsUrl: options.natsUrl,
       dir: options.dir,
-      args: [`--subject-prefix=${prefix}`, "--log-level=warn"],
+      // The benchmark is one caller standing in for a cluster's many pipelines: admission's
+      // per-caller limits (500 in flight, 50 requests a second) would refuse most of it.
+      args: [
+        `--subject-prefix=${prefix}`,
+        "--log-level=warn",
+        `--max-in-flight=${Math.max(2_000, options.observations)}`,
+        `--max-in-flight-per-caller=${Math.max(500, options.observations)}`,
+        "--requests-per-second=100000",
+      ],
       env: {
         NODE_OPTIONS: [
           "--expose-gc",
