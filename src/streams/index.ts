@@ -51,6 +51,8 @@ export {
   splitApiVersion,
 } from "./restMapper.js";
 export type { ResourceMapping } from "./restMapper.js";
+export { SlicedQueue, defaultSlicing } from "./slicedQueue.js";
+export type { Slicing, Work } from "./slicedQueue.js";
 export { selectFields } from "./fieldSelection.js";
 export type { KeptFields } from "./fieldSelection.js";
 export { keptAnnotations, keptLabelPrefix, readsTheSame, stripObject } from "./strip.js";

@@ -10,6 +10,7 @@ import { Reflector, type ReflectorTiming } from "./reflector.js";
 import type { KeptFields } from "./fieldSelection.js";
 import { stripObject, type StripTarget } from "./strip.js";
 import type { ResourceMapping } from "./restMapper.js";
+import { SlicedQueue, type Slicing } from "./slicedQueue.js";
 import type { KubeTransport } from "./transport.js";
 
 export interface Informer {
@@ -51,6 +52,8 @@ export interface InformerOptions {
   metrics: StreamMetrics;
   logger: Logger;
   random: () => number;
+  /** How a long list is spread over turns of the event loop (defaultSlicing). */
+  slicing: Slicing;
   /** Called once when the informer stops (the hub forgets it). */
   onStop?: () => void;
 }
@@ -71,6 +74,12 @@ class SharedInformer implements Informer {
   private readonly reflectors: Reflector[];
   private readonly onStop: (() => void) | undefined;
   private readonly logger: Logger;
+  private readonly metrics: StreamMetrics;
+  /** Every change to the cache, in order, applied and published a slice at a time. */
+  private readonly applying: SlicedQueue;
+  /** The namespaces (undefined: the whole cluster) whose first list is not applied yet. */
+  private readonly unlisted: Set<string | undefined>;
+  private reportedSize: number | undefined;
   private stopped = false;
 
   constructor(options: InformerOptions) {
@@ -90,39 +99,63 @@ class SharedInformer implements Informer {
     this.problems$ = this.problems.asObservable();
 
     const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
-    const unlisted = new Set(scopes);
+    this.unlisted = new Set(scopes);
+    this.metrics = options.metrics;
+    this.applying = new SlicedQueue(options.slicing);
     const { apiVersion, kind, kindKey } = options.mapping;
     const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, ...(options.keptFields && { keptFields: options.keptFields }) };
-    // The gauge is set when the count moves, not on every update (most are modifications): a
-    // labelled set hashes its labels each call, on the path of every watch event.
-    let reportedSize: number | undefined;
-    const publish = (events: WatchEvent[]) => {
-      if (this.cache.size !== reportedSize) options.metrics.objects(kindKey, (reportedSize = this.cache.size));
-      for (const event of events) this.changes.next(event);
-    };
     this.reflectors = scopes.map(
       (namespace) =>
         new Reflector({
           ...options,
           namespace,
           decode: (raw) => stripObject(raw, target),
+          // Every change goes through the queue, so the cache and what is published move together,
+          // in the order the reflectors delivered: a watch event arriving while a long list is
+          // still being applied waits behind it. An idle queue applies a watch event at once.
           sink: {
             replace: (objects) => {
               this.clearProblem(namespace);
-              publish(this.cache.replace(objects, namespace));
-              unlisted.delete(namespace);
-              if (unlisted.size === 0 && !this.synced.value) {
-                options.logger.info({ kind: kindKey, objects: this.cache.size }, "informer synced");
-                this.synced.next(true);
-              }
+              this.applying.push(this.replacing(objects, namespace));
             },
-            upsert: (object) => publish(this.cache.upsert(object)),
-            remove: (object) => publish(this.cache.remove(object)),
+            upsert: (object) => this.applying.push(() => this.publish(this.cache.upsert(object))),
+            remove: (object) => this.applying.push(() => this.publish(this.cache.remove(object))),
             refused: (problem) => this.setProblem(problem),
           },
         }),
     );
     for (const reflector of this.reflectors) reflector.start();
+  }
+
+  /**
+   * A (re)list applied one object per step and published as it is applied: a subscriber joining
+   * between two slices gets the cache as applied so far, then the rest. The namespace counts as
+   * listed only after its last step, deletions included.
+   */
+  private *replacing(objects: readonly KubeObject[], namespace: string | undefined): Generator<void, void, undefined> {
+    for (const events of this.cache.replaceSteps(objects, namespace)) {
+      for (const event of events) this.changes.next(event);
+      yield;
+    }
+    // Once per list, as before slicing, not once per object.
+    this.reportSize();
+    this.unlisted.delete(namespace);
+    if (this.unlisted.size === 0 && !this.synced.value) {
+      this.logger.info({ kind: this.mapping.kindKey, objects: this.cache.size }, "informer synced");
+      this.synced.next(true);
+    }
+  }
+
+  /** One watch event's changes. */
+  private publish(events: readonly WatchEvent[]): void {
+    this.reportSize();
+    for (const event of events) this.changes.next(event);
+  }
+
+  // The gauge is set when the count moves, not on every update (most are modifications): a
+  // labelled set hashes its labels each call, on the path of every watch event.
+  private reportSize(): void {
+    if (this.cache.size !== this.reportedSize) this.metrics.objects(this.mapping.kindKey, (this.reportedSize = this.cache.size));
   }
 
   hasSynced(): boolean {
@@ -157,6 +190,7 @@ class SharedInformer implements Informer {
     if (this.stopped) return;
     this.stopped = true;
     for (const reflector of this.reflectors) reflector.stop();
+    this.applying.stop();
     this.changes.complete();
     this.synced.complete();
     this.problems.complete();
