@@ -1,7 +1,7 @@
 // A shared informer: the cache of one kind, kept current by one reflector per namespace watched
 // (or one for the whole cluster), and the streams consumers read it through.
 import type { Logger } from "../logging/index.js";
-import { BehaviorSubject, Observable, Subject, distinctUntilChanged, type SchedulerLike } from "rxjs";
+import { BehaviorSubject, Observable, Subject, Subscription, distinctUntilChanged, type SchedulerLike, type Subscriber } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
 import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
@@ -17,7 +17,9 @@ export interface Informer {
   readonly mapping: ResourceMapping;
   /**
    * On subscription, every object already cached as `added`; then every change as it happens.
-   * Hot and shared: subscribing never starts another watch.
+   * Hot and shared: subscribing never starts another watch. The snapshot is delivered in turn with
+   * the informer's other work: at once, before subscribe returns, when the informer is idle and
+   * the cache small; after the list being applied, or a slice at a time, otherwise.
    */
   readonly events$: Observable<WatchEvent>;
   /** `false` until every namespace watched has been listed once, then `true` for good. */
@@ -80,20 +82,28 @@ class SharedInformer implements Informer {
   /** The namespaces (undefined: the whole cluster) whose first list is not applied yet. */
   private readonly unlisted: Set<string | undefined>;
   private reportedSize: number | undefined;
+  /** Subscribers whose snapshot is queued or in progress: stop() completes them, as it does the others. */
+  private readonly joining = new Set<Subscriber<WatchEvent>>();
   private stopped = false;
 
   constructor(options: InformerOptions) {
     this.mapping = options.mapping;
     this.onStop = options.onStop;
     this.logger = options.logger;
-    // The snapshot and the subscription to changes happen in one synchronous step, so no change
-    // falls between them and none is seen twice.
+    // The snapshot is work of the queue like any change, so no change falls between it and the
+    // subscription to changes, and none is seen twice: while it is delivered (a slice at a time
+    // when the cache is large) nothing else touches the cache. A subscriber joining from inside a
+    // handler, or while a list is being applied, is served in turn, after what is queued.
     this.events$ = new Observable<WatchEvent>((subscriber) => {
-      for (const object of this.cache.list()) {
-        if (subscriber.closed) break;
-        subscriber.next({ type: "added", object });
+      const joined = new Subscription();
+      if (this.stopped) {
+        subscriber.complete();
+        return joined;
       }
-      return this.changes.subscribe(subscriber);
+      this.joining.add(subscriber);
+      joined.add(() => this.joining.delete(subscriber));
+      this.applying.push(this.replaying(subscriber, joined));
+      return joined;
     });
     this.synced$ = this.synced.pipe(distinctUntilChanged());
     this.problems$ = this.problems.asObservable();
@@ -147,6 +157,17 @@ class SharedInformer implements Informer {
   }
 
   /** One watch event's changes. */
+  /** A subscriber's snapshot, one object per step, then its subscription to the changes after it. */
+  private *replaying(subscriber: Subscriber<WatchEvent>, joined: Subscription): Generator<void, void, undefined> {
+    for (const object of this.cache.list()) {
+      if (subscriber.closed) return;
+      subscriber.next({ type: "added", object });
+      yield;
+    }
+    this.joining.delete(subscriber);
+    joined.add(this.changes.subscribe(subscriber));
+  }
+
   private publish(events: readonly WatchEvent[]): void {
     this.reportSize();
     for (const event of events) this.changes.next(event);
@@ -191,6 +212,7 @@ class SharedInformer implements Informer {
     this.stopped = true;
     for (const reflector of this.reflectors) reflector.stop();
     this.applying.stop();
+    for (const subscriber of [...this.joining]) subscriber.complete();
     this.changes.complete();
     this.synced.complete();
     this.problems.complete();
