@@ -16,12 +16,17 @@
 // - decisive: each Deployment's rollout completing, `decisivePerSecond` of them (one decisive
 //   event per observation, staggered, never all at once), while pod updates go on at
 //   `podsPerSecond`: event to verdict (the engine's histogram: the decisive watch event received to
-//   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay.
+//   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay;
+// - relist: the pod watch answered with 410 Gone, and the relist that follows served every pod at
+//   a new resourceVersion (bench/watch/scalePhases.ts), every observation decided by then: from
+//   the 410 to the last pod applied, the event loop's longest delay, CPU, GC.
 // The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
 // SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override;
 // SCALE_CURVE_RESULTS names the results file. The children inherit the environment (MALLOC_*).
-import { spawn } from "node:child_process";
+// SCALE_CURVE_BASELINE=<commit> runs each size twice, the engine of that commit (its src taken
+// from git) first, then the code as it is, one child after the other in the same run.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +36,7 @@ import { fileURLToPath } from "node:url";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
 import { startNatsServer } from "../test/cluster/nats.ts";
 import { latencies } from "./cluster/scale.ts";
+import { extractBaseline } from "./support/baselineSource.ts";
 import { loadImplementation, startNatsEngine } from "./support/natsEngine.ts";
 import { processMemory } from "./support/processMemory.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
@@ -38,6 +44,8 @@ import { namespaceOf } from "./watch/cluster.ts";
 import { startStandIn } from "./watch/standIn.ts";
 
 interface RunSettings {
+  /** Whose engine: `current` (this checkout) or `baseline` (a commit's src, extracted). */
+  implementation: { name: string; root: string };
   pods: number;
   observations: number;
   namespaces: number;
@@ -112,7 +120,9 @@ async function measure(settings: RunSettings) {
   collectGarbage();
   const before = processMemory();
   const heapBefore = process.memoryUsage().heapUsed;
-  const engine = await startNatsEngine(await loadImplementation("current", fileURLToPath(new URL("..", import.meta.url))), {
+  const engine = await startNatsEngine(await loadImplementation(settings.implementation.name, settings.implementation.root), {
+    // Every commit a baseline is taken from connects as the service does.
+    noAsyncTraces: true,
     natsUrl: settings.natsUrl,
     watchPort: settings.watchPort,
     prefix: `scale${settings.pods}x${settings.observations}`,
@@ -161,11 +171,21 @@ async function measure(settings: RunSettings) {
   // What the decided observations leave behind, once what is garbage is collected.
   collectGarbage();
   const decided = processMemory();
+
+  progress("relist");
+  const relistMeter = phaseMeter();
+  const gone = (await stand("phase=gone")) as unknown as { relistVersion: string; lastPod: { namespace: string; name: string } };
+  const pods = engine.hub.informer("core/Pod");
+  await until(() => pods.get(gone.lastPod.namespace, gone.lastPod.name)?.metadata.resourceVersion === gone.relistVersion, "the relist", 600);
+  const { seconds: relistSeconds, cpuSeconds: relistCpu, gcSeconds: relistGc, eventLoopDelayMaxMs: relistDelay } = relistMeter(0);
+  const relist = { seconds: relistSeconds, cpuSeconds: relistCpu, gcSeconds: relistGc, eventLoopDelayMaxMs: relistDelay };
+  progress("relisted");
   await engine.stop();
 
   const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
   const spaces = cached["spaces"] as Record<string, { size: number; used: number; physical: number }>;
   return {
+    implementation: settings.implementation.name,
     pods: settings.pods,
     observations: settings.observations,
     podsPerDeployment: settings.pods / settings.observations,
@@ -192,6 +212,7 @@ async function measure(settings: RunSettings) {
     },
     churn,
     decisive,
+    relist,
   };
 }
 
@@ -249,16 +270,38 @@ const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] 
 const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
 /** Another name for a run beside the default one (an allocator setting, say): bench/results/<name>.json. */
 const resultsName = process.env["SCALE_CURVE_RESULTS"] ?? "scale-curve";
+const repository = fileURLToPath(new URL("..", import.meta.url));
+const baselineRef = process.env["SCALE_CURVE_BASELINE"];
+const baselineCommit = baselineRef && execFileSync("git", ["-C", repository, "rev-parse", baselineRef], { encoding: "utf8" }).trim();
+const implementations = [
+  ...(baselineCommit ? [{ name: "baseline", root: extractBaseline(repository, baselineCommit, "scale-curve") }] : []),
+  { name: "current", root: repository },
+];
 const { natsServer } = buildOrReuseBinaries();
 const runs: unknown[] = [];
 const write = () =>
-  writeResults(resultsName, { nodeFlags: serviceNodeFlags, malloc: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"))), namespaces, churnEvents, decisivePerSecond, podsPerSecond, runs });
-for (const size of sizes) {
-  const measured = await runChild({ ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
-  console.log(`${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
-  runs.push(measured);
-  // After each size: a run stopped part way keeps what it measured.
-  write();
+  writeResults(resultsName, {
+    ...(baselineCommit && { baselineCommit }),
+    nodeFlags: serviceNodeFlags,
+    malloc: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"))),
+    namespaces,
+    churnEvents,
+    decisivePerSecond,
+    podsPerSecond,
+    runs,
+  });
+try {
+  for (const size of sizes) {
+    for (const implementation of implementations) {
+      const measured = await runChild({ implementation, ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
+      console.log(`${implementation.name}, ${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
+      runs.push(measured);
+      // After each run: a run stopped part way keeps what it measured.
+      write();
+    }
+  }
+  console.log(`-> ${write()}`);
+} finally {
+  for (const { name, root } of implementations) if (name === "baseline") rmSync(root, { recursive: true, force: true });
 }
-console.log(`-> ${write()}`);
 process.exit(0);

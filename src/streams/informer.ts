@@ -138,16 +138,16 @@ class SharedInformer implements Informer {
   }
 
   /**
-   * A (re)list applied one object per step and published as it is applied: a subscriber joining
-   * between two slices gets the cache as applied so far, then the rest. The namespace counts as
-   * listed only after its last step, deletions included.
+   * A (re)list applied one object per step, each step's events published as it is applied, so
+   * `get` and `list` between two slices agree with what subscribers have been told. The
+   * namespace counts as listed only after its last step, deletions included.
    */
   private *replacing(objects: readonly KubeObject[], namespace: string | undefined): Generator<void, void, undefined> {
     for (const events of this.cache.replaceSteps(objects, namespace)) {
       for (const event of events) this.changes.next(event);
       yield;
     }
-    // Once per list, as before slicing, not once per object.
+    // Once per list, not once per object.
     this.reportSize();
     this.unlisted.delete(namespace);
     if (this.unlisted.size === 0 && !this.synced.value) {
