@@ -33,7 +33,7 @@ export interface InformerHubOptions {
   /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
-  /** How informers spread a long list over turns of the event loop (defaultSlicing). */
+  /** How informers and the warning feed spread a long list over turns of the event loop (defaultSlicing). */
   slicing?: Partial<Slicing>;
   metrics?: StreamMetrics;
   logger?: Logger;
@@ -105,6 +105,7 @@ export class InformerHub {
       namespaces: this.namespaces,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },
+      slicing: { ...defaultSlicing, ...this.options.slicing },
       metrics: this.options.metrics ?? noopStreamMetrics,
       logger: this.options.logger ?? silentLogger,
       random: this.options.random ?? Math.random,
