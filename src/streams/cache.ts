@@ -68,23 +68,14 @@ export class ObjectCache {
   }
 
   /**
-   * The cache after a (re)list: `objects` is the whole truth for `namespace` (for the whole
-   * cache when undefined). Objects unchanged since the last look (same uid and resourceVersion)
-   * produce no event; objects the list no longer has were deleted during the gap.
-   */
-  replace(objects: readonly KubeObject[], namespace?: string): WatchEvent[] {
-    const events: WatchEvent[] = [];
-    for (const step of this.replaceSteps(objects, namespace)) events.push(...step);
-    return events;
-  }
-
-  /**
-   * `replace` one object at a time, for a caller that spreads a long list over several turns of
-   * the event loop: each step applies one listed object (in list order), then, once every listed
-   * object is in, removes one object the list no longer has (in cache order), and yields the
-   * events of that step (none for an unchanged object, which is still a step: a relist of
-   * 200,000 unchanged pods must be sliced too). Nothing else may change the cache until the
-   * steps are done: the deletions are judged against the cache as the listed objects left it.
+   * The cache after a (re)list, one object at a time: `objects` is the whole truth for
+   * `namespace` (for the whole cache when undefined). Objects unchanged since the last look (same
+   * uid and resourceVersion) produce no event; objects the list no longer has were deleted during
+   * the gap. Each step applies one listed object (in list order), then, once every listed object
+   * is in, removes one object the list no longer has (in cache order), and yields the events of
+   * that step: none for an unchanged object, which is still a step (a relist of 200,000
+   * unchanged pods must be sliced too). Nothing else may change the cache until the steps are
+   * done: the deletions are judged against the cache as the listed objects left it.
    */
   *replaceSteps(objects: readonly KubeObject[], namespace?: string): Generator<readonly WatchEvent[], void, undefined> {
     const listed = new Set<string>();

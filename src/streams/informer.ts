@@ -96,6 +96,7 @@ class SharedInformer implements Informer {
     // handler, or while a list is being applied, is served in turn, after what is queued.
     this.events$ = new Observable<WatchEvent>((subscriber) => {
       const joined = new Subscription();
+      // The queue is stopped, and would never serve it: the streams have completed.
       if (this.stopped) {
         subscriber.complete();
         return joined;
@@ -156,7 +157,6 @@ class SharedInformer implements Informer {
     }
   }
 
-  /** One watch event's changes. */
   /** A subscriber's snapshot, one object per step, then its subscription to the changes after it. */
   private *replaying(subscriber: Subscriber<WatchEvent>, joined: Subscription): Generator<void, void, undefined> {
     for (const object of this.cache.list()) {
@@ -168,6 +168,7 @@ class SharedInformer implements Informer {
     joined.add(this.changes.subscribe(subscriber));
   }
 
+  /** One watch event's changes. */
   private publish(events: readonly WatchEvent[]): void {
     this.reportSize();
     for (const event of events) this.changes.next(event);

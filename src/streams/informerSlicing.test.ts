@@ -124,6 +124,11 @@ describe("informer: a list longer than a slice", () => {
     expect(late).toEqual([]);
     expect(names(informer)).toEqual(["a@10", "b@11"]);
     expect(informer.hasSynced()).toBe(false);
+    // A subscriber after stop completes at once, with nothing.
+    const after: WatchEvent[] = [];
+    informer.events$.subscribe({ next: (event) => after.push(event), complete: () => completed.push("after") });
+    expect(completed).toContain("after");
+    expect(after).toEqual([]);
   });
 });
 
