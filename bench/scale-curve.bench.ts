@@ -16,12 +16,17 @@
 // - decisive: each Deployment's rollout completing, `decisivePerSecond` of them (one decisive
 //   event per observation, staggered, never all at once), while pod updates go on at
 //   `podsPerSecond`: event to verdict (the engine's histogram: the decisive watch event received to
-//   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay.
+//   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay;
+// - relist: the pod watch answered with 410 Gone, and the relist that follows served every pod at
+//   a new resourceVersion (bench/watch/scalePhases.ts), every observation decided by then: from
+//   the 410 to the last pod applied, the event loop's longest delay, CPU, GC.
 // The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
 // SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override;
 // SCALE_CURVE_RESULTS names the results file. The children inherit the environment (MALLOC_*).
-import { spawn } from "node:child_process";
+// SCALE_CURVE_BASELINE=<commit> runs each size twice, the engine of that commit (its src taken
+// from git) first, then the code as it is, one child after the other in the same run.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +36,7 @@ import { fileURLToPath } from "node:url";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
 import { startNatsServer } from "../test/cluster/nats.ts";
 import { latencies } from "./cluster/scale.ts";
+import { extractBaseline } from "./support/baselineSource.ts";
 import { loadImplementation, startNatsEngine } from "./support/natsEngine.ts";
 import { processMemory } from "./support/processMemory.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
@@ -38,6 +44,8 @@ import { namespaceOf } from "./watch/cluster.ts";
 import { startStandIn } from "./watch/standIn.ts";
 
 interface RunSettings {
+  /** Whose engine: `current` (this checkout) or `baseline` (a commit's src, extracted). */
+  implementation: { name: string; root: string };
   pods: number;
   observations: number;
   namespaces: number;
@@ -68,27 +76,37 @@ async function until(condition: () => boolean, what: string, timeoutSeconds: num
   }
 }
 
+const delayResolutionMs = 10;
+
 /** CPU, wall time, GC and the event loop's longest delay over one phase. */
 function phaseMeter() {
   const cpu = process.cpuUsage();
   const start = performance.now();
-  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const delay = monitorEventLoopDelay({ resolution: delayResolutionMs });
   delay.enable();
   let gcMs = 0;
   let majorGcMs = 0;
+  let gcPauseMaxMs = 0;
   const gc = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       gcMs += entry.duration;
+      gcPauseMaxMs = Math.max(gcPauseMaxMs, entry.duration);
       if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcMs += entry.duration;
     }
   });
   gc.observe({ entryTypes: ["gc"] });
-  return (watchEvents: number) => {
+  return async (watchEvents: number) => {
     const used = process.cpuUsage(cpu);
+    const seconds = (performance.now() - start) / 1000;
+    // A phase often ends with its longest block (a list applied in one go, then synced): the
+    // histogram records a delay when its own timer runs after the block, and the poll that saw the
+    // phase end may run first. Closed at once, it missed that block in some runs (a baseline's
+    // 200,000-pod list measured 164 ms in one run, 5,868 ms in another); so it stays open a few
+    // of its ticks longer, as does the GC observer, whose entries are delivered late too.
+    await sleep(5 * delayResolutionMs);
     delay.disable();
     gc.disconnect();
     const cpuSeconds = (used.user + used.system) / 1e6;
-    const seconds = (performance.now() - start) / 1000;
     return {
       seconds: round(seconds, 1),
       watchEvents,
@@ -97,6 +115,8 @@ function phaseMeter() {
       cpuSecondsPer1000WatchEvents: round((cpuSeconds / watchEvents) * 1000, 3),
       gcSeconds: round(gcMs / 1000, 2),
       majorGcSeconds: round(majorGcMs / 1000, 2),
+      // The longest pause of the loop that was a collection: what of eventLoopDelayMaxMs no slicing can shorten.
+      gcPauseMaxMs: round(gcPauseMaxMs, 1),
       eventLoopDelayMaxMs: round(delay.max / 1e6, 1),
     };
   };
@@ -112,7 +132,9 @@ async function measure(settings: RunSettings) {
   collectGarbage();
   const before = processMemory();
   const heapBefore = process.memoryUsage().heapUsed;
-  const engine = await startNatsEngine(await loadImplementation("current", fileURLToPath(new URL("..", import.meta.url))), {
+  const engine = await startNatsEngine(await loadImplementation(settings.implementation.name, settings.implementation.root), {
+    // Every commit a baseline is taken from connects as the service does.
+    noAsyncTraces: true,
     natsUrl: settings.natsUrl,
     watchPort: settings.watchPort,
     prefix: `scale${settings.pods}x${settings.observations}`,
@@ -131,8 +153,8 @@ async function measure(settings: RunSettings) {
   progress("observed, listing");
   await until(() => engine.hub.hasSynced(), "the informers' lists", 600);
   progress("listed");
-  const { seconds, cpuSeconds, gcSeconds, majorGcSeconds, eventLoopDelayMaxMs } = listing(0);
-  const initialList = { seconds, observedAfterSeconds, cpuSeconds, gcSeconds, majorGcSeconds, eventLoopDelayMaxMs };
+  const { seconds, cpuSeconds, gcSeconds, majorGcSeconds, gcPauseMaxMs, eventLoopDelayMaxMs } = await listing(0);
+  const initialList = { seconds, observedAfterSeconds, cpuSeconds, gcSeconds, majorGcSeconds, gcPauseMaxMs, eventLoopDelayMaxMs };
   const afterList = processMemory();
   await sleep(1_000);
   collectGarbage();
@@ -149,23 +171,33 @@ async function measure(settings: RunSettings) {
   const receivedSeconds = (performance.now() - churnStart) / 1000;
   // The CPU includes what the updates left to do: record writes of pending messages go out within 2 s.
   await sleep(2_500);
-  const churn = { ...churnMeter(watchEvents() - churnFrom), receivedSeconds: round(receivedSeconds, 2), watchEventsPerSecond: round(settings.churnEvents / receivedSeconds) };
+  const churn = { ...(await churnMeter(watchEvents() - churnFrom)), receivedSeconds: round(receivedSeconds, 2), watchEventsPerSecond: round(settings.churnEvents / receivedSeconds) };
   const decisiveFrom = watchEvents();
   progress("decisive events");
   const decisiveMeter = phaseMeter();
   const written = await stand(`phase=decisive&decisivePerSecond=${settings.decisivePerSecond}&podsPerSecond=${settings.podsPerSecond}`);
   await until(() => eventToVerdictMs.length >= settings.observations, "every verdict", 600);
-  const decisive = { ...decisiveMeter(watchEvents() - decisiveFrom), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
+  const decisive = { ...(await decisiveMeter(watchEvents() - decisiveFrom)), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
   progress("decided");
   const atEnd = processMemory();
   // What the decided observations leave behind, once what is garbage is collected.
   collectGarbage();
   const decided = processMemory();
+
+  progress("relist");
+  const relistMeter = phaseMeter();
+  const gone = (await stand("phase=gone")) as unknown as { relistVersion: string; lastPod: { namespace: string; name: string } };
+  const pods = engine.hub.informer("core/Pod");
+  await until(() => pods.get(gone.lastPod.namespace, gone.lastPod.name)?.metadata.resourceVersion === gone.relistVersion, "the relist", 600);
+  const relisted = await relistMeter(0);
+  const relist = { seconds: relisted.seconds, cpuSeconds: relisted.cpuSeconds, gcSeconds: relisted.gcSeconds, gcPauseMaxMs: relisted.gcPauseMaxMs, eventLoopDelayMaxMs: relisted.eventLoopDelayMaxMs };
+  progress("relisted");
   await engine.stop();
 
   const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
   const spaces = cached["spaces"] as Record<string, { size: number; used: number; physical: number }>;
   return {
+    implementation: settings.implementation.name,
     pods: settings.pods,
     observations: settings.observations,
     podsPerDeployment: settings.pods / settings.observations,
@@ -192,6 +224,7 @@ async function measure(settings: RunSettings) {
     },
     churn,
     decisive,
+    relist,
   };
 }
 
@@ -249,16 +282,38 @@ const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] 
 const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
 /** Another name for a run beside the default one (an allocator setting, say): bench/results/<name>.json. */
 const resultsName = process.env["SCALE_CURVE_RESULTS"] ?? "scale-curve";
+const repository = fileURLToPath(new URL("..", import.meta.url));
+const baselineRef = process.env["SCALE_CURVE_BASELINE"];
+const baselineCommit = baselineRef && execFileSync("git", ["-C", repository, "rev-parse", baselineRef], { encoding: "utf8" }).trim();
+const implementations = [
+  ...(baselineCommit ? [{ name: "baseline", root: extractBaseline(repository, baselineCommit, "scale-curve") }] : []),
+  { name: "current", root: repository },
+];
 const { natsServer } = buildOrReuseBinaries();
 const runs: unknown[] = [];
 const write = () =>
-  writeResults(resultsName, { nodeFlags: serviceNodeFlags, malloc: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"))), namespaces, churnEvents, decisivePerSecond, podsPerSecond, runs });
-for (const size of sizes) {
-  const measured = await runChild({ ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
-  console.log(`${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
-  runs.push(measured);
-  // After each size: a run stopped part way keeps what it measured.
-  write();
+  writeResults(resultsName, {
+    ...(baselineCommit && { baselineCommit }),
+    nodeFlags: serviceNodeFlags,
+    malloc: Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"))),
+    namespaces,
+    churnEvents,
+    decisivePerSecond,
+    podsPerSecond,
+    runs,
+  });
+try {
+  for (const size of sizes) {
+    for (const implementation of implementations) {
+      const measured = await runChild({ implementation, ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
+      console.log(`${implementation.name}, ${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
+      runs.push(measured);
+      // After each run: a run stopped part way keeps what it measured.
+      write();
+    }
+  }
+  console.log(`-> ${write()}`);
+} finally {
+  for (const { name, root } of implementations) if (name === "baseline") rmSync(root, { recursive: true, force: true });
 }
-console.log(`-> ${write()}`);
 process.exit(0);

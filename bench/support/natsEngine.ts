@@ -2,7 +2,7 @@
 // stand-in (bench/watch), the observation driver, record writer, lease keeper with its heartbeat
 // and event publisher against a real nats-server with JetStream, on the service's own connection
 // options. bench/bus-ops runs it for the code as it is and for a commit taken from git (the
-// modules are passed in, loaded from either tree); bench/scale-curve for the code as it is.
+// modules are passed in, loaded from either tree); bench/scale-curve likewise, or for the code as it is alone.
 import { join } from "node:path";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
@@ -35,6 +35,11 @@ export async function loadImplementation(name: string, root: string): Promise<Im
 export interface NatsEngineOptions {
   natsUrl: string;
   watchPort: number;
+  /**
+   * Connect as the service does since it builds no Error ahead of each request (src/service/service.ts);
+   * by default only the code as it is does, as a baseline older than that did not.
+   */
+  noAsyncTraces?: boolean;
   /** The subject prefix, and so the buckets and stream: one of its own per run. */
   prefix: string;
   /** Every watch event the informers receive, by kind key (`apps/Deployment`, `core/Pod`). */
@@ -49,7 +54,7 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
   const { bus, streams, observations: engineModule, verdicts } = impl;
   const names = bus.busNames(options.prefix);
   // The service's own connection (src/service/service.ts): the current one builds no Error ahead of each request.
-  const nc = await connect({ servers: options.natsUrl, ...(impl.name === "current" && { noAsyncTraces: true }) });
+  const nc = await connect({ servers: options.natsUrl, ...((options.noAsyncTraces ?? impl.name === "current") && { noAsyncTraces: true }) });
   const jsm = await jetstreamManager(nc);
   await bus.ensureEventStream(jsm, names, { replicas: 1 });
   const js = jetstream(nc);

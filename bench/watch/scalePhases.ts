@@ -9,6 +9,11 @@
 //   `decisivePerSecond` of them, while pod updates go on at `podsPerSecond`: each observation
 //   decided on an event of its own, at a steady rate, not all in one burst. Lines are written on a
 //   10 ms tick, each tick the lines due by then.
+// - gone: the pod watch answered with 410 Gone (an ERROR event, then the end of the response), as
+//   the API server does when the resourceVersion is older than it keeps; the relist that follows
+//   is served every pod at a new resourceVersion (relistVersion), so each one is an event to the
+//   informer: the heaviest relist, every object changed. The answer names the last pod listed,
+//   which the informer applies last.
 // The churn's lines are built when the server starts (so building them is not measured); the
 // decisive phase's are built on each tick, a few at a time.
 import type { ServerResponse } from "node:http";
@@ -21,6 +26,8 @@ export interface ScalePhasesOptions {
 }
 
 const tickMs = 10;
+/** The resourceVersion of every pod in the relist after `gone`: newer than any update written. */
+const relistVersion = "3000000000";
 /** Churn lines per Buffer: the socket is written a Buffer at a time, never one giant string. */
 const linesPerBuffer = 1_000;
 
@@ -30,6 +37,7 @@ export class ScalePhases {
   private readonly churnEvents: number;
   /** Pod updates made so far: update j's resourceVersion is 2 + j, so every update is newer. */
   private podUpdates = 0;
+  private gone = false;
 
   constructor(
     private readonly cluster: WatchCluster,
@@ -52,7 +60,12 @@ export class ScalePhases {
     return true;
   }
 
-  /** `GET /scale?phase=churn` or `?phase=decisive&decisivePerSecond=N&podsPerSecond=M`: answers once written. */
+  /** The resourceVersion lists of `path` are served at: 1, or relistVersion for pods once the pod watch is gone. */
+  listVersion(path: string): string {
+    return this.gone && path === "/api/v1/pods" ? relistVersion : "1";
+  }
+
+  /** `GET /scale?phase=churn`, `?phase=decisive&decisivePerSecond=N&podsPerSecond=M` or `?phase=gone`: answers once written. */
   async run(url: URL): Promise<Record<string, unknown>> {
     const pods = this.watches.get("pods");
     const deployments = this.watches.get("deployments");
@@ -66,6 +79,12 @@ export class ScalePhases {
       const decisivePerSecond = Number(url.searchParams.get("decisivePerSecond"));
       const podsPerSecond = Number(url.searchParams.get("podsPerSecond"));
       return this.decisive(pods, deployments, decisivePerSecond, podsPerSecond);
+    }
+    if (phase === "gone") {
+      this.gone = true;
+      pods.end(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (${relistVersion})","reason":"Expired","code":410}}\n`);
+      const last = JSON.parse(this.cluster.podJson.at(-1)!) as KubeObject;
+      return { relistVersion, lastPod: { namespace: last.metadata.namespace, name: last.metadata.name } };
     }
     throw new Error(`unknown phase ${phase}`);
   }

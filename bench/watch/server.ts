@@ -8,7 +8,7 @@
 // `stream=rollout` streams the Deployment watch instead (deploymentRolloutLines: ready counts going
 // up, then every rollout complete), for bench/bus-ops. With `scale` in its size the pod and
 // Deployment watches are held for the phases of bench/scale-curve instead (scalePhases.ts, started
-// by `GET /scale?phase=...`), and none of the streams above is built: at 200,000 pods each would be
+// by `GET /scale?phase=...`, the last of which ends the pod watch with 410 Gone), and none of the streams above is built: at 200,000 pods each would be
 // a string past V8's longest. Prints the port on stdout once listening.
 import { createServer, type ServerResponse } from "node:http";
 import { deploymentRolloutLines, podWatchLines, watchCluster } from "./cluster.ts";
@@ -40,9 +40,12 @@ function list(response: ServerResponse, objects: string[], url: URL): void {
   const limit = Number(url.searchParams.get("limit") ?? objects.length);
   const from = Number(url.searchParams.get("continue") ?? 0);
   const next = from + limit < objects.length ? String(from + limit) : undefined;
-  const metadata = JSON.stringify({ resourceVersion: "1", ...(next && { continue: next }) });
+  const resourceVersion = scale?.listVersion(url.pathname) ?? "1";
+  const metadata = JSON.stringify({ resourceVersion, ...(next && { continue: next }) });
+  let page = objects.slice(from, from + limit);
+  if (resourceVersion !== "1") page = page.map((json) => json.replace('"resourceVersion":"1"', `"resourceVersion":"${resourceVersion}"`));
   response.writeHead(200, { "content-type": "application/json" });
-  response.end(`{"kind":"List","apiVersion":"v1","metadata":${metadata},"items":[${objects.slice(from, from + limit).join(",")}]}`);
+  response.end(`{"kind":"List","apiVersion":"v1","metadata":${metadata},"items":[${page.join(",")}]}`);
 }
 
 async function stream(response: ServerResponse, passes: readonly Buffer[]): Promise<void> {

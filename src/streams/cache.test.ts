@@ -8,8 +8,11 @@ const pod = (namespace: string, name: string, uid: string, resourceVersion: stri
   metadata: { name, namespace, uid, resourceVersion },
 });
 
-const summary = (events: { type: string; object: KubeObject }[]) =>
+const summary = (events: readonly { type: string; object: KubeObject }[]) =>
   events.map((event) => `${event.type} ${event.object.metadata.namespace}/${event.object.metadata.name}@${event.object.metadata.resourceVersion}`);
+
+/** A whole replace, its steps run one after the other: every event, in order. */
+const replace = (cache: ObjectCache, objects: KubeObject[], namespace?: string) => [...cache.replaceSteps(objects, namespace)].flatMap(summary);
 
 describe("ObjectCache", () => {
   it("lists 200,000 objects of one namespace (spreading them into push overflowed the stack past about 125,000)", () => {
@@ -32,10 +35,10 @@ describe("ObjectCache", () => {
 
   it("replace within one namespace leaves other namespaces alone and skips unchanged objects", () => {
     const cache = new ObjectCache();
-    cache.replace([pod("shop", "web-0", "u1", "10"), pod("shop", "web-1", "u2", "11")], "shop");
-    cache.replace([pod("payments", "api-0", "u3", "12")], "payments");
-    const events = cache.replace([pod("shop", "web-0", "u1", "10"), pod("shop", "web-2", "u4", "30")], "shop");
-    expect(summary(events)).toEqual(["added shop/web-2@30", "deleted shop/web-1@11"]);
+    replace(cache, [pod("shop", "web-0", "u1", "10"), pod("shop", "web-1", "u2", "11")], "shop");
+    replace(cache, [pod("payments", "api-0", "u3", "12")], "payments");
+    const events = replace(cache, [pod("shop", "web-0", "u1", "10"), pod("shop", "web-2", "u4", "30")], "shop");
+    expect(events).toEqual(["added shop/web-2@30", "deleted shop/web-1@11"]);
     expect(cache.list("payments").map((object) => object.metadata.name)).toEqual(["api-0"]);
     expect(cache.size).toBe(3);
   });
@@ -44,8 +47,22 @@ describe("ObjectCache", () => {
     const cache = new ObjectCache();
     cache.upsert(pod("shop", "web-0", "u1", "10"));
     cache.upsert(pod("payments", "api-0", "u2", "11"));
-    const events = cache.replace([pod("shop", "web-0", "u1", "15")]);
-    expect(summary(events)).toEqual(["modified shop/web-0@15", "deleted payments/api-0@11"]);
+    const events = replace(cache, [pod("shop", "web-0", "u1", "15")]);
+    expect(events).toEqual(["modified shop/web-0@15", "deleted payments/api-0@11"]);
+  });
+
+  it("replace steps: one per listed object in list order (empty when unchanged), then one per deletion, each applied as it is taken", () => {
+    const cache = new ObjectCache();
+    replace(cache, [pod("shop", "web-0", "u1", "10"), pod("shop", "web-1", "u2", "11"), pod("shop", "web-2", "u3", "12")], "shop");
+    const steps = cache.replaceSteps([pod("shop", "web-2", "u3", "12"), pod("shop", "web-0", "u9", "20"), pod("shop", "web-3", "u4", "21")], "shop");
+    expect(summary(steps.next().value ?? [])).toEqual([]);
+    expect(summary(steps.next().value ?? [])).toEqual(["deleted shop/web-0@10", "added shop/web-0@20"]);
+    // Applied as taken: the next object is not in yet, the vanished one still is.
+    expect(cache.get("shop", "web-0")?.metadata.uid).toBe("u9");
+    expect(cache.get("shop", "web-3")).toBeUndefined();
+    expect(cache.get("shop", "web-1")).toBeDefined();
+    expect([...steps].map(summary)).toEqual([["added shop/web-3@21"], ["deleted shop/web-1@11"]]);
+    expect(cache.list("shop").map((object) => object.metadata.name)).toEqual(["web-0", "web-2", "web-3"]);
   });
 
   it("emits nothing for the deletion of an object it never held", () => {

@@ -16,6 +16,8 @@ export type WatchEvent =
 
 /** Cluster-scoped objects live under the empty namespace. */
 const clusterScope = "";
+/** The step of an object a relist finds unchanged, shared: most steps of a relist are these. */
+const noEvents: readonly WatchEvent[] = Object.freeze([]);
 
 export class ObjectCache {
   private readonly namespaces = new Map<string, Map<string, KubeObject>>();
@@ -66,25 +68,27 @@ export class ObjectCache {
   }
 
   /**
-   * The cache after a (re)list: `objects` is the whole truth for `namespace` (for the whole
-   * cache when undefined). Objects unchanged since the last look (same uid and resourceVersion)
-   * produce no event; objects the list no longer has were deleted during the gap.
+   * The cache after a (re)list, one object at a time: `objects` is the whole truth for
+   * `namespace` (for the whole cache when undefined). Objects unchanged since the last look (same
+   * uid and resourceVersion) produce no event; objects the list no longer has were deleted during
+   * the gap. Each step applies one listed object (in list order), then, once every listed object
+   * is in, removes one object the list no longer has (in cache order), and yields the events of
+   * that step: none for an unchanged object, which is still a step (a relist of 200,000
+   * unchanged pods must be sliced too). Nothing else may change the cache until the steps are
+   * done: the deletions are judged against the cache as the listed objects left it.
    */
-  replace(objects: readonly KubeObject[], namespace?: string): WatchEvent[] {
-    const events: WatchEvent[] = [];
+  *replaceSteps(objects: readonly KubeObject[], namespace?: string): Generator<readonly WatchEvent[], void, undefined> {
     const listed = new Set<string>();
     for (const object of objects) {
       listed.add(keyOf(object));
       const previous = this.get(object.metadata.namespace, object.metadata.name);
       const unchanged =
         previous?.metadata.uid === object.metadata.uid && previous.metadata.resourceVersion === object.metadata.resourceVersion;
-      if (unchanged) continue;
-      events.push(...this.upsert(object));
+      yield unchanged ? noEvents : this.upsert(object);
     }
     for (const stale of namespace === undefined ? this.list() : this.list(namespace)) {
-      if (!listed.has(keyOf(stale))) events.push(...this.remove(stale));
+      if (!listed.has(keyOf(stale))) yield this.remove(stale);
     }
-    return events;
   }
 
   private put(object: KubeObject): void {

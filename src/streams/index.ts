@@ -12,12 +12,18 @@
 //   gap come as `deleted` (with their last known state), objects created during it as `added`.
 //   Handlers must be idempotent.
 // - Late subscribers: `events$` first replays every cached object as `added`, then delivers
-//   changes; a subscriber never misses a change between the snapshot and the live stream.
+//   changes; a subscriber never misses a change between the snapshot and the live stream, and
+//   never sees one twice, even when it joins from inside a handler or while a list is applied.
 // - Synced: `synced$` turns true once every namespace watched has been listed and the list's
 //   events delivered; before that the cache is partial, and an object's absence means nothing.
+// - Long lists never hold the event loop: a (re)list, and a late subscriber's snapshot, are
+//   applied and delivered a few milliseconds at a time (slicedQueue.ts), yielding to timers and
+//   I/O between slices; watch events arriving meanwhile wait behind them, in order. `get` and
+//   `list` read the cache as applied so far. A watch event reaching an idle informer, and a
+//   short list, are still applied and delivered at once, before the transport's callback returns.
 // - Handlers never block: events are delivered synchronously, on the informer's own path;
 //   a slow handler delays every other consumer of that kind. Queue work; do not do it inline.
-//   A handler may stop the informer.
+//   A handler may stop the informer: nothing is applied or delivered after stop.
 // - Stripped objects: the cache holds what the verdict rules read (see strip.ts), never full
 //   objects; ConfigMaps, Secrets and other metadata-only kinds hold metadata alone, and their
 //   content is never requested from the API server.
@@ -51,6 +57,8 @@ export {
   splitApiVersion,
 } from "./restMapper.js";
 export type { ResourceMapping } from "./restMapper.js";
+export { SlicedQueue, defaultSlicing } from "./slicedQueue.js";
+export type { Slicing, Work } from "./slicedQueue.js";
 export { selectFields } from "./fieldSelection.js";
 export type { KeptFields } from "./fieldSelection.js";
 export { keptAnnotations, keptLabelPrefix, readsTheSame, stripObject } from "./strip.js";

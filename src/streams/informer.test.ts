@@ -1,30 +1,20 @@
 // The informer's list/watch behaviour against a scripted API server, on virtual time. Each test
 // drives the HTTP layer the way kube-apiserver does (pages, bookmarks, 410s, silent sockets) and
 // asserts what consumers see: events, the cache, synced, and the restarts counted.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { InformerProblem } from "./accessProblem.js";
-import type { WatchEvent } from "./cache.js";
 import { InformerHub, type InformerHubOptions } from "./informerHub.js";
 import type { RestartCause, StreamMetrics } from "./instrumentation.js";
 import { metadataListAccept, metadataWatchAccept } from "./reflector.js";
 import { UnknownKindError } from "./restMapper.js";
 import { ScriptedTransport, VirtualClock, listBody, type ScriptedWatch } from "./testing/index.js";
+import { describeEvent, fixture, fixtureObject, recordEvents, serveList } from "./testing/scriptedObjects.js";
 import { KubeRequestError, statusError } from "./transport.js";
-
-const fixture = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
 
 const runningPod = fixture("pod-running.json");
 const deploymentJson = fixture("deployment.json");
 
-/** A full API object of the fixture's shape, under another identity. */
-function object(template: Record<string, unknown>, namespace: string, name: string, resourceVersion: string, uid = `uid-${name}`) {
-  const copy = structuredClone(template) as { metadata: Record<string, unknown> };
-  Object.assign(copy.metadata, { namespace, name, uid, resourceVersion });
-  return copy;
-}
-const pod = (name: string, resourceVersion: string, uid?: string) => object(runningPod, "payments", name, resourceVersion, uid);
+const pod = (name: string, resourceVersion: string, uid?: string) => fixtureObject(runningPod, "payments", name, resourceVersion, uid);
 
 const podsPath = "/api/v1/pods";
 
@@ -47,25 +37,6 @@ function setup(options: Partial<InformerHubOptions> = {}) {
   return { clock, transport, hub, recorded };
 }
 
-const describeEvent = (event: WatchEvent) =>
-  `${event.type} ${event.object.metadata.name}@${event.object.metadata.resourceVersion}`;
-
-function record(events$: { subscribe(next: (event: WatchEvent) => void): unknown }): string[] {
-  const seen: string[] = [];
-  events$.subscribe((event) => seen.push(describeEvent(event)));
-  return seen;
-}
-
-/** Serves `path` from a mutable list of objects at a mutable resourceVersion. */
-function serveList(transport: ScriptedTransport, path: string, initial: { items: unknown[]; resourceVersion: string }) {
-  const state = { ...initial, failWith: undefined as KubeRequestError | undefined };
-  transport.onGet(path, () => {
-    if (state.failWith) throw state.failWith;
-    return listBody(state.items, state.resourceVersion);
-  });
-  return state;
-}
-
 describe("informer: list, then watch", () => {
   it("lists in pages, then watches from the list's resourceVersion with bookmarks and a server-side timeout", () => {
     const { transport, hub, recorded } = setup();
@@ -86,7 +57,7 @@ describe("informer: list, then watch", () => {
     expect(watch.request.accept).toBeUndefined();
 
     // A subscriber arriving after the list gets the cache replayed, then live changes.
-    const seen = record(informer.events$);
+    const seen = recordEvents(informer.events$);
     watch.send("MODIFIED", pod("api-0", "101"));
     watch.send("DELETED", pod("api-1", "102"));
     watch.send("ADDED", pod("api-3", "103"));
@@ -130,7 +101,7 @@ describe("informer: staying current", () => {
       resourceVersion: "100",
     });
     const informer = hub.informer("core/Pod");
-    const seen = record(informer.events$);
+    const seen = recordEvents(informer.events$);
     seen.length = 0;
 
     clock.advance(60_000);
@@ -286,7 +257,7 @@ describe("informer: metadata-only kinds", () => {
 });
 
 describe("informer: a namespace list", () => {
-  const deployment = (namespace: string, name: string, resourceVersion: string) => object(deploymentJson, namespace, name, resourceVersion);
+  const deployment = (namespace: string, name: string, resourceVersion: string) => fixtureObject(deploymentJson, namespace, name, resourceVersion);
   const paymentsPath = "/apis/apps/v1/namespaces/payments/deployments";
   const shopPath = "/apis/apps/v1/namespaces/shop/deployments";
 
@@ -306,7 +277,7 @@ describe("informer: a namespace list", () => {
     expect(informer.list("shop").map((cached) => cached.metadata.name)).toEqual(["web"]);
 
     // A relist of one namespace judges only that namespace.
-    const seen = record(informer.events$);
+    const seen = recordEvents(informer.events$);
     seen.length = 0;
     const shopWatch = transport.currentWatch(shopPath);
     clock.advance(60_000);

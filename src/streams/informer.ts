@@ -1,7 +1,7 @@
 // A shared informer: the cache of one kind, kept current by one reflector per namespace watched
 // (or one for the whole cluster), and the streams consumers read it through.
 import type { Logger } from "../logging/index.js";
-import { BehaviorSubject, Observable, Subject, distinctUntilChanged, type SchedulerLike } from "rxjs";
+import { BehaviorSubject, Observable, Subject, Subscription, distinctUntilChanged, type SchedulerLike, type Subscriber } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
 import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
@@ -10,13 +10,16 @@ import { Reflector, type ReflectorTiming } from "./reflector.js";
 import type { KeptFields } from "./fieldSelection.js";
 import { stripObject, type StripTarget } from "./strip.js";
 import type { ResourceMapping } from "./restMapper.js";
+import { SlicedQueue, type Slicing } from "./slicedQueue.js";
 import type { KubeTransport } from "./transport.js";
 
 export interface Informer {
   readonly mapping: ResourceMapping;
   /**
    * On subscription, every object already cached as `added`; then every change as it happens.
-   * Hot and shared: subscribing never starts another watch.
+   * Hot and shared: subscribing never starts another watch. The snapshot is delivered in turn with
+   * the informer's other work: at once, before subscribe returns, when the informer is idle and
+   * the cache small; after the list being applied, or a slice at a time, otherwise.
    */
   readonly events$: Observable<WatchEvent>;
   /** `false` until every namespace watched has been listed once, then `true` for good. */
@@ -51,6 +54,8 @@ export interface InformerOptions {
   metrics: StreamMetrics;
   logger: Logger;
   random: () => number;
+  /** How a long list is spread over turns of the event loop (defaultSlicing). */
+  slicing: Slicing;
   /** Called once when the informer stops (the hub forgets it). */
   onStop?: () => void;
 }
@@ -71,58 +76,108 @@ class SharedInformer implements Informer {
   private readonly reflectors: Reflector[];
   private readonly onStop: (() => void) | undefined;
   private readonly logger: Logger;
+  private readonly metrics: StreamMetrics;
+  /** Every change to the cache, in order, applied and published a slice at a time. */
+  private readonly applying: SlicedQueue;
+  /** The namespaces (undefined: the whole cluster) whose first list is not applied yet. */
+  private readonly unlisted: Set<string | undefined>;
+  private reportedSize: number | undefined;
+  /** Subscribers whose snapshot is queued or in progress: stop() completes them, as it does the others. */
+  private readonly joining = new Set<Subscriber<WatchEvent>>();
   private stopped = false;
 
   constructor(options: InformerOptions) {
     this.mapping = options.mapping;
     this.onStop = options.onStop;
     this.logger = options.logger;
-    // The snapshot and the subscription to changes happen in one synchronous step, so no change
-    // falls between them and none is seen twice.
+    // The snapshot is work of the queue like any change, so no change falls between it and the
+    // subscription to changes, and none is seen twice: while it is delivered (a slice at a time
+    // when the cache is large) nothing else touches the cache. A subscriber joining from inside a
+    // handler, or while a list is being applied, is served in turn, after what is queued.
     this.events$ = new Observable<WatchEvent>((subscriber) => {
-      for (const object of this.cache.list()) {
-        if (subscriber.closed) break;
-        subscriber.next({ type: "added", object });
+      const joined = new Subscription();
+      // The queue is stopped, and would never serve it: the streams have completed.
+      if (this.stopped) {
+        subscriber.complete();
+        return joined;
       }
-      return this.changes.subscribe(subscriber);
+      this.joining.add(subscriber);
+      joined.add(() => this.joining.delete(subscriber));
+      this.applying.push(this.replaying(subscriber, joined));
+      return joined;
     });
     this.synced$ = this.synced.pipe(distinctUntilChanged());
     this.problems$ = this.problems.asObservable();
 
     const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
-    const unlisted = new Set(scopes);
+    this.unlisted = new Set(scopes);
+    this.metrics = options.metrics;
+    this.applying = new SlicedQueue(options.slicing);
     const { apiVersion, kind, kindKey } = options.mapping;
     const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, ...(options.keptFields && { keptFields: options.keptFields }) };
-    // The gauge is set when the count moves, not on every update (most are modifications): a
-    // labelled set hashes its labels each call, on the path of every watch event.
-    let reportedSize: number | undefined;
-    const publish = (events: WatchEvent[]) => {
-      if (this.cache.size !== reportedSize) options.metrics.objects(kindKey, (reportedSize = this.cache.size));
-      for (const event of events) this.changes.next(event);
-    };
     this.reflectors = scopes.map(
       (namespace) =>
         new Reflector({
           ...options,
           namespace,
           decode: (raw) => stripObject(raw, target),
+          // Every change goes through the queue, so the cache and what is published move together,
+          // in the order the reflectors delivered: a watch event arriving while a long list is
+          // still being applied waits behind it. An idle queue applies a watch event at once.
           sink: {
             replace: (objects) => {
               this.clearProblem(namespace);
-              publish(this.cache.replace(objects, namespace));
-              unlisted.delete(namespace);
-              if (unlisted.size === 0 && !this.synced.value) {
-                options.logger.info({ kind: kindKey, objects: this.cache.size }, "informer synced");
-                this.synced.next(true);
-              }
+              this.applying.push(this.replacing(objects, namespace));
             },
-            upsert: (object) => publish(this.cache.upsert(object)),
-            remove: (object) => publish(this.cache.remove(object)),
+            upsert: (object) => this.applying.push(() => this.publish(this.cache.upsert(object))),
+            remove: (object) => this.applying.push(() => this.publish(this.cache.remove(object))),
             refused: (problem) => this.setProblem(problem),
           },
         }),
     );
     for (const reflector of this.reflectors) reflector.start();
+  }
+
+  /**
+   * A (re)list applied one object per step, each step's events published as it is applied, so
+   * `get` and `list` between two slices agree with what subscribers have been told. The
+   * namespace counts as listed only after its last step, deletions included.
+   */
+  private *replacing(objects: readonly KubeObject[], namespace: string | undefined): Generator<void, void, undefined> {
+    for (const events of this.cache.replaceSteps(objects, namespace)) {
+      for (const event of events) this.changes.next(event);
+      yield;
+    }
+    // Once per list, not once per object.
+    this.reportSize();
+    this.unlisted.delete(namespace);
+    if (this.unlisted.size === 0 && !this.synced.value) {
+      this.logger.info({ kind: this.mapping.kindKey, objects: this.cache.size }, "informer synced");
+      this.synced.next(true);
+    }
+  }
+
+  /** A subscriber's snapshot, one object per step, then its subscription to the changes after it. */
+  private *replaying(subscriber: Subscriber<WatchEvent>, joined: Subscription): Generator<void, void, undefined> {
+    for (const object of this.cache.list()) {
+      if (subscriber.closed) return;
+      subscriber.next({ type: "added", object });
+      yield;
+    }
+    this.joining.delete(subscriber);
+    joined.add(this.changes.subscribe(subscriber));
+  }
+
+  /** One watch event's changes. */
+  private publish(events: readonly WatchEvent[]): void {
+    this.reportSize();
+    for (const event of events) this.changes.next(event);
+  }
+
+  // The gauge is set when the count moves, not on every update (most are modifications): a
+  // labelled set hashes its labels each call, on the path of every watch event.
+  private reportSize(): void {
+    if (this.cache.size !== this.reportedSize) this.metrics.objects(this.mapping.kindKey, (this.reportedSize = this.cache.size));
   }
 
   hasSynced(): boolean {
@@ -157,6 +212,8 @@ class SharedInformer implements Informer {
     if (this.stopped) return;
     this.stopped = true;
     for (const reflector of this.reflectors) reflector.stop();
+    this.applying.stop();
+    for (const subscriber of [...this.joining]) subscriber.complete();
     this.changes.complete();
     this.synced.complete();
     this.problems.complete();

@@ -8,6 +8,7 @@ import type { KeptFields } from "./fieldSelection.js";
 import { startInformer, type Informer } from "./informer.js";
 import { noopStreamMetrics, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
+import { defaultSlicing, type Slicing } from "./slicedQueue.js";
 import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
 import { WarningFeed } from "./warningFeed.js";
@@ -32,6 +33,8 @@ export interface InformerHubOptions {
   /** Drives backoff, watchdog and restarts; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   timing?: Partial<ReflectorTiming>;
+  /** How informers and the warning feed spread a long list over turns of the event loop (defaultSlicing). */
+  slicing?: Partial<Slicing>;
   metrics?: StreamMetrics;
   logger?: Logger;
   /** Jitter source, [0, 1). */
@@ -75,6 +78,7 @@ export class InformerHub {
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },
+      slicing: { ...defaultSlicing, ...this.options.slicing },
       metrics: this.options.metrics ?? noopStreamMetrics,
       logger: this.options.logger ?? silentLogger,
       random: this.options.random ?? Math.random,
@@ -101,6 +105,7 @@ export class InformerHub {
       namespaces: this.namespaces,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },
+      slicing: { ...defaultSlicing, ...this.options.slicing },
       metrics: this.options.metrics ?? noopStreamMetrics,
       logger: this.options.logger ?? silentLogger,
       random: this.options.random ?? Math.random,

@@ -8,7 +8,7 @@ import { legacyWarning } from "../../test/fixtures/kube/events.js";
 import { deployment, replicaSet } from "../../test/fixtures/kube/workloads.js";
 import { InformerHub } from "./informerHub.js";
 
-import { ScriptedTransport, VirtualClock, listBody } from "./testing/index.js";
+import { ScriptedTransport, SteppedSlicing, VirtualClock, listBody } from "./testing/index.js";
 import { statusError } from "./transport.js";
 
 const eventsPath = "/api/v1/events";
@@ -17,13 +17,13 @@ const current = replicaSet(api, { name: "api-7f9c6d8b5", revision: "4", replicas
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
 const failedCreate = (count: number, lastTimestamp: string) => legacyWarning(current, { reason: "FailedCreate", message: quota, count, lastTimestamp });
 
-function setup() {
+function setup(stepped?: SteppedSlicing) {
   const clock = new VirtualClock();
   clock.scheduler.frame = Date.parse("2026-11-29T10:00:30Z");
   const transport = new ScriptedTransport();
   const warnings: { fields: object; message: string }[] = [];
   const logger: Logger = { debug() {}, info() {}, warn: (fields, message) => warnings.push({ fields, message }), error() {} };
-  const hub = new InformerHub({ transport, scheduler: clock.scheduler, random: () => 0, logger });
+  const hub = new InformerHub({ transport, scheduler: clock.scheduler, random: () => 0, logger, ...(stepped && { slicing: stepped.slicing }) });
   return { clock, transport, hub, warnings };
 }
 
@@ -71,5 +71,33 @@ describe("WarningFeed", () => {
     server.refuse = false;
     clock.advance(60_000);
     expect(seen.map((w) => w.reason)).toEqual(["FailedCreate"]);
+  });
+
+  it("offers a long list a slice at a time; watch events wait behind it, and nothing is offered after stop", () => {
+    const stepped = new SteppedSlicing(2);
+    const { clock, transport, hub } = setup(stepped);
+    const replicaSets = ["a", "b", "c"].map((suffix) => replicaSet(api, { name: `api-${suffix}`, revision: "4", uid: `uid-rs-${suffix}` }));
+    const warning = (owner: (typeof replicaSets)[number], count: number) =>
+      legacyWarning(owner, { reason: "FailedCreate", message: quota, count, lastTimestamp: "2026-11-29T10:00:20Z", suffix: owner.metadata.name });
+    transport.onGet(eventsPath, () => listBody(replicaSets.map((owner) => warning(owner, 1)), "900"));
+    const feed = hub.warnings();
+    const seen: string[] = [];
+    feed.warnings$.subscribe((w) => seen.push(`${w.involved.name} ${w.count}`));
+    expect(seen).toEqual(["api-a 1", "api-b 1"]);
+    expect(feed.newest("uid-rs-c")).toBeUndefined();
+
+    const watch = transport.currentWatch(eventsPath);
+    watch.send("MODIFIED", { ...warning(replicaSets[0]!, 2), metadata: { ...warning(replicaSets[0]!, 2).metadata, resourceVersion: "905" } });
+    stepped.drain();
+    expect(seen).toEqual(["api-a 1", "api-b 1", "api-c 1", "api-a 2"]);
+
+    transport.onGet(eventsPath, () => listBody(replicaSets.map((owner) => warning(owner, 3)), "950"));
+    watch.status(410, "Expired", "too old resource version: 905 (950)");
+    clock.advance(0);
+    expect(seen.slice(4)).toEqual(["api-a 3", "api-b 3"]);
+    hub.stop();
+    stepped.drain();
+    expect(seen.slice(4)).toEqual(["api-a 3", "api-b 3"]);
+    expect(feed.newest("uid-rs-c")?.count).toBe(1);
   });
 });

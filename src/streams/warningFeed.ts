@@ -6,6 +6,10 @@
 //
 // Warnings are a diagnosis, not a verdict's input it cannot do without: a list or watch refused
 // (no RBAC for events) is logged once, retried like any other, and observations go on without them.
+//
+// A list of warnings is offered a slice at a time (slicedQueue.ts), as an informer applies its
+// lists: each warning offered may make observations read their workloads again, and a cluster in
+// trouble keeps tens of thousands of Warning events. Watch events wait behind the list, in order.
 import type { Logger } from "../logging/index.js";
 import { Observable, Subject, share, type SchedulerLike } from "rxjs";
 import { decodeWarningEvent, type ClusterWarning, type WarningEventLine } from "../kube/warnings.js";
@@ -13,6 +17,7 @@ import type { InformerProblem } from "./accessProblem.js";
 import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
 import { builtinMappings } from "./restMapper.js";
+import { SlicedQueue, type Slicing } from "./slicedQueue.js";
 import type { KubeTransport } from "./transport.js";
 import { WarningIndex, type WarningIndexLimits } from "./warningIndex.js";
 
@@ -29,6 +34,7 @@ export interface WarningFeedOptions {
   namespaces: readonly string[] | undefined;
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
+  slicing: Slicing;
   metrics: StreamMetrics;
   logger: Logger;
   random: () => number;
@@ -43,11 +49,13 @@ export class WarningFeed implements WarningSource {
   private readonly index: WarningIndex;
   private readonly options: WarningFeedOptions;
   private readonly arrived = new Subject<ClusterWarning>();
+  private readonly offering: SlicedQueue;
   private reflectors: Reflector<WarningEventLine>[] = [];
 
   constructor(options: WarningFeedOptions) {
     this.options = options;
     this.index = new WarningIndex(options.limits);
+    this.offering = new SlicedQueue(options.slicing);
     // Started by the first subscriber and kept running: the index must fill whether or not an
     // observation is in progress at the moment a warning comes.
     this.warnings$ = new Observable<ClusterWarning>((subscriber) => {
@@ -68,16 +76,14 @@ export class WarningFeed implements WarningSource {
 
   stop(): void {
     for (const reflector of this.reflectors) reflector.stop();
+    this.offering.stop();
     this.arrived.complete();
   }
 
   private start(): void {
-    const { namespaces, logger, metrics } = this.options;
+    const { namespaces, logger } = this.options;
     const scopes = namespaces ? [...new Set(namespaces)] : [undefined];
     const refused = new Set<string | undefined>();
-    const offer = (line: WarningEventLine) => {
-      if (line.warning && this.index.offer(line.warning, this.options.scheduler.now())) this.arrived.next(line.warning);
-    };
     this.reflectors = scopes.map(
       (namespace) =>
         new Reflector<WarningEventLine>({
@@ -90,13 +96,13 @@ export class WarningFeed implements WarningSource {
           sink: {
             replace: (lines) => {
               if (refused.delete(namespace)) logger.info({ kind: eventMapping.kindKey, namespace }, "access to events granted again");
-              for (const line of lines) offer(line);
-              metrics.objects(eventMapping.kindKey, this.index.size);
+              this.offering.push(this.offerAll(lines));
             },
-            upsert: (line) => {
-              offer(line);
-              metrics.objects(eventMapping.kindKey, this.index.size);
-            },
+            upsert: (line) =>
+              this.offering.push(() => {
+                this.offer(line);
+                this.reportSize();
+              }),
             // An event removed (its TTL ran out) is no sign the trouble ended; the index ages warnings out by itself.
             remove: () => undefined,
             refused: (problem: InformerProblem) => {
@@ -108,5 +114,22 @@ export class WarningFeed implements WarningSource {
         }),
     );
     for (const reflector of this.reflectors) reflector.start();
+  }
+
+  /** A list's warnings, one per step, then the gauge once. */
+  private *offerAll(lines: readonly WarningEventLine[]): Generator<void, void, undefined> {
+    for (const line of lines) {
+      this.offer(line);
+      yield;
+    }
+    this.reportSize();
+  }
+
+  private offer(line: WarningEventLine): void {
+    if (line.warning && this.index.offer(line.warning, this.options.scheduler.now())) this.arrived.next(line.warning);
+  }
+
+  private reportSize(): void {
+    this.options.metrics.objects(eventMapping.kindKey, this.index.size);
   }
 }

@@ -2,4 +2,5 @@
 // virtual clock. Not used by the service itself.
 export { ScriptedTransport, ScriptedWatch, listBody } from "./scriptedTransport.js";
 export type { GetHandler } from "./scriptedTransport.js";
+export { SteppedSlicing } from "./steppedSlicing.js";
 export { VirtualClock } from "./virtualClock.js";

@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { SlicedQueue, type Slicing } from "./slicedQueue.js";
+import { SteppedSlicing } from "./testing/index.js";
+
+/** An item of `count` steps, each written down as `name1`, `name2`... when it runs. */
+function* steps(log: string[], name: string, count: number, during: (step: number) => void = () => {}) {
+  for (let step = 1; step <= count; step++) {
+    log.push(`${name}${step}`);
+    during(step);
+    yield;
+  }
+}
+
+describe("SlicedQueue", () => {
+  it("starts work pushed to an idle queue at once, and runs the rest a slice at a time, in order", () => {
+    const stepped = new SteppedSlicing(3);
+    const queue = new SlicedQueue(stepped.slicing);
+    const log: string[] = [];
+
+    queue.push(steps(log, "a", 5));
+    expect(log).toEqual(["a1", "a2", "a3"]);
+    // Behind the item in progress, not run at once, though it is one step.
+    queue.push(() => log.push("b"));
+    queue.push(steps(log, "c", 2));
+    expect(log).toEqual(["a1", "a2", "a3"]);
+    expect(queue.idle).toBe(false);
+
+    stepped.next();
+    // An iterator's last `next()` (done) is a step of its own.
+    expect(log).toEqual(["a1", "a2", "a3", "a4", "a5"]);
+    stepped.next();
+    expect(log).toEqual(["a1", "a2", "a3", "a4", "a5", "b", "c1", "c2"]);
+    expect(queue.idle).toBe(false);
+    expect(stepped.drain()).toBe(1);
+    expect(queue.idle).toBe(true);
+
+    // Idle again: a single step runs inside push.
+    queue.push(() => log.push("d"));
+    expect(log.at(-1)).toBe("d");
+    expect(stepped.pending).toBe(0);
+  });
+
+  it("runs at least minimumSteps whatever the clock says, then ends a slice at the first step past its budget", () => {
+    let now = 0;
+    const later: (() => void)[] = [];
+    const slicing = (minimumSteps: number): Slicing => ({
+      minimumSteps,
+      budgetMs: 5,
+      now: () => now,
+      later: (task) => {
+        later.push(task);
+        return () => {};
+      },
+    });
+    const log: string[] = [];
+    // Each step takes 2 ms: steps 1-3 start at 0, 2 and 4 ms, and the fourth would start at 6 ms.
+    const timed = (name: string, count: number) => steps(log, name, count, () => (now += 2));
+
+    new SlicedQueue(slicing(1)).push(timed("a", 10));
+    expect(log).toEqual(["a1", "a2", "a3"]);
+
+    log.length = 0;
+    later.length = 0;
+    // A 1,000 ms pause in the second step (a long garbage collection) does not cut a short item.
+    new SlicedQueue(slicing(4)).push(steps(log, "b", 3, (step) => (now += step === 2 ? 1_000 : 0)));
+    expect(log).toEqual(["b1", "b2", "b3"]);
+    expect(later).toEqual([]);
+  });
+
+  it("runs work pushed from inside a step after what is queued, never inside the step", () => {
+    const stepped = new SteppedSlicing(10);
+    const queue = new SlicedQueue(stepped.slicing);
+    const log: string[] = [];
+    queue.push(steps(log, "a", 3, (step) => step === 1 && queue.push(() => log.push("b"))));
+    expect(log).toEqual(["a1", "a2", "a3", "b"]);
+  });
+
+  it("stop drops what is queued and the slice waiting; from inside a step, no further step runs", () => {
+    const stepped = new SteppedSlicing(2);
+    const queue = new SlicedQueue(stepped.slicing);
+    const log: string[] = [];
+    queue.push(steps(log, "a", 5));
+    queue.push(() => log.push("b"));
+    queue.stop();
+    expect(stepped.pending).toBe(0);
+    queue.push(() => log.push("c"));
+    expect(log).toEqual(["a1", "a2"]);
+
+    const inner = new SteppedSlicing(10);
+    const stopping = new SlicedQueue(inner.slicing);
+    const seen: string[] = [];
+    stopping.push(steps(seen, "a", 5, (step) => step === 2 && stopping.stop()));
+    stopping.push(() => seen.push("b"));
+    expect(seen).toEqual(["a1", "a2"]);
+    expect(inner.pending).toBe(0);
+  });
+
+  it("a step that throws ends its item, and the queue goes on with the next", () => {
+    const stepped = new SteppedSlicing(10);
+    const queue = new SlicedQueue(stepped.slicing);
+    const log: string[] = [];
+    const failing = new Error("a handler's bug");
+    expect(() =>
+      queue.push(
+        steps(log, "a", 3, (step) => {
+          if (step === 2) throw failing;
+        }),
+      ),
+    ).toThrow(failing);
+    expect(queue.idle).toBe(true);
+    queue.push(() => log.push("b"));
+    expect(log).toEqual(["a1", "a2", "b"]);
+  });
+});
