@@ -22,13 +22,17 @@ function setup(stepsPerSlice: number) {
   return { clock, transport, stepped, hub };
 }
 
+/** Pods a@10 to e@14, listed at resourceVersion 100: longer than the two-step slices these tests use. */
+const serveFivePods = (transport: ScriptedTransport) =>
+  serveList(transport, podsPath, { items: ["a", "b", "c", "d", "e"].map((name, i) => pod(name, String(10 + i))), resourceVersion: "100" });
+
 const names = (informer: { list(): { metadata: { name: string; resourceVersion?: string } }[] }) =>
   informer.list().map((cached) => `${cached.metadata.name}@${cached.metadata.resourceVersion}`);
 
 describe("informer: a list longer than a slice", () => {
   it("is applied and published a slice at a time, synced after its last slice, and watch events wait behind it", () => {
     const { clock, transport, stepped, hub } = setup(2);
-    const server = serveList(transport, podsPath, { items: ["a", "b", "c", "d", "e"].map((name, i) => pod(name, String(10 + i))), resourceVersion: "100" });
+    const server = serveFivePods(transport);
     server.failWith = new KubeRequestError("GET: 500", { status: 500 });
     const informer = hub.informer("core/Pod");
     const log: string[] = [];
@@ -90,7 +94,7 @@ describe("informer: a list longer than a slice", () => {
 
   it("a late subscriber to a large cache gets its snapshot a slice at a time, then the changes after it", () => {
     const { transport, stepped, hub } = setup(2);
-    serveList(transport, podsPath, { items: ["a", "b", "c", "d", "e"].map((name, i) => pod(name, String(10 + i))), resourceVersion: "100" });
+    serveFivePods(transport);
     const informer = hub.informer("core/Pod");
     stepped.drain();
 
@@ -105,7 +109,7 @@ describe("informer: a list longer than a slice", () => {
 
   it("stop while a list is applied: nothing more is applied or published, and every subscriber completes", () => {
     const { clock, transport, stepped, hub } = setup(2);
-    const server = serveList(transport, podsPath, { items: ["a", "b", "c", "d", "e"].map((name, i) => pod(name, String(10 + i))), resourceVersion: "100" });
+    const server = serveFivePods(transport);
     server.failWith = new KubeRequestError("GET: 500", { status: 500 });
     const informer = hub.informer("core/Pod");
     const completed: string[] = [];
