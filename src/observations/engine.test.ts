@@ -6,6 +6,7 @@ import type { Deployment, KubeObject } from "../kube/objects.js";
 import { apiObject, condition, controllerRef, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
+import { SteppedSlicing } from "../streams/testing/index.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
@@ -247,6 +248,21 @@ describe("Jobs", () => {
     });
     await put(h, failed, migratePod(failed, "failed"));
     const id = await h.start(observationRequest({ require: "bootstrapped", resources: [migrate] }));
+    expect(h.events.verdict(id).failure?.message).toBe('Job has reached the specified backoff limit; pod schema-migrate-8q2lw container migrate: Error: Error: relation "users" already exists');
+  });
+
+  it("a failed Job's verdict carries its pod's termination message when the pods' list takes several slices to apply", async () => {
+    // The pods' list, longer than a slice, is still being applied when the Jobs' list comes: the
+    // hub's one queue applies the Job behind every pod, so the Job is judged with its pod indexed.
+    const stepped = new SteppedSlicing(2);
+    const h = engineHarness({ slicing: stepped.slicing });
+    const failed = job({
+      status: { failed: 1, startTime: "2026-11-29T10:00:05Z", conditions: jobConditions.failed("BackoffLimitExceeded", "Job has reached the specified backoff limit") },
+    });
+    const others = Array.from({ length: 6 }, (_, i) => pod({ name: `worker-${i}` }));
+    await put(h, failed, ...others, migratePod(failed, "failed"));
+    const id = await h.start(observationRequest({ require: "bootstrapped", resources: [migrate] }));
+    while (stepped.drain() > 0) await drainMicrotasks();
     expect(h.events.verdict(id).failure?.message).toBe('Job has reached the specified backoff limit; pod schema-migrate-8q2lw container migrate: Error: Error: relation "users" already exists');
   });
 

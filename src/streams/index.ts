@@ -2,7 +2,8 @@
 //
 // Guarantees (what consumers may rely on, and what they must not assume):
 // - Order per object: events for one object key (namespace/name) arrive in the order the API
-//   server applied the changes. Nothing is promised across keys or across kinds.
+//   server applied the changes. Across keys and kinds, events come in the order the hub's
+//   reflectors received them (one queue for the whole hub), and nothing more is promised.
 // - Re-creation: an object deleted and created again under the same name is reported as
 //   `deleted` then `added` whenever the informer sees both; after a gap it may only see the new
 //   object, so a change of `metadata.uid` under the same key is a new object, not an update.
@@ -14,8 +15,11 @@
 // - Late subscribers: `events$` first replays every cached object as `added`, then delivers
 //   changes; a subscriber never misses a change between the snapshot and the live stream, and
 //   never sees one twice, even when it joins from inside a handler or while a list is applied.
+//   Subscriptions are served in the order they were made, across the hub's kinds: one to pods
+//   then one to Jobs has every cached pod before the first Job, however long the pods' snapshot.
 // - Synced: `synced$` turns true once every namespace watched has been listed and the list's
 //   events delivered; before that the cache is partial, and an object's absence means nothing.
+//   It is told in turn like a snapshot: after the snapshots of subscriptions made before it.
 // - Long lists never hold the event loop: a (re)list, and a late subscriber's snapshot, are
 //   applied and delivered a few milliseconds at a time (slicedQueue.ts), yielding to timers and
 //   I/O between slices; watch events arriving meanwhile wait behind them, in order. `get` and

@@ -10,7 +10,7 @@ import { Reflector, type ReflectorTiming } from "./reflector.js";
 import type { KeptFields } from "./fieldSelection.js";
 import { stripObject, type StripTarget } from "./strip.js";
 import type { ResourceMapping } from "./restMapper.js";
-import { SlicedQueue, type Slicing } from "./slicedQueue.js";
+import type { QueueLane, SlicedQueue, Work } from "./slicedQueue.js";
 import type { KubeTransport } from "./transport.js";
 
 export interface Informer {
@@ -22,7 +22,11 @@ export interface Informer {
    * the cache small; after the list being applied, or a slice at a time, otherwise.
    */
   readonly events$: Observable<WatchEvent>;
-  /** `false` until every namespace watched has been listed once, then `true` for good. */
+  /**
+   * `false` until every namespace watched has been listed once, then `true` for good. Told in turn
+   * with the hub's other work, like a snapshot: a subscriber that subscribed to `events$` first (of
+   * this kind or of another kind of the same hub) has had every snapshot before it hears `true`.
+   */
   readonly synced$: Observable<boolean>;
   /**
    * The lists or watches the API server refuses (401, 403), one per namespace watched (one, with no
@@ -54,8 +58,11 @@ export interface InformerOptions {
   metrics: StreamMetrics;
   logger: Logger;
   random: () => number;
-  /** How a long list is spread over turns of the event loop (defaultSlicing). */
-  slicing: Slicing;
+  /**
+   * Where the informer's changes, snapshots and synced news are applied in turn, a slice at a
+   * time: the hub's one queue, shared by its informers so that order holds across kinds.
+   */
+  queue: SlicedQueue;
   /** Called once when the informer stops (the hub forgets it). */
   onStop?: () => void;
 }
@@ -77,13 +84,13 @@ class SharedInformer implements Informer {
   private readonly onStop: (() => void) | undefined;
   private readonly logger: Logger;
   private readonly metrics: StreamMetrics;
-  /** Every change to the cache, in order, applied and published a slice at a time. */
-  private readonly applying: SlicedQueue;
+  /** Every change to the cache, in order, applied and published a slice at a time, in the hub's order. */
+  private readonly applying: QueueLane;
   /** The namespaces (undefined: the whole cluster) whose first list is not applied yet. */
   private readonly unlisted: Set<string | undefined>;
   private reportedSize: number | undefined;
-  /** Subscribers whose snapshot is queued or in progress: stop() completes them, as it does the others. */
-  private readonly joining = new Set<Subscriber<WatchEvent>>();
+  /** Subscribers whose snapshot or synced news is queued or in progress: stop() completes them, as it does the others. */
+  private readonly joining = new Set<Subscriber<never>>();
   private stopped = false;
 
   constructor(options: InformerOptions) {
@@ -94,25 +101,22 @@ class SharedInformer implements Informer {
     // subscription to changes, and none is seen twice: while it is delivered (a slice at a time
     // when the cache is large) nothing else touches the cache. A subscriber joining from inside a
     // handler, or while a list is being applied, is served in turn, after what is queued.
-    this.events$ = new Observable<WatchEvent>((subscriber) => {
-      const joined = new Subscription();
-      // The queue is stopped, and would never serve it: the streams have completed.
-      if (this.stopped) {
-        subscriber.complete();
-        return joined;
-      }
-      this.joining.add(subscriber);
-      joined.add(() => this.joining.delete(subscriber));
-      this.applying.push(this.replaying(subscriber, joined));
-      return joined;
-    });
-    this.synced$ = this.synced.pipe(distinctUntilChanged());
+    this.events$ = new Observable<WatchEvent>((subscriber) => this.joinInTurn(subscriber, (joined) => this.replaying(subscriber, joined)));
+    // In turn too: an observation reads the caches once its informers have synced, and must not
+    // before the snapshots it subscribed to first have been indexed (informerWiring.ts).
+    const syncedChanges = this.synced.pipe(distinctUntilChanged());
+    this.synced$ = new Observable<boolean>((subscriber) =>
+      this.joinInTurn(subscriber, (joined) => () => {
+        this.joining.delete(subscriber);
+        joined.add(syncedChanges.subscribe(subscriber));
+      }),
+    );
     this.problems$ = this.problems.asObservable();
 
     const scopes = options.mapping.namespaced && options.namespaces ? [...new Set(options.namespaces)] : [undefined];
     this.unlisted = new Set(scopes);
     this.metrics = options.metrics;
-    this.applying = new SlicedQueue(options.slicing);
+    this.applying = options.queue.lane();
     const { apiVersion, kind, kindKey } = options.mapping;
     const target: StripTarget = { apiVersion, kind, kindKey, metadataOnly: options.metadataOnly, ...(options.keptFields && { keptFields: options.keptFields }) };
     this.reflectors = scopes.map(
@@ -155,6 +159,20 @@ class SharedInformer implements Informer {
       this.logger.info({ kind: this.mapping.kindKey, objects: this.cache.size }, "informer synced");
       this.synced.next(true);
     }
+  }
+
+  /** Queues `work` for a new subscriber, who is completed if the informer stops before it runs. */
+  private joinInTurn<T>(subscriber: Subscriber<T>, work: (joined: Subscription) => Work): Subscription {
+    const joined = new Subscription();
+    // The lane is stopped, and would never serve it: the streams have completed.
+    if (this.stopped) {
+      subscriber.complete();
+      return joined;
+    }
+    this.joining.add(subscriber);
+    joined.add(() => this.joining.delete(subscriber));
+    this.applying.push(work(joined));
+    return joined;
   }
 
   /** A subscriber's snapshot, one object per step, then its subscription to the changes after it. */

@@ -8,7 +8,7 @@ import type { KeptFields } from "./fieldSelection.js";
 import { startInformer, type Informer } from "./informer.js";
 import { noopStreamMetrics, type StreamMetrics } from "./instrumentation.js";
 import { defaultReflectorTiming, type ReflectorTiming } from "./reflector.js";
-import { defaultSlicing, type Slicing } from "./slicedQueue.js";
+import { SlicedQueue, defaultSlicing, type Slicing } from "./slicedQueue.js";
 import { RestMapper, UnknownKindError, type ResourceMapping } from "./restMapper.js";
 import type { KubeTransport } from "./transport.js";
 import { WarningFeed } from "./warningFeed.js";
@@ -47,9 +47,16 @@ export class InformerHub {
   private readonly options: InformerHubOptions;
   private readonly running = new Map<string, Informer>();
   private warningFeed: WarningFeed | undefined;
+  /**
+   * Every informer's and the warning feed's work, in one order: what a subscriber subscribes to
+   * first it hears first, whatever the kinds (pods before the Jobs that own them), however long a
+   * snapshot or a list takes to deliver.
+   */
+  private readonly queue: SlicedQueue;
 
   constructor(options: InformerHubOptions) {
     this.options = options;
+    this.queue = new SlicedQueue({ ...defaultSlicing, ...options.slicing });
     this.restMapper = options.restMapper ?? new RestMapper(options.transport);
     this.namespaces = options.namespaces;
   }
@@ -78,7 +85,7 @@ export class InformerHub {
       transport: this.options.transport,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },
-      slicing: { ...defaultSlicing, ...this.options.slicing },
+      queue: this.queue,
       metrics: this.options.metrics ?? noopStreamMetrics,
       logger: this.options.logger ?? silentLogger,
       random: this.options.random ?? Math.random,
@@ -105,7 +112,7 @@ export class InformerHub {
       namespaces: this.namespaces,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },
-      slicing: { ...defaultSlicing, ...this.options.slicing },
+      queue: this.queue,
       metrics: this.options.metrics ?? noopStreamMetrics,
       logger: this.options.logger ?? silentLogger,
       random: this.options.random ?? Math.random,
@@ -121,5 +128,6 @@ export class InformerHub {
   stop(): void {
     for (const informer of [...this.running.values()]) informer.stop();
     this.warningFeed?.stop();
+    this.queue.stop();
   }
 }

@@ -111,4 +111,24 @@ describe("SlicedQueue", () => {
     queue.push(() => log.push("b"));
     expect(log).toEqual(["a1", "a2", "b"]);
   });
+
+  it("lanes share one order; a stopped lane's work is dropped, from inside its own step too, and the other lanes' runs", () => {
+    const stepped = new SteppedSlicing(2);
+    const queue = new SlicedQueue(stepped.slicing);
+    const pods = queue.lane();
+    const jobs = queue.lane();
+    const log: string[] = [];
+    pods.push(steps(log, "pod", 3));
+    jobs.push(() => log.push("job"));
+    pods.push(() => log.push("pod-event"));
+    jobs.push(steps(log, "j", 3, (step) => step === 1 && jobs.stop()));
+    expect(log).toEqual(["pod1", "pod2"]);
+    pods.stop();
+    // pod3 and pod-event are dropped where they stand; the Job's work goes on in its turn.
+    stepped.drain();
+    expect(log).toEqual(["pod1", "pod2", "job", "j1"]);
+    pods.push(() => log.push("after"));
+    expect(log.at(-1)).toBe("j1");
+    expect(queue.idle).toBe(true);
+  });
 });

@@ -6,7 +6,11 @@
 //   before the next item's first; nothing else interleaves with the steps;
 // - no added latency: work pushed to an idle queue starts at once, inside `push`, and work that
 //   fits in one slice (a watch event, a short list) is done before `push` returns;
-// - stop() drops what is queued: no step runs after it, not even the rest of the current slice.
+// - stop() drops what is queued: no step runs after it, not even the rest of the current slice;
+// - lanes: the informers of one hub share one queue, so their work keeps the order it was pushed
+//   in across kinds too (a subscriber that subscribes to pods and then to Jobs sees every cached
+//   pod before the first Job, however long the pods' snapshot); each informer pushes through a
+//   lane of its own, which it stops alone (none of its steps runs after that, the others' do).
 //
 // A slice is bounded by time, not by a count of steps: what a step costs is mostly what its
 // subscribers do with the events, from a map update (a pod no observation cares about) to judging
@@ -49,9 +53,34 @@ export type Work = (() => void) | Iterator<unknown, unknown, undefined>;
 /** Consumed slots at the queue's head kept before they are cut: shift() per item would move the whole array each time. */
 const headroom = 1_024;
 
+/** One producer's share of a queue: its work, in the queue's one order, and a stop of its own. */
+export class QueueLane {
+  private readonly queue: SlicedQueue;
+  private ended = false;
+
+  constructor(queue: SlicedQueue) {
+    this.queue = queue;
+  }
+
+  get stopped(): boolean {
+    return this.ended;
+  }
+
+  push(work: Work): void {
+    if (!this.ended) this.queue.push(work, this);
+  }
+
+  /** None of this lane's steps runs after this, not even the rest of the current item. */
+  stop(): void {
+    this.ended = true;
+  }
+}
+
 export class SlicedQueue {
   private readonly slicing: Slicing;
   private readonly items: Work[] = [];
+  /** The lane of each item, at the same index; undefined for work pushed to the queue itself. */
+  private readonly lanes: (QueueLane | undefined)[] = [];
   /** Index of the item in progress: items before it are done. */
   private head = 0;
   private running = false;
@@ -68,9 +97,15 @@ export class SlicedQueue {
     return this.head === this.items.length;
   }
 
-  push(work: Work): void {
+  /** A producer's own lane into this queue. */
+  lane(): QueueLane {
+    return new QueueLane(this);
+  }
+
+  push(work: Work, lane?: QueueLane): void {
     if (this.stopped) return;
     this.items.push(work);
+    this.lanes.push(lane);
     // Pushed from inside a step (a subscriber's handler), or behind a slice that is waiting: the
     // running loop, or the next slice, gets to it in turn.
     if (!this.running && this.cancelNext === undefined) this.runSlice();
@@ -80,7 +115,12 @@ export class SlicedQueue {
     this.stopped = true;
     this.cancelNext?.();
     this.cancelNext = undefined;
+    this.clear();
+  }
+
+  private clear(): void {
     this.items.length = 0;
+    this.lanes.length = 0;
     this.head = 0;
   }
 
@@ -94,6 +134,11 @@ export class SlicedQueue {
       while (this.head < this.items.length && (steps < minimumSteps || now() - startedAt < budgetMs)) {
         const work = this.items[this.head]!;
         steps += 1;
+        // A stopped lane's work is dropped where it stands, whatever is left of it.
+        if (this.lanes[this.head]?.stopped) {
+          this.head += 1;
+          continue;
+        }
         let done = true;
         try {
           if (typeof work === "function") work();
@@ -106,12 +151,11 @@ export class SlicedQueue {
       }
     } finally {
       this.running = false;
-      if (this.idle) {
-        this.items.length = 0;
-        this.head = 0;
-      } else if (!this.stopped) {
+      if (this.idle) this.clear();
+      else if (!this.stopped) {
         if (this.head > headroom) {
           this.items.splice(0, this.head);
+          this.lanes.splice(0, this.head);
           this.head = 0;
         }
         this.cancelNext = later(() => this.runSlice());

@@ -17,7 +17,7 @@ import type { InformerProblem } from "./accessProblem.js";
 import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
 import { builtinMappings } from "./restMapper.js";
-import { SlicedQueue, type Slicing } from "./slicedQueue.js";
+import type { QueueLane, SlicedQueue } from "./slicedQueue.js";
 import type { KubeTransport } from "./transport.js";
 import { WarningIndex, type WarningIndexLimits } from "./warningIndex.js";
 
@@ -34,7 +34,8 @@ export interface WarningFeedOptions {
   namespaces: readonly string[] | undefined;
   scheduler: SchedulerLike;
   timing: ReflectorTiming;
-  slicing: Slicing;
+  /** The hub's queue: a list of warnings is offered in turn with the informers' work. */
+  queue: SlicedQueue;
   metrics: StreamMetrics;
   logger: Logger;
   random: () => number;
@@ -49,13 +50,13 @@ export class WarningFeed implements WarningSource {
   private readonly index: WarningIndex;
   private readonly options: WarningFeedOptions;
   private readonly arrived = new Subject<ClusterWarning>();
-  private readonly offering: SlicedQueue;
+  private readonly offering: QueueLane;
   private reflectors: Reflector<WarningEventLine>[] = [];
 
   constructor(options: WarningFeedOptions) {
     this.options = options;
     this.index = new WarningIndex(options.limits);
-    this.offering = new SlicedQueue(options.slicing);
+    this.offering = options.queue.lane();
     // Started by the first subscriber and kept running: the index must fill whether or not an
     // observation is in progress at the moment a warning comes.
     this.warnings$ = new Observable<ClusterWarning>((subscriber) => {

@@ -3,7 +3,7 @@
 import type { Logger } from "../../logging/index.js";
 import type { ServiceSigner } from "../../signing/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
-import { InformerHub, type PodLogReader, type ReflectorTiming } from "../../streams/index.js";
+import { InformerHub, type PodLogReader, type ReflectorTiming, type Slicing } from "../../streams/index.js";
 import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { DeploymentHistories, ObserveResult } from "../../bus/index.js";
 import type { Caller } from "../../tenants/index.js";
@@ -29,6 +29,8 @@ export interface EngineHarnessOptions {
   readonly decidedMemory?: number;
   /** The informers' timing (watchdog, backoff); the defaults when absent. */
   readonly timing?: Partial<ReflectorTiming>;
+  /** How the hub spreads lists and snapshots over turns (SteppedSlicing to run them by hand); the defaults when absent. */
+  readonly slicing?: Partial<Slicing>;
   /** Lease duration and renewal; the service's defaults when absent. */
   readonly leaseTiming?: LeaseTiming;
   /** Warning events shown (the service's --warning-events); true when absent. */
@@ -89,6 +91,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
     ...(options.namespaces && { namespaces: options.namespaces }),
     ...(options.secretNamespaces && { secretNamespaces: options.secretNamespaces }),
     ...(options.timing && { timing: options.timing }),
+    ...(options.slicing && { slicing: options.slicing }),
   });
   const records = new InMemoryObservationRecords();
   const events = new CapturingEventStore(options.signer);
