@@ -15,8 +15,10 @@ import type { KindSource } from "./ports.js";
  * owns them. A Pod or ReplicaSet kind that cannot be resolved is logged and left out: the declared
  * kinds are still read.
  *
- * Owned kinds come first: an informer replays its cache on subscription, in this order, so the
- * pods and ReplicaSets are indexed before a declared workload is judged from its replay. Otherwise
+ * Owned kinds come first: an informer replays its cache on subscription, and the hub's informers
+ * serve subscriptions in the order they are made, however many slices a replay takes (one queue
+ * for the hub, streams/index.ts), so the pods and ReplicaSets are indexed before a declared
+ * workload is judged from its replay, and before `allSynced` lets the caches be read. Otherwise
  * a Job that had already failed when the first observation of Jobs began (always so in local mode,
  * where every informer is new) was judged before its pods were indexed, and its verdict lost the
  * failed container's termination message.
