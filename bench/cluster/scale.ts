@@ -13,6 +13,7 @@
 //   both from its /metrics, over the whole phase (it includes deciding and publishing).
 // - API requests per observation: apiRequests.ts, over the observation phase.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, Watch, type V1Deployment } from "@kubernetes/client-node";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { startServe, type RunningService } from "../../test/cluster/stagewatch.ts";
@@ -80,6 +81,14 @@ export interface ClusterBenchResult {
     majorGcSeconds: number;
     majorGcs: number;
     eventLoopLagMaxSeconds: number;
+    /**
+     * The service's system calls over the phase (/proc/<pid>/io; absent where there is none):
+     * every socket write (the NATS client's flushes, the kube client's requests) and read is one,
+     * so these say how many flushes the CPU figure pays for.
+     */
+    writeSyscalls?: number;
+    readSyscalls?: number;
+    writeSyscallsPer1000WatchEvents?: number;
   };
   apiRequests: { stagewatch: Counts; stagewatchPerObservation: number; watchRestartsByCause: Record<string, number> };
   helm?: HelmSampleResult;
@@ -182,6 +191,17 @@ async function until(what: string, timeoutMs: number, done: () => boolean | Prom
       throw new Error(`timed out waiting for ${what}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The process's read and write system calls so far; undefined without /proc. */
+function syscallCounts(pid: number | undefined): { reads: number; writes: number } | undefined {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? Number.NaN);
+    return { reads: field("syscr"), writes: field("syscw") };
+  } catch {
+    return undefined;
   }
 }
 
@@ -288,6 +308,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     const before = await serviceSnapshot(service);
+    const syscallsBefore = syscallCounts(service.process.pid);
     const measuredFrom = performance.now();
     const requestsBefore = await accounting.counts();
     const podsPerDeployment = Math.max(1, Math.round(options.pods / options.observations));
@@ -331,6 +352,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     }, "return");
     const measuredSeconds = (performance.now() - measuredFrom) / 1000;
     const after = await serviceSnapshot(service);
+    const syscallsAfter = syscallCounts(service.process.pid);
     const requestsAfter = await accounting.counts();
 
     const afterEvent: number[] = [];
@@ -368,6 +390,11 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         majorGcSeconds: round3(growth(before, after, "stagewatch_nodejs_gc_duration_seconds_sum", { kind: "major" })),
         majorGcs: growth(before, after, "stagewatch_nodejs_gc_duration_seconds_count", { kind: "major" }),
         eventLoopLagMaxSeconds: round3(total(after, "stagewatch_nodejs_eventloop_lag_max_seconds")),
+        ...(syscallsBefore && syscallsAfter && {
+          writeSyscalls: syscallsAfter.writes - syscallsBefore.writes,
+          readSyscalls: syscallsAfter.reads - syscallsBefore.reads,
+          writeSyscallsPer1000WatchEvents: Math.round(((syscallsAfter.writes - syscallsBefore.writes) / Math.max(1, watchEvents)) * 1000),
+        }),
       },
       apiRequests: {
         stagewatch: stagewatchRequests,

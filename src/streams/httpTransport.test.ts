@@ -6,7 +6,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { kubeHttpTransport, splitLines } from "./httpTransport.js";
+import { LineSplitter, kubeHttpTransport } from "./httpTransport.js";
 import { KubeRequestError } from "./transport.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -104,13 +104,14 @@ describe("kubeHttpTransport", () => {
   });
 });
 
-describe("splitLines", () => {
-  async function* source(chunks: readonly Uint8Array[]) {
-    yield* chunks;
-  }
-  async function collect(chunks: readonly Uint8Array[]): Promise<string[]> {
+describe("LineSplitter", () => {
+  function collect(chunks: readonly Uint8Array[]): string[] {
     const lines: string[] = [];
-    for await (const line of splitLines(source(chunks))) lines.push(line.toString("utf8"));
+    const splitter = new LineSplitter();
+    const onLine = (line: Buffer) => lines.push(line.toString("utf8")) > 0;
+    for (const chunk of chunks) splitter.push(chunk, onLine);
+    const last = splitter.end();
+    if (last !== undefined) onLine(last);
     return lines;
   }
 
@@ -127,8 +128,8 @@ describe("splitLines", () => {
     { name: "a cut inside a multi-byte character", chunks: at(wire.indexOf("✓") + 1) },
     { name: "a cut right after a newline", chunks: at(wire.indexOf("\n") + 1) },
     { name: "one byte a chunk", chunks: [...wire].map((byte) => Uint8Array.of(byte)) },
-  ])("yields whole lines, the body's byte order mark dropped, the last one without its newline: $name", async ({ chunks }) => {
-    expect(await collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', "", '{"type":"DELETED"}']);
+  ])("yields whole lines, the body's byte order mark dropped, the last one without its newline: $name", ({ chunks }) => {
+    expect(collect(chunks)).toEqual(['{"type":"ADDED","n":1}', '{"type":"MODIFIED","message":"ü ✓"}', "", '{"type":"DELETED"}']);
   });
 
   /**
@@ -143,18 +144,26 @@ describe("splitLines", () => {
       .filter((line) => line.trim() !== "");
   }
 
-  it("reads any body, invalid UTF-8 included, as decoding the whole body and splitting it did", async () => {
+  it("reads any body, invalid UTF-8 included, as decoding the whole body and splitting it did", () => {
     const body = fc.array(fc.oneof(fc.constantFrom(..."\n\n{}\"ü✓😀\ufeff \t"), fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 30 });
     const bytes = fc.tuple(body, fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }));
-    await fc.assert(
-      fc.asyncProperty(bytes, async ([parts, stray, cuts]) => {
+    fc.assert(
+      fc.property(bytes, ([parts, stray, cuts]) => {
         const wire = Buffer.concat([Buffer.from(parts.join("")), Uint8Array.from(stray)]);
         const bounds = [...new Set([0, ...cuts.map((cut) => cut % (wire.length + 1)), wire.length])].sort((a, b) => a - b);
         const chunks = bounds.slice(1).map((end, i) => wire.subarray(bounds[i], end));
-        const lines = (await collect(chunks)).filter((line) => line.trim() !== "");
+        const lines = collect(chunks).filter((line) => line.trim() !== "");
         expect(lines).toEqual(decodedLines(chunks));
       }),
       { numRuns: 1_000 },
     );
+  });
+
+  it("stops at the line whose handler says so, and hands over none after it", () => {
+    const splitter = new LineSplitter();
+    const seen: string[] = [];
+    const chunk = Buffer.from("a\nb\nc\n");
+    expect(splitter.push(chunk, (line) => seen.push(line.toString()) < 2)).toBe(false);
+    expect(seen).toEqual(["a", "b"]);
   });
 });

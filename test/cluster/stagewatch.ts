@@ -124,6 +124,8 @@ export function installedPackages(root: string): string[] {
 
 export interface RunningProcess {
   readonly logFile: string;
+  /** Undefined when the process could not be spawned. */
+  readonly pid: number | undefined;
   /** The exit, once it happened. */
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   exited(): boolean;
@@ -161,6 +163,7 @@ export function startLogged(command: string, args: string[], options: { cwd: str
   });
   return {
     logFile: options.logFile,
+    pid: child.pid,
     exit,
     exited: () => done,
     async kill(signal) {
