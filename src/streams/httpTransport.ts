@@ -115,8 +115,8 @@ const utf8Bom = Buffer.from([0xef, 0xbb, 0xbf]);
  *
  * Synchronous within a chunk: the lines one chunk carries are handed over one after another with
  * no promise between them. An async generator's `yield` per line cost a promise, a microtask and
- * an iterator result for every watch event, and let the NATS client flush once per event where
- * the writes of one chunk's events now go out in one flush.
+ * an iterator result for every watch event, and a microtask checkpoint between two events, where
+ * the NATS client flushes what was published so far: one socket write per event at most.
  */
 export class LineSplitter {
   private pending: Buffer[] = [];
