@@ -2,8 +2,8 @@
 //
 // Guarantees (what consumers may rely on, and what they must not assume):
 // - Order per object: events for one object key (namespace/name) arrive in the order the API
-//   server applied the changes. Across keys and kinds, events come in the order the hub's
-//   reflectors received them (one queue for the whole hub), and nothing more is promised.
+//   server applied the changes. Nothing is promised across keys or across kinds, but for the
+//   order of lists, snapshots and synced news below (one queue for the whole hub).
 // - Re-creation: an object deleted and created again under the same name is reported as
 //   `deleted` then `added` whenever the informer sees both; after a gap it may only see the new
 //   object, so a change of `metadata.uid` under the same key is a new object, not an update.
@@ -22,7 +22,8 @@
 //   It is told in turn like a snapshot: after the snapshots of subscriptions made before it.
 // - Long lists never hold the event loop: a (re)list, and a late subscriber's snapshot, are
 //   applied and delivered a few milliseconds at a time (slicedQueue.ts), yielding to timers and
-//   I/O between slices; watch events arriving meanwhile wait behind them, in order. `get` and
+//   I/O between slices; watch events of that kind arriving meanwhile wait behind them, in order
+//   (another kind's are applied at once unless its own lane has work queued). `get` and
 //   `list` read the cache as applied so far. A watch event reaching an idle informer, and a
 //   short list, are still applied and delivered at once, before the transport's callback returns.
 // - Handlers never block: events are delivered synchronously, on the informer's own path;

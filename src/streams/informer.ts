@@ -125,16 +125,18 @@ class SharedInformer implements Informer {
           ...options,
           namespace,
           decode: (raw) => stripObject(raw, target),
-          // Every change goes through the queue, so the cache and what is published move together,
-          // in the order the reflectors delivered: a watch event arriving while a long list is
-          // still being applied waits behind it. An idle queue applies a watch event at once.
+          // Every change goes through the lane, so the cache and what is published move together,
+          // in the order the reflectors delivered: a watch event arriving while a long list of its
+          // kind is still being applied waits behind it. Lists keep the hub's order across kinds
+          // (the pods' first list applied before a Jobs' list that came after it); a watch event
+          // follows its own kind's work only, and with none queued is applied at once.
           sink: {
             replace: (objects) => {
               this.clearProblem(namespace);
               this.applying.push(this.replacing(objects, namespace));
             },
-            upsert: (object) => this.applying.push(() => this.publish(this.cache.upsert(object))),
-            remove: (object) => this.applying.push(() => this.publish(this.cache.remove(object))),
+            upsert: (object) => this.applying.pushAfterOwn(() => this.publish(this.cache.upsert(object))),
+            remove: (object) => this.applying.pushAfterOwn(() => this.publish(this.cache.remove(object))),
             refused: (problem) => this.setProblem(problem),
           },
         }),

@@ -142,14 +142,14 @@ describe("informer: a list longer than a slice", () => {
 describe("informers of one hub: one queue, one order across kinds", () => {
   /** Five pods and a Job, listed and synced: a pod snapshot takes three slices. */
   function listedPodsAndJob() {
-    const { transport, stepped, hub } = setup(2);
+    const { clock, transport, stepped, hub } = setup(2);
     serveFivePods(transport);
     serveList(transport, jobsPath, { items: [fixtureObject(failedJob, "payments", "migrate", "7")], resourceVersion: "8" });
     const pods = hub.informer("core/Pod");
     const jobs = hub.informer("batch/Job");
     stepped.drain();
     expect(pods.hasSynced() && jobs.hasSynced()).toBe(true);
-    return { transport, stepped, pods, jobs };
+    return { clock, transport, stepped, pods, jobs };
   }
 
   it("a subscriber to pods, then to Jobs, gets every cached pod before the first Job and hears synced after both", () => {
@@ -173,6 +173,24 @@ describe("informers of one hub: one queue, one order across kinds", () => {
     expect(log).toEqual(["pod added a@10", "pod added b@11"]);
     stepped.drain();
     expect(log.slice(-2)).toEqual(["job added migrate@7", "job modified migrate@9"]);
+  });
+
+  it("a watch event of a kind with nothing queued is applied at once, while another kind's relist is applied in slices", () => {
+    const { clock, transport, stepped, pods, jobs } = listedPodsAndJob();
+    const log: string[] = [];
+    pods.events$.subscribe((event) => log.push(`pod ${describeEvent(event)}`));
+    jobs.events$.subscribe((event) => log.push(`job ${describeEvent(event)}`));
+    stepped.drain();
+    log.length = 0;
+    // A watch that has run a while is relisted at once after a 410: five pods, three slices.
+    clock.advance(1_000);
+    transport.currentWatch(podsPath).status(410, "Expired", "too old resource version");
+    clock.advance(0);
+    expect(stepped.pending).toBe(1);
+    transport.currentWatch(jobsPath).send("MODIFIED", fixtureObject(failedJob, "payments", "migrate", "9"));
+    expect(log).toEqual(["job modified migrate@9"]);
+    expect(jobs.get("payments", "migrate")?.metadata.resourceVersion).toBe("9");
+    stepped.drain();
   });
 
   it("an informer stopped mid-snapshot drops its own work only: the other kinds' queued work still runs", () => {

@@ -131,4 +131,26 @@ describe("SlicedQueue", () => {
     expect(log.at(-1)).toBe("j1");
     expect(queue.idle).toBe(true);
   });
+
+  it("pushAfterOwn runs at once past other lanes' work, behind its own lane's, and never inside a step", () => {
+    const stepped = new SteppedSlicing(2);
+    const queue = new SlicedQueue(stepped.slicing);
+    const pods = queue.lane();
+    const deployments = queue.lane();
+    const log: string[] = [];
+    pods.push(steps(log, "relist", 4));
+    // The Deployments' lane has nothing queued: its event does not wait for the pods' relist.
+    deployments.pushAfterOwn(() => log.push("deployment event"));
+    expect(log).toEqual(["relist1", "relist2", "deployment event"]);
+    // A pod event waits behind its own lane's relist.
+    pods.pushAfterOwn(() => log.push("pod event"));
+    expect(log.at(-1)).toBe("deployment event");
+    // Pushed from inside a step, it is queued: nothing interleaves with a step.
+    deployments.push(() => deployments.pushAfterOwn(() => log.push("from a step")));
+    stepped.drain();
+    expect(log).toEqual(["relist1", "relist2", "deployment event", "relist3", "relist4", "pod event", "from a step"]);
+    // Settled: each lane's count of queued work is back to nothing.
+    pods.pushAfterOwn(() => log.push("pod event 2"));
+    expect(log.at(-1)).toBe("pod event 2");
+  });
 });

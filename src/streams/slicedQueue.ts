@@ -7,10 +7,12 @@
 // - no added latency: work pushed to an idle queue starts at once, inside `push`, and work that
 //   fits in one slice (a watch event, a short list) is done before `push` returns;
 // - stop() drops what is queued: no step runs after it, not even the rest of the current slice;
-// - lanes: the informers of one hub share one queue, so their work keeps the order it was pushed
-//   in across kinds too (a subscriber that subscribes to pods and then to Jobs sees every cached
-//   pod before the first Job, however long the pods' snapshot); each informer pushes through a
-//   lane of its own, which it stops alone (none of its steps runs after that, the others' do).
+// - lanes: the informers of one hub share one queue, so their lists, snapshots and synced news
+//   keep the order they were pushed in across kinds too (a subscriber that subscribes to pods and
+//   then to Jobs sees every cached pod before the first Job, however long the pods' snapshot);
+//   each informer pushes through a lane of its own, which it stops alone (none of its steps runs
+//   after that, the others' do). A watch event need only follow its own lane's work: with none
+//   queued it is applied at once, not behind another kind's relist of 200,000 pods.
 //
 // A slice is bounded by time, not by a count of steps: what a step costs is mostly what its
 // subscribers do with the events, from a map update (a pod no observation cares about) to judging
@@ -57,6 +59,8 @@ const headroom = 1_024;
 export class QueueLane {
   private readonly queue: SlicedQueue;
   private ended = false;
+  /** This lane's items in the queue, not yet done or dropped. */
+  private queued = 0;
 
   constructor(queue: SlicedQueue) {
     this.queue = queue;
@@ -66,8 +70,27 @@ export class QueueLane {
     return this.ended;
   }
 
+  /** Work in the queue's one order: after everything pushed before it, whatever the lane. */
   push(work: Work): void {
-    if (!this.ended) this.queue.push(work, this);
+    if (this.ended) return;
+    this.queued += 1;
+    this.queue.push(work, this);
+  }
+
+  /**
+   * A single step that need only follow this lane's own work: run at once when the lane has
+   * nothing queued and no step of any lane is running (nothing interleaves with a step), else
+   * queued as `push` queues it.
+   */
+  pushAfterOwn(step: () => void): void {
+    if (this.ended) return;
+    if (this.queued === 0 && !this.queue.inStep) step();
+    else this.push(step);
+  }
+
+  /** Called by the queue when one of this lane's items is done or dropped. */
+  settled(): void {
+    this.queued -= 1;
   }
 
   /** None of this lane's steps runs after this, not even the rest of the current item. */
@@ -95,6 +118,11 @@ export class SlicedQueue {
   /** Nothing queued, nothing in progress. */
   get idle(): boolean {
     return this.head === this.items.length;
+  }
+
+  /** A slice is running: the caller is inside one of its steps. */
+  get inStep(): boolean {
+    return this.running;
   }
 
   /** A producer's own lane into this queue. */
@@ -134,9 +162,11 @@ export class SlicedQueue {
       while (this.head < this.items.length && (steps < minimumSteps || now() - startedAt < budgetMs)) {
         const work = this.items[this.head]!;
         steps += 1;
+        const lane = this.lanes[this.head];
         // A stopped lane's work is dropped where it stands, whatever is left of it.
-        if (this.lanes[this.head]?.stopped) {
+        if (lane?.stopped) {
           this.head += 1;
+          lane.settled();
           continue;
         }
         let done = true;
@@ -145,7 +175,10 @@ export class SlicedQueue {
           else done = work.next().done === true;
         } finally {
           // A step that throws ends its item (an iterator that threw is finished); the rest still runs.
-          if (done) this.head += 1;
+          if (done) {
+            this.head += 1;
+            lane?.settled();
+          }
         }
         if (this.stopped) return;
       }

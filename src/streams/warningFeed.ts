@@ -100,7 +100,7 @@ export class WarningFeed implements WarningSource {
               this.offering.push(this.offerAll(lines));
             },
             upsert: (line) =>
-              this.offering.push(() => {
+              this.offering.pushAfterOwn(() => {
                 this.offer(line);
                 this.reportSize();
               }),
