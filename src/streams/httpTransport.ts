@@ -11,33 +11,67 @@
 // Requests are rare (a watch lasts minutes), so the extra handshakes cost nothing measurable.
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
 import { Observable, type Subscriber } from "rxjs";
-import { fetch, type Response } from "undici";
+import type { Readable } from "node:stream";
+import { fetch, request, type Dispatcher as UndiciDispatcher, type Response } from "undici";
 import { parseWatchLine } from "./managedFieldsCut.js";
 import { KubeRequestError, statusError, type KubeRequest, type KubeTransport } from "./transport.js";
 
 export function kubeHttpTransport(kubeConfig: KubeConfig): KubeTransport {
   return {
     getJson: (request) =>
-      exchange(kubeConfig, request, async (response, subscriber) => {
+      exchange(kubeConfig, request, viaFetch, async (response, subscriber) => {
         subscriber.next(parseJson(await response.text(), request.path));
       }),
-    watch: (request) => exchange(kubeConfig, request, (response, subscriber) => readLines(response, subscriber, request.path)),
+    watch: (request) => exchange(kubeConfig, request, viaRequest, (body, subscriber) => readLines(body, subscriber, request.path)),
   };
 }
 
 /** One text body (a container log), then completion; errors as getJson's. Unsubscribing aborts it. */
 export function kubeGetText(kubeConfig: KubeConfig, request: KubeRequest): Observable<string> {
-  return exchange(kubeConfig, request, async (response, subscriber) => {
+  return exchange(kubeConfig, request, viaFetch, async (response, subscriber) => {
     subscriber.next(await response.text());
   }) as Observable<string>;
 }
 
 type Dispatcher = ReturnType<RequestContext["getDispatcher"]>;
 
-function exchange(
+/** A request as the kubeconfig says it is sent: its URL, its headers with the credentials, its connection pool. */
+interface Prepared {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly dispatcher: Dispatcher;
+  readonly signal: AbortSignal;
+}
+
+/** An answer whose status is known and whose body is still to be read. */
+interface Answer<Body> {
+  readonly status: number;
+  readonly body: Body;
+  text(): Promise<string>;
+}
+
+// Lists, gets and logs through fetch: it asks for gzip, which the API server applies to large
+// lists, and a 500-pod page is a tenth of its 3.4 MB compressed (the local CLI lists a remote cluster).
+async function viaFetch({ url, headers, dispatcher, signal }: Prepared): Promise<Answer<Response>> {
+  const response = await fetch(url, { method: "GET", headers, signal, ...(dispatcher ? { dispatcher } : {}) });
+  return { status: response.status, body: response, text: () => response.text() };
+}
+
+// Watches through undici's request: its body is a Node stream handing each chunk to a 'data'
+// listener synchronously, where fetch's web stream costs a chain of promises per chunk, and the
+// API server flushes every watch event on its own, so that is a cost per event
+// (bench/watch-floor). It asks for no compression: the API server writes watch bodies
+// uncompressed anyway (k8s.io/apiserver, handlers/watch.go).
+async function viaRequest({ url, headers, dispatcher, signal }: Prepared): Promise<Answer<UndiciDispatcher.ResponseData["body"]>> {
+  const { statusCode, body } = await request(url, { method: "GET", headers, signal, ...(dispatcher ? { dispatcher } : {}) });
+  return { status: statusCode, body, text: () => body.text() };
+}
+
+function exchange<Body>(
   kubeConfig: KubeConfig,
   request: KubeRequest,
-  readBody: (response: Response, subscriber: Subscriber<unknown>) => Promise<void>,
+  send: (prepared: Prepared) => Promise<Answer<Body>>,
+  readBody: (body: Body, subscriber: Subscriber<unknown>) => Promise<void>,
 ): Observable<unknown> {
   return new Observable<unknown>((subscriber) => {
     const controller = new AbortController();
@@ -47,17 +81,12 @@ function exchange(
       context.setHeaderParam("Accept", request.accept ?? "application/json");
       await kubeConfig.applySecurityAuthentication(context);
       dispatcher = context.getDispatcher();
-      const response = await fetch(context.getUrl(), {
-        method: "GET",
-        headers: context.getHeaders(),
-        signal: controller.signal,
-        ...(dispatcher ? { dispatcher } : {}),
-      });
-      if (!response.ok) {
-        const text = await response.text();
-        throw statusError(tryParseJson(text), `GET ${request.path}`, response.status);
+      const answer = await send({ url: context.getUrl(), headers: context.getHeaders(), dispatcher, signal: controller.signal });
+      if (answer.status < 200 || answer.status > 299) {
+        const text = await answer.text();
+        throw statusError(tryParseJson(text), `GET ${request.path}`, answer.status);
       }
-      await readBody(response, subscriber);
+      await readBody(answer.body, subscriber);
       subscriber.complete();
     };
     run()
@@ -86,8 +115,8 @@ function requestUrl(kubeConfig: KubeConfig, request: KubeRequest): string {
   return url.toString();
 }
 
-async function readLines(response: Response, subscriber: Subscriber<unknown>, path: string): Promise<void> {
-  if (!response.body) return;
+/** Each line of a watch body, parsed, to the subscriber, chunk by chunk as the stream hands them over. */
+function readLines(body: Readable, subscriber: Subscriber<unknown>, path: string): Promise<void> {
   const onLine = (line: Buffer): boolean => {
     let value: unknown;
     try {
@@ -99,9 +128,32 @@ async function readLines(response: Response, subscriber: Subscriber<unknown>, pa
     return !subscriber.closed;
   };
   const lines = new LineSplitter();
-  for await (const chunk of response.body) if (!lines.push(chunk, onLine)) return;
-  const last = lines.end();
-  if (last !== undefined) onLine(last);
+  return new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      body.destroy();
+      reject(error);
+    };
+    body.on("data", (chunk: Buffer) => {
+      try {
+        if (lines.push(chunk, onLine)) return;
+        // The subscriber left: nothing more is read.
+        body.destroy();
+        resolve();
+      } catch (error) {
+        fail(error);
+      }
+    });
+    body.once("end", () => {
+      try {
+        const last = lines.end();
+        if (last !== undefined) onLine(last);
+        resolve();
+      } catch (error) {
+        fail(error);
+      }
+    });
+    body.once("error", fail);
+  });
 }
 
 const utf8Bom = Buffer.from([0xef, 0xbb, 0xbf]);
