@@ -17,15 +17,14 @@
 // (baselineCommit, extracted from git), interleaved, `rounds` times each; the median counts, and
 // the best round is kept too (the machine is shared: the best is the rate when the core was ours).
 // CPU is the process's user + system time over the measured events (JIT and GC threads included).
-import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Registry } from "prom-client";
 import { asyncScheduler } from "rxjs";
 import { discardingRecords } from "./support/discardingRecords.ts";
 import { extractBaseline } from "./support/baselineSource.ts";
+import { pinToCoreZero } from "./support/pinning.ts";
 import { collectGarbage, writeResults } from "./support/results.ts";
 import { standInKubeConfig, startStandIn } from "./watch/standIn.ts";
 import { podWatchLines, watchCluster, type WatchClusterSize } from "./watch/cluster.ts";
@@ -62,18 +61,7 @@ async function load(name: string, root: string): Promise<Implementation> {
   return { name, streams, observations, testing, verdicts, serviceMetrics };
 }
 
-// ---- one core for this process, another for the server ------------------------------------------
-
-const pinned = availableParallelism() >= 2 && hasTaskset();
-function hasTaskset(): boolean {
-  try {
-    execFileSync("taskset", ["-V"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-if (pinned) execFileSync("taskset", ["-a", "-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
+const pinned = pinToCoreZero();
 
 // ---- measuring ------------------------------------------------------------------------------------
 
