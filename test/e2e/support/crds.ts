@@ -1,8 +1,10 @@
 /**
  * Custom resource kinds for tests: a namespaced kind with an open schema and a status subresource,
- * created through the real API server and waited on until it is Established (served).
+ * created through the real API server and waited on until it is Established (served) and listed
+ * by discovery.
  */
 import { ApiException, ApiextensionsV1Api, type V1CustomResourceDefinition } from "@kubernetes/client-node";
+import { kubeJson } from "../../cluster/kubeJson.ts";
 import { eventually, kubeConfig } from "./cluster.ts";
 
 export interface TestKind {
@@ -55,6 +57,13 @@ export async function installKind(group: string, kind: string, plural: string, o
   await eventually(`${crdName} established`, async () => {
     const crd = await crds.readCustomResourceDefinition({ name: crdName });
     return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ? crd : undefined;
+  });
+  // Established says the kind is stored and served. Its group version's discovery document, which
+  // a client that looks a kind up before writing it reads (client-node's object API, kubectl, Helm),
+  // is updated a moment later by another controller: an apply in between was answered 404.
+  await eventually(`${group}/v1 discovery listing ${plural}`, async () => {
+    const discovery = (await kubeJson(kubeConfig(), "GET", `/apis/${group}/v1`)) as { resources?: { name: string }[] };
+    return discovery.resources?.some((resource) => resource.name === plural) ? true : undefined;
   });
   return { group, kind, plural, crdName, apiVersion: `${group}/v1` };
 }
