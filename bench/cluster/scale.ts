@@ -279,6 +279,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
           ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
         ].join(" "),
+        // As the image runs it (Dockerfile).
+        MALLOC_ARENA_MAX: "2",
         ...(options.profileDir !== undefined && { STAGEWATCH_BENCH_PROFILE_DIR: options.profileDir }),
         ...(options.heapSnapshot && { STAGEWATCH_BENCH_HEAP_SNAPSHOT: "1" }),
       },
