@@ -11,6 +11,13 @@ function* steps(log: string[], name: string, count: number, during: (step: numbe
   }
 }
 
+/** A queue of two-step slices, run by hand, with two lanes and a log. */
+function twoLanes() {
+  const stepped = new SteppedSlicing(2);
+  const queue = new SlicedQueue(stepped.slicing);
+  return { stepped, queue, lanes: [queue.lane(), queue.lane()] as const, log: [] as string[] };
+}
+
 describe("SlicedQueue", () => {
   it("starts work pushed to an idle queue at once, and runs the rest a slice at a time, in order", () => {
     const stepped = new SteppedSlicing(3);
@@ -113,11 +120,7 @@ describe("SlicedQueue", () => {
   });
 
   it("lanes share one order; a stopped lane's work is dropped, from inside its own step too, and the other lanes' runs", () => {
-    const stepped = new SteppedSlicing(2);
-    const queue = new SlicedQueue(stepped.slicing);
-    const pods = queue.lane();
-    const jobs = queue.lane();
-    const log: string[] = [];
+    const { stepped, queue, lanes: [pods, jobs], log } = twoLanes();
     pods.push(steps(log, "pod", 3));
     jobs.push(() => log.push("job"));
     pods.push(() => log.push("pod-event"));
@@ -133,11 +136,7 @@ describe("SlicedQueue", () => {
   });
 
   it("pushAfterOwn runs at once past other lanes' work, behind its own lane's, and never inside a step", () => {
-    const stepped = new SteppedSlicing(2);
-    const queue = new SlicedQueue(stepped.slicing);
-    const pods = queue.lane();
-    const deployments = queue.lane();
-    const log: string[] = [];
+    const { stepped, lanes: [pods, deployments], log } = twoLanes();
     pods.push(steps(log, "relist", 4));
     // The Deployments' lane has nothing queued: its event does not wait for the pods' relist.
     deployments.pushAfterOwn(() => log.push("deployment event"));
