@@ -118,6 +118,9 @@ const server = createServer((request, response) => {
     return release();
   }
 });
+// Idle connections are never closed by the server: Node closes them after 5 s by default, and a
+// benchmark's next /go reused its pooled connection just as it went ("fetch failed: other side closed").
+server.keepAliveTimeout = 0;
 server.listen(0, "127.0.0.1", () => {
   const address = server.address();
   console.log(typeof address === "object" && address ? address.port : "");
