@@ -149,14 +149,18 @@ describe("informers of one hub: one queue, one order across kinds", () => {
     const jobs = hub.informer("batch/Job");
     stepped.drain();
     expect(pods.hasSynced() && jobs.hasSynced()).toBe(true);
-    return { clock, transport, stepped, pods, jobs };
+    // One subscriber to both kinds, pods first (as an observation subscribes), its events written down.
+    const log: string[] = [];
+    const subscribeToBoth = () => {
+      pods.events$.subscribe((event) => log.push(`pod ${describeEvent(event)}`));
+      jobs.events$.subscribe((event) => log.push(`job ${describeEvent(event)}`));
+    };
+    return { clock, transport, stepped, pods, jobs, log, subscribeToBoth };
   }
 
   it("a subscriber to pods, then to Jobs, gets every cached pod before the first Job and hears synced after both", () => {
-    const { stepped, pods, jobs } = listedPodsAndJob();
-    const log: string[] = [];
-    pods.events$.subscribe((event) => log.push(`pod ${describeEvent(event)}`));
-    jobs.events$.subscribe((event) => log.push(`job ${describeEvent(event)}`));
+    const { stepped, jobs, log, subscribeToBoth } = listedPodsAndJob();
+    subscribeToBoth();
     jobs.synced$.subscribe((synced) => log.push(`jobs synced ${synced}`));
     // The Job's snapshot is one object, but it waits behind the pods' snapshot.
     expect(log).toEqual(["pod added a@10", "pod added b@11"]);
@@ -165,10 +169,8 @@ describe("informers of one hub: one queue, one order across kinds", () => {
   });
 
   it("a watch event of one kind waits behind another kind's snapshot in progress", () => {
-    const { transport, stepped, pods, jobs } = listedPodsAndJob();
-    const log: string[] = [];
-    pods.events$.subscribe((event) => log.push(`pod ${describeEvent(event)}`));
-    jobs.events$.subscribe((event) => log.push(`job ${describeEvent(event)}`));
+    const { transport, stepped, log, subscribeToBoth } = listedPodsAndJob();
+    subscribeToBoth();
     transport.currentWatch(jobsPath).send("MODIFIED", fixtureObject(failedJob, "payments", "migrate", "9"));
     expect(log).toEqual(["pod added a@10", "pod added b@11"]);
     stepped.drain();
@@ -176,10 +178,8 @@ describe("informers of one hub: one queue, one order across kinds", () => {
   });
 
   it("a watch event of a kind with nothing queued is applied at once, while another kind's relist is applied in slices", () => {
-    const { clock, transport, stepped, pods, jobs } = listedPodsAndJob();
-    const log: string[] = [];
-    pods.events$.subscribe((event) => log.push(`pod ${describeEvent(event)}`));
-    jobs.events$.subscribe((event) => log.push(`job ${describeEvent(event)}`));
+    const { clock, transport, stepped, jobs, log, subscribeToBoth } = listedPodsAndJob();
+    subscribeToBoth();
     stepped.drain();
     log.length = 0;
     // A watch that has run a while is relisted at once after a 410: five pods, three slices.
@@ -194,10 +194,8 @@ describe("informers of one hub: one queue, one order across kinds", () => {
   });
 
   it("an informer stopped mid-snapshot drops its own work only: the other kinds' queued work still runs", () => {
-    const { stepped, pods, jobs } = listedPodsAndJob();
-    const log: string[] = [];
-    pods.events$.subscribe((event) => log.push(`pod ${describeEvent(event)}`));
-    jobs.events$.subscribe((event) => log.push(`job ${describeEvent(event)}`));
+    const { stepped, pods, log, subscribeToBoth } = listedPodsAndJob();
+    subscribeToBoth();
     pods.stop();
     stepped.drain();
     expect(log).toEqual(["pod added a@10", "pod added b@11", "job added migrate@7"]);
