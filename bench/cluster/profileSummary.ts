@@ -5,23 +5,16 @@
 //   the functions with the most self time;
 // - memory: memory.json's before and after, with the resident memory not in the JS heap split
 //   into what Node and the kernel can name;
-// - heap (when a snapshot was taken): the constructors holding the most self size.
+// - heap (when a snapshot was taken): the constructors holding the most self size;
+// - steps: the event loop's longest uninterrupted stretches, and what ran in them;
+// - slowestVerdicts (given the cluster benchmark's results file of the same run): for each of
+//   its slowest verdicts, what the service did between the decisive event and the verdict's
+//   arrival (profileWindows.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeResults } from "../support/results.ts";
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
+import { busySteps, frameName, summarizeWindow, timeline, type CpuProfile } from "./profileWindows.ts";
+import type { SlowVerdict } from "./scale.ts";
 
 /** The part of the service a frame belongs to: a folder of src, a package, Node, or V8's own pseudo-frames. */
 export function partOf(url: string, functionName: string): string {
@@ -46,8 +39,7 @@ function summarizeCpu(profile: CpuProfile) {
     const { callFrame } = byId.get(id)!;
     const part = partOf(callFrame.url, callFrame.functionName);
     parts.set(part, (parts.get(part) ?? 0) + us);
-    const file = callFrame.url.split("/").slice(-2).join("/");
-    const name = `${callFrame.functionName || "(anonymous)"} ${file}:${callFrame.lineNumber + 1}`;
+    const name = frameName(byId.get(id)!);
     functions.set(name, (functions.get(name) ?? 0) + us);
   }
   const idleUs = parts.get("(idle)") ?? 0;
@@ -123,15 +115,22 @@ function summarizeHeap(snapshot: HeapSnapshot) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [directory, name] = process.argv.slice(2);
+  const [directory, name, clusterResults] = process.argv.slice(2);
   if (directory === undefined || name === undefined) {
-    process.stderr.write("usage: node bench/cluster/profileSummary.ts PROFILE_DIR RESULT_NAME\n");
+    process.stderr.write("usage: node bench/cluster/profileSummary.ts PROFILE_DIR RESULT_NAME [CLUSTER_RESULTS_JSON]\n");
     process.exit(2);
   }
   const cpuFile = join(directory, "cpu.cpuprofile");
   const heapFile = join(directory, "heap.heapsnapshot");
+  const profile = JSON.parse(readFileSync(cpuFile, "utf8")) as CpuProfile;
+  const samples = timeline(profile);
+  const slowest = clusterResults === undefined ? undefined : (JSON.parse(readFileSync(clusterResults, "utf8")) as { slowestVerdicts?: SlowVerdict[] }).slowestVerdicts;
   const document = {
-    cpu: summarizeCpu(JSON.parse(readFileSync(cpuFile, "utf8")) as CpuProfile),
+    cpu: summarizeCpu(profile),
+    steps: busySteps(profile, samples),
+    ...(slowest !== undefined && {
+      slowestVerdicts: slowest.map((verdict) => ({ ...verdict, inService: summarizeWindow(samples, verdict.decisiveAtUs, verdict.arrivedAtUs) })),
+    }),
     memory: summarizeMemory(JSON.parse(readFileSync(join(directory, "memory.json"), "utf8"))),
     ...(existsSync(heapFile) && { heap: summarizeHeap(JSON.parse(readFileSync(heapFile, "utf8")) as HeapSnapshot) }),
   };

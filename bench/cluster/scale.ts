@@ -58,6 +58,16 @@ export interface ClusterBenchResult {
   sizes: { observations: number; pods: number; podsPerDeployment: number; namespaces: number };
   verdicts: { received: number; succeeded: number; missing: number };
   afterDecisiveEvent: Latencies;
+  /**
+   * The same time cut at the verdict's decidedAt (the service's wall clock, the machine's own,
+   * to the millisecond): from the benchmark seeing the decisive event to the service deciding
+   * (the API server's delivery to the service's watch, then the service's queue and judgement),
+   * and from deciding to the subscriber (the record's compare-and-swap, signing, NATS, the
+   * subscriber's delivery).
+   */
+  afterDecisiveEventSplit: { toDecision: Latencies; decisionToSubscriber: Latencies };
+  /** The slowest verdicts, with their windows on the monotonic clock a CPU profile is stamped in (profileWindows.ts). */
+  slowestVerdicts: SlowVerdict[];
   serviceEventToVerdict: { count: number; atMostSeconds: Record<string, number | null> };
   cluster: { podsCachedByService: number; secondsToCreateAndRollOut: number; podsReadyPerSecond: number };
   service: {
@@ -93,6 +103,21 @@ export interface ClusterBenchResult {
   apiRequests: { stagewatch: Counts; stagewatchPerObservation: number; watchRestartsByCause: Record<string, number> };
   helm?: HelmSampleResult;
 }
+
+export interface SlowVerdict {
+  key: string;
+  ms: number;
+  toDecisionMs: number;
+  decisionToSubscriberMs: number;
+  /** Microseconds of CLOCK_MONOTONIC (process.hrtime), the clock of V8's profile samples. */
+  decisiveAtUs: number;
+  arrivedAtUs: number;
+}
+
+// performance.now() runs on the monotonic clock from the process's start; these turn it into the
+// clocks the service and its profile speak (taken when the module loads, minutes before any use).
+const monotonicUsOffset = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
+const wallMsOffset = Date.now() - performance.now();
 
 function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
   const causes = new Set(after.filter((s) => s.name === "stagewatch_watch_restarts_total").map((s) => s.labels["cause"] ?? ""));
@@ -358,12 +383,24 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const requestsAfter = await accounting.counts();
 
     const afterEvent: number[] = [];
+    const timed: SlowVerdict[] = [];
     let succeeded = 0;
     for (const [key, id] of observationOf) {
       const verdict = verdicts.get(id);
       const at = decisive.times.get(key);
       if (verdict?.outcome === "succeeded") succeeded += 1;
-      if (verdict !== undefined && at !== undefined) afterEvent.push(verdict.atMs - at);
+      if (verdict === undefined || at === undefined) continue;
+      afterEvent.push(verdict.atMs - at);
+      const decidedAtMs = Date.parse((verdict.verdict as { decidedAt?: string }).decidedAt ?? "");
+      if (Number.isNaN(decidedAtMs)) continue;
+      timed.push({
+        key,
+        ms: Math.round((verdict.atMs - at) * 10) / 10,
+        toDecisionMs: Math.round(decidedAtMs - (at + wallMsOffset)),
+        decisionToSubscriberMs: Math.round(verdict.atMs + wallMsOffset - decidedAtMs),
+        decisiveAtUs: Math.round(at * 1000 + monotonicUsOffset),
+        arrivedAtUs: Math.round(verdict.atMs * 1000 + monotonicUsOffset),
+      });
     }
     const podsCached = total(after, "stagewatch_informer_objects", { kind: "core/Pod" }) || total(after, "stagewatch_informer_objects", { kind: "Pod" });
     const heapBefore = total(before, "stagewatch_nodejs_heap_size_used_bytes");
@@ -376,6 +413,11 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       sizes: { observations: options.observations, pods: podsPerDeployment * options.observations, podsPerDeployment, namespaces: options.namespaces },
       verdicts: { received: afterEvent.length, succeeded, missing: deployments.length - afterEvent.length },
       afterDecisiveEvent: latencies(afterEvent),
+      afterDecisiveEventSplit: {
+        toDecision: latencies(timed.map((verdict) => verdict.toDecisionMs)),
+        decisionToSubscriber: latencies(timed.map((verdict) => verdict.decisionToSubscriberMs)),
+      },
+      slowestVerdicts: timed.sort((a, b) => b.ms - a.ms).slice(0, 20),
       serviceEventToVerdict: histogramQuantiles(before, after, "stagewatch_event_to_verdict_seconds", [0.5, 0.99]),
       cluster: { podsCachedByService: podsCached, secondsToCreateAndRollOut: Math.round(seconds), podsReadyPerSecond: Math.round((podsPerDeployment * options.observations) / seconds) },
       service: {

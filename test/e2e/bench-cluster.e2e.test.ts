@@ -43,6 +43,20 @@ describe("bench cluster at a small size", () => {
     expect(result.serviceEventToVerdict.count).toBeLessThanOrEqual(observations);
   });
 
+  it("cuts each verdict's time at its decidedAt and keeps the slowest with their monotonic windows", () => {
+    const { toDecision, decisionToSubscriber } = result.afterDecisiveEventSplit;
+    expect(toDecision.count).toBe(observations);
+    expect(decisionToSubscriber.count).toBe(observations);
+    // decidedAt is to the millisecond and both clocks are this machine's: the two pieces add up
+    // to the whole within the roundings, and the verdict never arrives before it was decided.
+    expect(decisionToSubscriber.p50Ms!).toBeGreaterThanOrEqual(-1);
+    expect(result.slowestVerdicts).toHaveLength(observations);
+    for (const verdict of result.slowestVerdicts) {
+      expect(Math.abs(verdict.toDecisionMs + verdict.decisionToSubscriberMs - verdict.ms)).toBeLessThanOrEqual(3);
+      expect(verdict.arrivedAtUs - verdict.decisiveAtUs).toBeCloseTo(verdict.ms * 1000, -3);
+    }
+  });
+
   it("reads the service's pods, heap, RSS and CPU from its metrics", () => {
     expect(result.cluster.podsCachedByService).toBeGreaterThanOrEqual(12);
     expect(result.service.heapBytesAfter).toBeGreaterThan(0);
