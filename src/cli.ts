@@ -25,12 +25,12 @@ if (problem !== undefined) {
     readStdin: () => text(process.stdin),
     env: process.env,
   });
-  // The command has returned and closed what it opened; once what it wrote has left the process
-  // (writes to a pipe are asynchronous on POSIX), the process ends then, whatever a library may
-  // still hold on the event loop (a keep-alive socket, an aborted watch, a timer): a pipeline waits
-  // on this exit. Today nothing holds it (measured: 20-29 ms from the verdict to the exit either
-  // way, nearly all of it the process's own teardown: about 10 ms with the Kubernetes client
-  // loaded, 3 ms for a bare Node), so this keeps it so rather than making it faster.
+  // The command has returned, and closed what it opened or started closing it (observe does not
+  // wait for its NATS connection's close); once what it wrote has left the process (writes to a
+  // pipe are asynchronous on POSIX), the process ends then, whatever a library may still hold on
+  // the event loop (a closing socket, an aborted watch, a timer): a pipeline waits on this exit,
+  // and what is left of it is the process's own teardown (about 10 ms with the Kubernetes client
+  // loaded, 3 to 5 ms for a bare Node or one with the NATS client).
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", resolve))));
   process.exit(code);
 }
