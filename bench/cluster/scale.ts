@@ -14,11 +14,13 @@
 // - API requests per observation: apiRequests.ts, over the observation phase.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, Watch, type V1Deployment } from "@kubernetes/client-node";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { startServe, type RunningService } from "../../test/cluster/stagewatch.ts";
 import { difference, setUpAccounting, sum, type Accounting, type Counts } from "./apiRequests.ts";
 import { runHelmSample, type HelmSampleResult } from "./helmSample.ts";
+import { gcInWindow, readGcPauses, summarizeGcPauses } from "./gcPauses.ts";
 import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
 
 export interface ClusterBenchOptions {
@@ -91,6 +93,8 @@ export interface ClusterBenchResult {
     majorGcSeconds: number;
     majorGcs: number;
     eventLoopLagMaxSeconds: number;
+    /** Every pause of the phase, as V8 reported each (gcPauses.ts): by kind, and the longest. */
+    gcPauses?: ReturnType<typeof summarizeGcPauses>;
     /**
      * The service's system calls over the phase (/proc/<pid>/io; absent where there is none):
      * every socket write (the NATS client's flushes, the kube client's requests) and read is one,
@@ -112,6 +116,9 @@ export interface SlowVerdict {
   /** Microseconds of CLOCK_MONOTONIC (process.hrtime), the clock of V8's profile samples. */
   decisiveAtUs: number;
   arrivedAtUs: number;
+  /** The service's garbage-collection pauses inside the window, and the longest of them (gcPauses.ts). */
+  gcMs?: number;
+  longestGcMs?: number;
 }
 
 // performance.now() runs on the monotonic clock from the process's start; these turn it into the
@@ -268,6 +275,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
   let accounting: Accounting | undefined;
   let service: RunningService | undefined;
   let nc: NatsConnection | undefined;
+  const gcPausesFile = join(options.dir, `gc-pauses-${run}.json`);
   try {
     for (const name of [toolsNamespace, ...namespaces]) {
       await core.createNamespace({ body: { metadata: { name, labels: { "bench-run": run } } } });
@@ -301,11 +309,14 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           "--expose-gc",
           // As the image runs it (Dockerfile).
           "--max-semi-space-size=16",
+          // Before gc-on-signal: its SIGUSR2 handler must write the pauses before those collections.
+          `--import=${new URL("gc-pauses-on-signal.ts", import.meta.url).pathname}`,
           `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
           ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
         ].join(" "),
         // As the image runs it (Dockerfile).
         MALLOC_ARENA_MAX: "2",
+        STAGEWATCH_BENCH_GC_FILE: gcPausesFile,
         ...(options.profileDir !== undefined && { STAGEWATCH_BENCH_PROFILE_DIR: options.profileDir }),
         ...(options.heapSnapshot && { STAGEWATCH_BENCH_HEAP_SNAPSHOT: "1" }),
       },
@@ -382,6 +393,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const syscallsAfter = syscallCounts(service.process.pid);
     const requestsAfter = await accounting.counts();
 
+    const gcPauses = readGcPauses(gcPausesFile);
     const afterEvent: number[] = [];
     const timed: SlowVerdict[] = [];
     let succeeded = 0;
@@ -417,7 +429,10 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         toDecision: latencies(timed.map((verdict) => verdict.toDecisionMs)),
         decisionToSubscriber: latencies(timed.map((verdict) => verdict.decisionToSubscriberMs)),
       },
-      slowestVerdicts: timed.sort((a, b) => b.ms - a.ms).slice(0, 20),
+      slowestVerdicts: timed
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 20)
+        .map((verdict) => (gcPauses === undefined ? verdict : { ...verdict, ...gcInWindow(gcPauses, verdict.decisiveAtUs, verdict.arrivedAtUs) })),
       serviceEventToVerdict: histogramQuantiles(before, after, "stagewatch_event_to_verdict_seconds", [0.5, 0.99]),
       cluster: { podsCachedByService: podsCached, secondsToCreateAndRollOut: Math.round(seconds), podsReadyPerSecond: Math.round((podsPerDeployment * options.observations) / seconds) },
       service: {
@@ -434,6 +449,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         majorGcSeconds: round3(growth(before, after, "stagewatch_nodejs_gc_duration_seconds_sum", { kind: "major" })),
         majorGcs: growth(before, after, "stagewatch_nodejs_gc_duration_seconds_count", { kind: "major" }),
         eventLoopLagMaxSeconds: round3(total(after, "stagewatch_nodejs_eventloop_lag_max_seconds")),
+        ...(gcPauses !== undefined && { gcPauses: summarizeGcPauses(gcPauses) }),
         ...(syscallsBefore && syscallsAfter && {
           writeSyscalls: syscallsAfter.writes - syscallsBefore.writes,
           readSyscalls: syscallsAfter.reads - syscallsBefore.reads,
