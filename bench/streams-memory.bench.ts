@@ -4,16 +4,20 @@
 // for the code before shared values (baselineCommit, extracted from git), over 20,000 distinct
 // pods of 1,000 ReplicaSets in 10 namespaces, built from a realistic running pod
 // (src/streams/fixtures) with their own names, UIDs, IPs, container IDs and timestamps spread over
-// six minutes, as pods created by a rollout of that size are.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+// six minutes, as pods created by a rollout of that size are. Then the same pods cached while
+// their 1,000 Deployments roll out (heapBytesPerPodCachedThroughRollout: each Deployment's status
+// stepping one ready pod at a time beside them), for the code as it is and for the code that still
+// put workloads' statuses in the shared-values table (sharedBodiesBaselineCommit).
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Pod } from "../src/kube/objects.ts";
+import { extractBaseline } from "./support/baselineSource.ts";
 import { heapBytesPerObject, writeResults } from "./support/results.ts";
 
 const baselineCommit = "0ebf907a17fdabc151f6551a8cea8764fbc89901";
+// The code before workloads' statuses were kept out of the shared-values table (strip.ts, sharedBodyKinds).
+const sharedBodiesBaselineCommit = "e457f393746edb67a4b4da2cf329c80f0c4863fd";
 const pods = 20_000;
 const podsPerReplicaSet = 20;
 const namespaces = 10;
@@ -35,14 +39,6 @@ async function load(root: string): Promise<Implementation> {
     import(join(root, "src/observations/ownedObjects.ts")) as Promise<Owned>,
   ]);
   return { strip, cache, owned };
-}
-
-function extractBaseline(repository: string): string {
-  const directory = mkdtempSync(join(tmpdir(), "stagewatch-memory-baseline-"));
-  const archive = execFileSync("git", ["-C", repository, "archive", baselineCommit, "src"], { maxBuffer: 64 * 1024 * 1024 });
-  execFileSync("tar", ["-x", "-C", directory], { input: archive });
-  symlinkSync(join(repository, "node_modules"), join(directory, "node_modules"), "dir");
-  return directory;
 }
 
 const template = JSON.stringify(JSON.parse(readFileSync(new URL("../src/streams/fixtures/pod-running.json", import.meta.url), "utf8")));
@@ -110,8 +106,58 @@ function measure({ strip, cache, owned }: Implementation) {
   return { strippedJsonBytes, heapBytesPerPod: { stripped, strippedInCache, cachedAndIndexedByOwner: cachedAndIndexed } };
 }
 
+const deploymentTemplate = JSON.parse(readFileSync(new URL("../src/streams/fixtures/deployment.json", import.meta.url), "utf8")) as {
+  metadata: Record<string, unknown>;
+  status: Record<string, unknown>;
+};
+
+/** Deployment `d`'s status as its controller writes it once `ready` of its pods are ready: the Progressing condition names its ReplicaSet. */
+function deploymentStepJson(d: number, ready: number): string {
+  const conditions = [
+    { type: "Available", status: ready > 0 ? "True" : "False", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability.", lastUpdateTime: at(createdAt + ready * 1000) },
+    { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: `ReplicaSet "api-${hex(d, 9)}" is progressing.`, lastUpdateTime: at(createdAt + ready * 1000) },
+  ];
+  const status = { observedGeneration: 1, replicas: podsPerReplicaSet, updatedReplicas: podsPerReplicaSet, readyReplicas: ready, availableReplicas: ready, unavailableReplicas: podsPerReplicaSet - ready, conditions };
+  const metadata = { ...deploymentTemplate.metadata, name: `api-${d}`, namespace: `team-${d % namespaces}`, uid: `7c1d0e2f-3a4b-4c5d-8e6f-${hex(d, 12)}`, resourceVersion: String(400_000 + d * podsPerReplicaSet + ready) };
+  return JSON.stringify({ ...deploymentTemplate, metadata, status });
+}
+
+/**
+ * The heap held per cached pod after the pods of 1,000 Deployments are cached while those
+ * Deployments roll out: each pod's arrival is followed by one more step of its Deployment's status
+ * (one more pod ready), the Deployment replaced in a cache of its own. Each round strips with a
+ * fresh instance of the strip module, so with a fresh shared-values table, as at a service's start.
+ */
+async function heapPerPodThroughRollout(root: string): Promise<number> {
+  const strips = await Promise.all(Array.from({ length: rounds }, (_, round) => import(`${join(root, "src/streams/strip.ts")}?rollout-${round}`) as Promise<Strip>));
+  const cache = (await import(join(root, "src/streams/cache.ts"))) as Cache;
+  const deploymentTarget = { apiVersion: "apps/v1", kind: "Deployment", kindKey: "apps/Deployment", metadataOnly: false };
+  const steps = texts.map((_, i) => deploymentStepJson(Math.floor(i / podsPerReplicaSet), (i % podsPerReplicaSet) + 1));
+  let round = 0;
+  let next = 0;
+  let pods = new cache.ObjectCache();
+  let deployments = new cache.ObjectCache();
+  return heapBytesPerObject(
+    texts,
+    rounds,
+    (text) => {
+      const strip = strips[round]!;
+      pods.upsert(strip.stripObject(JSON.parse(text), target)!);
+      deployments.upsert(strip.stripObject(JSON.parse(steps[next++]!), deploymentTarget)!);
+    },
+    () => {
+      if (pods.size !== texts.length || deployments.size !== texts.length / podsPerReplicaSet) throw new Error("the caches did not hold every object");
+      round += 1;
+      next = 0;
+      pods = new cache.ObjectCache();
+      deployments = new cache.ObjectCache();
+    },
+  );
+}
+
 const repository = fileURLToPath(new URL("..", import.meta.url));
-const baselineRoot = extractBaseline(repository);
+const baselineRoot = extractBaseline(repository, baselineCommit, "memory");
+const sharedBodiesBaselineRoot = extractBaseline(repository, sharedBodiesBaselineCommit, "memory-shared-bodies");
 try {
   const [baseline, current] = [await load(baselineRoot), await load(repository)];
   let held: unknown[] = [];
@@ -122,6 +168,12 @@ try {
   // Interleaved, current first: the baseline then runs on a heap the current one already grew.
   const now = measure(current);
   const before = measure(baseline);
+  // 1,000 Deployments' statuses stepping through their rollouts beside their pods: what the
+  // shared-values table kept of them before they were kept out of it, and what it keeps now.
+  const throughRollout = {
+    current: await heapPerPodThroughRollout(repository),
+    beforeSharedBodies: await heapPerPodThroughRollout(sharedBodiesBaselineRoot),
+  };
   const results = {
     pods,
     podsPerReplicaSet,
@@ -133,9 +185,12 @@ try {
     current: now,
     baseline: before,
     parsedToCachedRatio: Math.round((parsed / now.heapBytesPerPod.strippedInCache) * 10) / 10,
+    sharedBodiesBaselineCommit,
+    heapBytesPerPodCachedThroughRollout: throughRollout,
   };
   const file = writeResults("streams-memory", results);
-  console.log(JSON.stringify({ parsed, current: now.heapBytesPerPod, baseline: before.heapBytesPerPod }), `-> ${file}`);
+  console.log(JSON.stringify({ parsed, current: now.heapBytesPerPod, baseline: before.heapBytesPerPod, throughRollout }), `-> ${file}`);
 } finally {
   rmSync(baselineRoot, { recursive: true, force: true });
+  rmSync(sharedBodiesBaselineRoot, { recursive: true, force: true });
 }

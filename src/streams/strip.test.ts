@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { KubeObject } from "../kube/objects.js";
 import { readsTheSame, stripObject, type StripTarget } from "./strip.js";
 
 const fixture = (name: string): Record<string, unknown> =>
@@ -338,6 +339,27 @@ describe("stripObject", () => {
     expect(Object.isFrozen(a.status)).toBe(true);
     expect(Object.isFrozen(a.metadata.ownerReferences?.[0])).toBe(true);
     expect(Object.isFrozen(a.metadata)).toBe(false);
+  });
+
+  it("keeps a workload's status its own, so a rollout's many statuses leave the pods' sharing alone", () => {
+    const running = fixture("pod-running.json");
+    const before = stripObject(structuredClone(running), target("v1", "Pod", "core/Pod"))!;
+    const deployment = fixture("deployment.json") as { metadata: Record<string, unknown>; status: Record<string, unknown> };
+    // 1,000 Deployments stepping through 20 ready counts each: more distinct statuses than the table holds.
+    let last: KubeObject | undefined;
+    for (let d = 0; d < 1_000; d++) {
+      for (let ready = 0; ready < 20; ready++) {
+        // As the controller writes it: the Progressing condition names the Deployment's ReplicaSet.
+        const progressing = { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: `ReplicaSet "app-${d}-7f9c6d5b8" is progressing.` };
+        const status = { ...deployment.status, readyReplicas: ready, availableReplicas: ready, conditions: [progressing] };
+        const step = { ...deployment, metadata: { ...deployment.metadata, name: `app-${d}`, uid: `uid-${d}` }, status };
+        last = stripObject(step, target("apps/v1", "Deployment", "apps/Deployment"));
+      }
+    }
+    expect(last?.status).toMatchObject({ readyReplicas: 19, availableReplicas: 19 });
+    const after = stripObject(structuredClone(running), target("v1", "Pod", "core/Pod"))!;
+    expect(after.status).toBe(before.status);
+    expect(after.metadata.ownerReferences).toBe(before.metadata.ownerReferences);
   });
 });
 

@@ -41,8 +41,9 @@ import { SharedValues } from "./sharedValues.js";
 type Json = Record<string, unknown>;
 
 // One table for the process: equal parts of objects of any kind and any informer are held once
-// (see sharedValues.ts). 16,384 entries are a few MB at most, and ample for the distinct owner
-// references, statuses and namespaces of a cluster's pods between two fresh starts of the table.
+// (see sharedValues.ts; which bodies go through it: sharedBodyKinds). 16,384 entries are a few MB
+// at most, and ample for the distinct owner references, statuses and namespaces of a cluster's
+// pods between two fresh starts of the table.
 const shared = new SharedValues(16_384);
 
 export const keptLabelPrefix = "stagewatch.io/";
@@ -69,17 +70,22 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   if (!metadata) return undefined;
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
-  if (target.keptFields) {
-    const body = selectedBody(raw, target.keptFields);
-    if (body.spec) object.spec = shared.share(body.spec);
-    if (body.status) object.status = shared.share(body.status);
-    return object;
-  }
-  const body = (bodies[target.kindKey] ?? genericBody)(raw);
-  if (body.spec) object.spec = shared.share(body.spec);
-  if (body.status) object.status = shared.share(body.status);
+  const body = target.keptFields ? selectedBody(raw, target.keptFields) : (bodies[target.kindKey] ?? genericBody)(raw);
+  const keep = sharedBodyKinds.has(target.kindKey) ? <T extends object>(part: T) => shared.share(part) : <T>(part: T) => part;
+  if (body.spec) object.spec = keep(body.spec);
+  if (body.status) object.status = keep(body.status);
   return object;
 }
+
+// The kinds whose spec and status go through the table: those the cache holds by the thousand, a
+// pod for every replica and a ReplicaSet for every revision, whose parts repeat from one object to
+// the next (20 pods of a ReplicaSet running as they should have one status between them). Any
+// other kind's spec and status stay its own. A workload's status is one object's by content: its
+// conditions name its ReplicaSet or itself, and its counts step through the values of a rollout,
+// so each step of each Deployment's rollout was one more entry, held by nothing else once the next
+// step came. Shared, they filled the table (16,384 entries of about 1.1 KB with their keys: 18 MB,
+// measured) and made it start afresh, and the pods lost their sharing each time it did.
+const sharedBodyKinds: ReadonlySet<string> = new Set(["core/Pod", "apps/ReplicaSet", "core/ReplicationController"]);
 
 /**
  * Whether two stripped objects read the same to every rule. The strip shares equal parts (spec,
