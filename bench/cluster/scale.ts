@@ -121,10 +121,9 @@ export interface SlowVerdict {
   longestGcMs?: number;
 }
 
-// performance.now() runs on the monotonic clock from the process's start; these turn it into the
-// clocks the service and its profile speak (taken when the module loads, minutes before any use).
+// performance.now() runs on the monotonic clock from the process's start; this turns it into the
+// clock the service's profile and GC pauses are stamped in (both monotonic: no drift between them).
 const monotonicUsOffset = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
-const wallMsOffset = Date.now() - performance.now();
 
 function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
   const causes = new Set(after.filter((s) => s.name === "stagewatch_watch_restarts_total").map((s) => s.labels["cause"] ?? ""));
@@ -179,13 +178,25 @@ export async function watchDecisive<T extends { metadata?: { namespace?: string;
 }
 
 /** Verdicts as a subscriber receives them: arrival time and outcome by observation id. */
-export function subscribeVerdicts(nc: NatsConnection, prefix: string): Map<string, { atMs: number; outcome: string; verdict: unknown }> {
-  const verdicts = new Map<string, { atMs: number; outcome: string; verdict: unknown }>();
+/** A verdict as the benchmark received it: on its monotonic clock, and on the wall clock the service stamps decidedAt in. */
+export interface ReceivedVerdict {
+  atMs: number;
+  wallAtMs: number;
+  outcome: string;
+  verdict: unknown;
+}
+
+export function subscribeVerdicts(nc: NatsConnection, prefix: string): Map<string, ReceivedVerdict> {
+  const verdicts = new Map<string, ReceivedVerdict>();
   nc.subscribe(`${prefix}.events.>`, {
     callback: (_, message) => {
       const atMs = performance.now();
+      // Read at arrival, not turned from atMs by an offset taken earlier: this machine's wall clock
+      // ran 2 ms a second off the monotonic one (a virtual machine's clock being corrected), which
+      // put the split's two halves 0.7 s apart over an 8-minute run.
+      const wallAtMs = Date.now();
       const event = message.json<{ type: string; observationId: string; verdict?: { outcome: string } }>();
-      if (event.type === "verdict" && !verdicts.has(event.observationId)) verdicts.set(event.observationId, { atMs, outcome: event.verdict!.outcome, verdict: event.verdict });
+      if (event.type === "verdict" && !verdicts.has(event.observationId)) verdicts.set(event.observationId, { atMs, wallAtMs, outcome: event.verdict!.outcome, verdict: event.verdict });
     },
   });
   return verdicts;
@@ -408,8 +419,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       timed.push({
         key,
         ms: Math.round((verdict.atMs - at) * 10) / 10,
-        toDecisionMs: Math.round(decidedAtMs - (at + wallMsOffset)),
-        decisionToSubscriberMs: Math.round(verdict.atMs + wallMsOffset - decidedAtMs),
+        toDecisionMs: Math.round(verdict.atMs - at - (verdict.wallAtMs - decidedAtMs)),
+        decisionToSubscriberMs: Math.round(verdict.wallAtMs - decidedAtMs),
         decisiveAtUs: Math.round(at * 1000 + monotonicUsOffset),
         arrivedAtUs: Math.round(verdict.atMs * 1000 + monotonicUsOffset),
       });
