@@ -60,7 +60,10 @@ export interface Latencies {
 export interface ClusterBenchResult {
   sizes: { observations: number; pods: number; podsPerDeployment: number; namespaces: number };
   verdicts: { received: number; succeeded: number; missing: number };
+  /** From the decisive event to the verdict's first copy at a core subscriber (the notice, or the stream's copy if it came first). */
   afterDecisiveEvent: Latencies;
+  /** The same to the stream's copy: what the benchmark measured before it read the notice (runs before 2026-12-03 11:30). */
+  streamCopyAfterDecisiveEvent: Latencies;
   /**
    * The same time cut at the verdict's decidedAt (the service's wall clock, the machine's own,
    * to the millisecond): from the benchmark seeing the decisive event to the service deciding
@@ -181,25 +184,44 @@ export async function watchDecisive<T extends { metadata?: { namespace?: string;
 }
 
 /** Verdicts as a subscriber receives them: arrival time and outcome by observation id. */
-/** A verdict as the benchmark received it: on its monotonic clock, and on the wall clock the service stamps decidedAt in. */
+/**
+ * A verdict as the benchmark received it first: on its monotonic clock, and on the wall clock the
+ * service stamps decidedAt in; and when the stream's copy came, if it has.
+ */
 export interface ReceivedVerdict {
   atMs: number;
   wallAtMs: number;
+  streamCopyAtMs?: number;
   outcome: string;
   verdict: unknown;
 }
 
+/**
+ * Every verdict of the run, as a waiting client gets it: from whichever copy comes first, the
+ * notice the service sends on its core subject the moment the verdict is stored (what the client
+ * resolves on, `bus/client.ts`) or the stream's copy, which waits for the observation's earlier
+ * events to be stored. Only those two kinds of message are parsed: the benchmark stamps both ends
+ * of every latency on its own event loop, so it must not spend it on every progress event.
+ */
 export function subscribeVerdicts(nc: NatsConnection, prefix: string): Map<string, ReceivedVerdict> {
   const verdicts = new Map<string, ReceivedVerdict>();
+  const take = (text: string, copy: "notice" | "stream") => {
+    const atMs = performance.now();
+    // Read at arrival, not turned from atMs by an offset taken earlier: this machine's wall clock
+    // ran 2 ms a second off the monotonic one (a virtual machine's clock being corrected), which
+    // put the split's two halves 0.7 s apart over an 8-minute run.
+    const wallAtMs = Date.now();
+    const event = JSON.parse(text) as { type: string; observationId: string; verdict?: { outcome: string } };
+    if (event.type !== "verdict") return;
+    const known = verdicts.get(event.observationId);
+    if (known === undefined) verdicts.set(event.observationId, { atMs, wallAtMs, ...(copy === "stream" && { streamCopyAtMs: atMs }), outcome: event.verdict!.outcome, verdict: event.verdict });
+    else if (copy === "stream") known.streamCopyAtMs ??= atMs;
+  };
+  nc.subscribe(`${prefix}.verdicts.>`, { callback: (_, message) => take(message.string(), "notice") });
   nc.subscribe(`${prefix}.events.>`, {
     callback: (_, message) => {
-      const atMs = performance.now();
-      // Read at arrival, not turned from atMs by an offset taken earlier: this machine's wall clock
-      // ran 2 ms a second off the monotonic one (a virtual machine's clock being corrected), which
-      // put the split's two halves 0.7 s apart over an 8-minute run.
-      const wallAtMs = Date.now();
-      const event = message.json<{ type: string; observationId: string; verdict?: { outcome: string } }>();
-      if (event.type === "verdict" && !verdicts.has(event.observationId)) verdicts.set(event.observationId, { atMs, wallAtMs, outcome: event.verdict!.outcome, verdict: event.verdict });
+      const text = message.string();
+      if (text.includes('"type":"verdict"')) take(text, "stream");
     },
   });
   return verdicts;
@@ -414,6 +436,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
 
     const gcPauses = readGcPauses(gcPausesFile);
     const afterEvent: number[] = [];
+    const streamCopyAfterEvent: number[] = [];
     const timed: SlowVerdict[] = [];
     let succeeded = 0;
     for (const [key, id] of observationOf) {
@@ -422,6 +445,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       if (verdict?.outcome === "succeeded") succeeded += 1;
       if (verdict === undefined || at === undefined) continue;
       afterEvent.push(verdict.atMs - at);
+      if (verdict.streamCopyAtMs !== undefined) streamCopyAfterEvent.push(verdict.streamCopyAtMs - at);
       const decidedAtMs = Date.parse((verdict.verdict as { decidedAt?: string }).decidedAt ?? "");
       if (Number.isNaN(decidedAtMs)) continue;
       timed.push({
@@ -444,6 +468,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       sizes: { observations: options.observations, pods: podsPerDeployment * options.observations, podsPerDeployment, namespaces: options.namespaces },
       verdicts: { received: afterEvent.length, succeeded, missing: deployments.length - afterEvent.length },
       afterDecisiveEvent: latencies(afterEvent),
+      streamCopyAfterDecisiveEvent: latencies(streamCopyAfterEvent),
       afterDecisiveEventSplit: {
         toDecision: latencies(timed.map((verdict) => verdict.toDecisionMs)),
         decisionToSubscriber: latencies(timed.map((verdict) => verdict.decisionToSubscriberMs)),

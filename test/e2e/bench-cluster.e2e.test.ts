@@ -37,6 +37,10 @@ describe("bench cluster at a small size", () => {
     expect(result.sizes).toEqual({ observations, pods: 12, podsPerDeployment: 2, namespaces: 2 });
     expect(result.verdicts).toEqual({ received: observations, succeeded: observations, missing: 0 });
     expect(result.afterDecisiveEvent.count).toBe(observations);
+    // The first copy is the notice, or the stream's copy when that came first: never after it.
+    expect(result.streamCopyAfterDecisiveEvent.count).toBe(observations);
+    expect(result.streamCopyAfterDecisiveEvent.p50Ms!).toBeGreaterThanOrEqual(result.afterDecisiveEvent.p50Ms!);
+    expect(result.streamCopyAfterDecisiveEvent.maxMs!).toBeGreaterThanOrEqual(result.afterDecisiveEvent.maxMs!);
     // One sample per verdict decided on a watch event; one decided from the cache at the
     // observation's start (rolled out before it was accepted) has none.
     expect(result.serviceEventToVerdict.count).toBeGreaterThan(0);
