@@ -23,6 +23,7 @@ import { difference, setUpAccounting, sum, type Accounting, type Counts } from "
 import { runHelmSample, type HelmSampleResult } from "./helmSample.ts";
 import { gcInWindow, readGcPauses, summarizeGcPauses } from "./gcPauses.ts";
 import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
+import { startStampThread, type StampThread } from "./stampThread.ts";
 
 export interface ClusterBenchOptions {
   kubeconfigPath: string;
@@ -75,8 +76,13 @@ export interface ClusterBenchResult {
   /** The slowest verdicts, with their windows on the monotonic clock a CPU profile is stamped in (profileWindows.ts). */
   slowestVerdicts: SlowVerdict[];
   serviceEventToVerdict: { count: number; atMostSeconds: Record<string, number | null> };
-  /** The benchmark's own event loop's delay over the phase (monitorEventLoopDelay): how late it may have stamped either end. */
+  /**
+   * The benchmark's main event loop's delay over the phase (monitorEventLoopDelay), and the stamp
+   * thread's (stampThread.ts), which stamps both ends of every latency since 2026-12-03 11:50: how
+   * late a stamp may have been taken.
+   */
   benchEventLoopDelay: { p99Ms: number; maxMs: number };
+  stampThreadEventLoopDelay: { p99Ms: number; maxMs: number };
   cluster: { podsCachedByService: number; secondsToCreateAndRollOut: number; podsReadyPerSecond: number };
   service: {
     heapBytesBefore: number;
@@ -127,9 +133,12 @@ export interface SlowVerdict {
   longestGcMs?: number;
 }
 
-// performance.now() runs on the monotonic clock from the process's start; this turns it into the
-// clock the service's profile and GC pauses are stamped in (both monotonic: no drift between them).
+// performance.now() runs on the monotonic clock from the thread's start; this turns it into the
+// clock the service's profile and GC pauses are stamped in, and the stamp thread's stamps travel in
+// (CLOCK_MONOTONIC, one clock for every process and thread of the machine).
 const monotonicUsOffset = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
+export const toMonotonicUs = (ms: number): number => ms * 1000 + monotonicUsOffset;
+export const fromMonotonicUs = (us: number): number => (us - monotonicUsOffset) / 1000;
 
 function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
   const causes = new Set(after.filter((s) => s.name === "stagewatch_watch_restarts_total").map((s) => s.labels["cause"] ?? ""));
@@ -165,6 +174,7 @@ export async function watchDecisive<T extends { metadata?: { namespace?: string;
   labelSelector: string,
   decisive: (object: T) => boolean,
   keyOf: (object: T) => string = (object) => `${object.metadata?.namespace}/${object.metadata?.name}`,
+  onDecisive?: (key: string, atMs: number) => void,
 ): Promise<{ times: Map<string, number>; stop: () => void }> {
   const times = new Map<string, number>();
   let stopped = false;
@@ -173,7 +183,10 @@ export async function watchDecisive<T extends { metadata?: { namespace?: string;
     controller = await new Watch(kubeConfig).watch(path, { labelSelector, allowWatchBookmarks: false }, (phase, object: T) => {
       const now = performance.now();
       const key = keyOf(object);
-      if ((phase === "ADDED" || phase === "MODIFIED") && !times.has(key) && decisive(object)) times.set(key, now);
+      if ((phase === "ADDED" || phase === "MODIFIED") && !times.has(key) && decisive(object)) {
+        times.set(key, now);
+        onDecisive?.(key, now);
+      }
     }, () => {
       // A watch the server ended is opened again; events missed meanwhile would show as missing.
       if (!stopped) void start();
@@ -203,7 +216,7 @@ export interface ReceivedVerdict {
  * events to be stored. Only those two kinds of message are parsed: the benchmark stamps both ends
  * of every latency on its own event loop, so it must not spend it on every progress event.
  */
-export function subscribeVerdicts(nc: NatsConnection, prefix: string): Map<string, ReceivedVerdict> {
+export function subscribeVerdicts(nc: NatsConnection, prefix: string, onChange?: (observationId: string, verdict: ReceivedVerdict) => void): Map<string, ReceivedVerdict> {
   const verdicts = new Map<string, ReceivedVerdict>();
   const take = (text: string, copy: "notice" | "stream") => {
     const atMs = performance.now();
@@ -213,9 +226,13 @@ export function subscribeVerdicts(nc: NatsConnection, prefix: string): Map<strin
     const wallAtMs = Date.now();
     const event = JSON.parse(text) as { type: string; observationId: string; verdict?: { outcome: string } };
     if (event.type !== "verdict") return;
-    const known = verdicts.get(event.observationId);
-    if (known === undefined) verdicts.set(event.observationId, { atMs, wallAtMs, ...(copy === "stream" && { streamCopyAtMs: atMs }), outcome: event.verdict!.outcome, verdict: event.verdict });
-    else if (copy === "stream") known.streamCopyAtMs ??= atMs;
+    let known = verdicts.get(event.observationId);
+    if (known === undefined) {
+      known = { atMs, wallAtMs, ...(copy === "stream" && { streamCopyAtMs: atMs }), outcome: event.verdict!.outcome, verdict: event.verdict };
+      verdicts.set(event.observationId, known);
+    } else if (copy === "stream" && known.streamCopyAtMs === undefined) known.streamCopyAtMs = atMs;
+    else return;
+    onChange?.(event.observationId, known);
   };
   nc.subscribe(`${prefix}.verdicts.>`, { callback: (_, message) => take(message.string(), "notice") });
   nc.subscribe(`${prefix}.events.>`, {
@@ -311,6 +328,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
   let accounting: Accounting | undefined;
   let service: RunningService | undefined;
   let nc: NatsConnection | undefined;
+  let stamps: StampThread | undefined;
   const gcPausesFile = join(options.dir, `gc-pauses-${run}.json`);
   try {
     for (const name of [toolsNamespace, ...namespaces]) {
@@ -358,7 +376,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       },
     });
     nc = await connect({ servers: options.natsUrl });
-    const verdicts = subscribeVerdicts(nc, prefix);
+    stamps = await startStampThread({ kubeconfigPath: options.kubeconfigPath, natsUrl: options.natsUrl, prefix });
+    const { verdicts, decisive } = stamps;
     // The service's informers start on the first request naming a kind: one observation of a
     // Deployment and one of a Job before anything is measured, so the informers' lists and
     // watches are not counted as the observations' requests.
@@ -384,14 +403,13 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const before = await serviceSnapshot(service);
     const syscallsBefore = syscallCounts(service.process.pid);
     const measuredFrom = performance.now();
-    // The benchmark's own event loop stamps both ends of every latency (its watch's decisive event,
-    // the verdict's arrival): a callback it runs late moves the figure as much as the service does.
+    // The stamp thread stamps both ends of every latency; this thread's delay is what it spares them.
     const benchLoopDelay = monitorEventLoopDelay({ resolution: 10 });
     benchLoopDelay.enable();
     const requestsBefore = await accounting.counts();
     const podsPerDeployment = Math.max(1, Math.round(options.pods / options.observations));
     const deployments = Array.from({ length: options.observations }, (_, i) => ({ namespace: namespaces[i % namespaces.length]!, name: `app-${i}` }));
-    const decisive = await watchDecisive<V1Deployment>(admin, "/apis/apps/v1/deployments", `bench-run=${run}`, rolledOut);
+    await stamps.watchDecisive(`bench-run=${run}`);
     const observationOf = new Map<string, string>();
     const timeoutSeconds = options.observationBudgetSeconds;
     log(`creating ${deployments.length} Deployments of ${podsPerDeployment} pods over ${namespaces.length} namespaces, observing each`);
@@ -410,12 +428,11 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       const received = [...observationOf.values()].filter((id) => verdicts.has(id)).length;
       if (performance.now() - lastReport > 15_000) {
         lastReport = performance.now();
-        log(`${received}/${deployments.length} verdicts, ${decisive.times.size} rolled out`);
+        log(`${received}/${deployments.length} verdicts, ${decisive.size} rolled out`);
       }
       return received === deployments.length;
     }, "return");
-    const rolledOutAt = Math.max(...decisive.times.values());
-    decisive.stop();
+    const rolledOutAt = Math.max(...decisive.values());
     // A client gets the verdict from its notice the moment it is stored (before the stream has
     // acknowledged its copy), while the service observes event_to_verdict_seconds once that
     // acknowledgement is in: on a loaded machine the last samples come a little after the last verdict.
@@ -430,6 +447,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     }, "return");
     const measuredSeconds = (performance.now() - measuredFrom) / 1000;
     benchLoopDelay.disable();
+    const stampThreadLoopDelay = await stamps.stop();
+    stamps = undefined;
     const after = await serviceSnapshot(service);
     const syscallsAfter = syscallCounts(service.process.pid);
     const requestsAfter = await accounting.counts();
@@ -441,7 +460,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     let succeeded = 0;
     for (const [key, id] of observationOf) {
       const verdict = verdicts.get(id);
-      const at = decisive.times.get(key);
+      const at = decisive.get(key);
       if (verdict?.outcome === "succeeded") succeeded += 1;
       if (verdict === undefined || at === undefined) continue;
       afterEvent.push(verdict.atMs - at);
@@ -479,6 +498,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         .map((verdict) => (gcPauses === undefined ? verdict : { ...verdict, ...gcInWindow(gcPauses, verdict.decisiveAtUs, verdict.arrivedAtUs) })),
       serviceEventToVerdict: histogramQuantiles(before, after, "stagewatch_event_to_verdict_seconds", [0.5, 0.99]),
       benchEventLoopDelay: { p99Ms: Math.round(benchLoopDelay.percentile(99) / 1e5) / 10, maxMs: Math.round(benchLoopDelay.max / 1e5) / 10 },
+      stampThreadEventLoopDelay: stampThreadLoopDelay,
       cluster: { podsCachedByService: podsCached, secondsToCreateAndRollOut: Math.round(seconds), podsReadyPerSecond: Math.round((podsPerDeployment * options.observations) / seconds) },
       service: {
         heapBytesBefore: heapBefore,
@@ -518,6 +538,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     }
     return result;
   } finally {
+    await stamps?.stop().catch(() => undefined);
     await nc?.close().catch(() => undefined);
     await service?.process.stop();
     await accounting?.cleanup();

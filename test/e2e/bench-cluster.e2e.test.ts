@@ -41,6 +41,8 @@ describe("bench cluster at a small size", () => {
     expect(result.streamCopyAfterDecisiveEvent.count).toBe(observations);
     expect(result.streamCopyAfterDecisiveEvent.p50Ms!).toBeGreaterThanOrEqual(result.afterDecisiveEvent.p50Ms!);
     expect(result.streamCopyAfterDecisiveEvent.maxMs!).toBeGreaterThanOrEqual(result.afterDecisiveEvent.maxMs!);
+    // Both ends of every latency are stamped on the stamp thread, which measured its own loop.
+    expect(result.stampThreadEventLoopDelay.maxMs).toBeGreaterThan(0);
     // One sample per verdict decided on a watch event; one decided from the cache at the
     // observation's start (rolled out before it was accepted) has none.
     expect(result.serviceEventToVerdict.count).toBeGreaterThan(0);
