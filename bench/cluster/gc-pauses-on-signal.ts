@@ -6,20 +6,19 @@
 // service's. A pause is stamped on CLOCK_MONOTONIC, the clock of the benchmark's verdict windows.
 import { writeFileSync } from "node:fs";
 import { PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+import { toMonotonicUs } from "./clocks.ts";
 import { gcKinds, type GcPause } from "./gcPauses.ts";
 
 const file = process.env["STAGEWATCH_BENCH_GC_FILE"];
 
 if (file !== undefined) {
-  // performance.now() is monotonic from the process's time origin; this makes it CLOCK_MONOTONIC.
-  const monotonicUsOffset = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
   const pauses: GcPause[] = [];
   let recording = false;
   const observer = new PerformanceObserver((list) => {
     if (!recording) return;
     for (const entry of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
       const kind = entry.detail?.kind ?? 0;
-      pauses.push({ kind: gcKinds[kind] ?? String(kind), startUs: Math.round(entry.startTime * 1000 + monotonicUsOffset), ms: entry.duration });
+      pauses.push({ kind: gcKinds[kind] ?? String(kind), startUs: Math.round(toMonotonicUs(entry.startTime)), ms: entry.duration });
     }
   });
   observer.observe({ entryTypes: ["gc"] });

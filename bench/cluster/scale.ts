@@ -21,6 +21,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { startServe, type RunningService } from "../../test/cluster/stagewatch.ts";
 import { difference, setUpAccounting, sum, type Accounting, type Counts } from "./apiRequests.ts";
 import { runHelmSample, type HelmSampleResult } from "./helmSample.ts";
+import { loopDelayOf, toMonotonicUs } from "./clocks.ts";
 import { gcInWindow, readGcPauses, summarizeGcPauses } from "./gcPauses.ts";
 import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
 import { startStampThread, type StampThread } from "./stampThread.ts";
@@ -132,13 +133,6 @@ export interface SlowVerdict {
   gcMs?: number;
   longestGcMs?: number;
 }
-
-// performance.now() runs on the monotonic clock from the thread's start; this turns it into the
-// clock the service's profile and GC pauses are stamped in, and the stamp thread's stamps travel in
-// (CLOCK_MONOTONIC, one clock for every process and thread of the machine).
-const monotonicUsOffset = Number(process.hrtime.bigint() / 1000n) - performance.now() * 1000;
-export const toMonotonicUs = (ms: number): number => ms * 1000 + monotonicUsOffset;
-export const fromMonotonicUs = (us: number): number => (us - monotonicUsOffset) / 1000;
 
 function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
   const causes = new Set(after.filter((s) => s.name === "stagewatch_watch_restarts_total").map((s) => s.labels["cause"] ?? ""));
@@ -472,8 +466,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         ms: Math.round((verdict.atMs - at) * 10) / 10,
         toDecisionMs: Math.round(verdict.atMs - at - (verdict.wallAtMs - decidedAtMs)),
         decisionToSubscriberMs: Math.round(verdict.wallAtMs - decidedAtMs),
-        decisiveAtUs: Math.round(at * 1000 + monotonicUsOffset),
-        arrivedAtUs: Math.round(verdict.atMs * 1000 + monotonicUsOffset),
+        decisiveAtUs: Math.round(toMonotonicUs(at)),
+        arrivedAtUs: Math.round(toMonotonicUs(verdict.atMs)),
       });
     }
     const podsCached = total(after, "stagewatch_informer_objects", { kind: "core/Pod" }) || total(after, "stagewatch_informer_objects", { kind: "Pod" });
@@ -497,7 +491,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         .slice(0, 20)
         .map((verdict) => (gcPauses === undefined ? verdict : { ...verdict, ...gcInWindow(gcPauses, verdict.decisiveAtUs, verdict.arrivedAtUs) })),
       serviceEventToVerdict: histogramQuantiles(before, after, "stagewatch_event_to_verdict_seconds", [0.5, 0.99]),
-      benchEventLoopDelay: { p99Ms: Math.round(benchLoopDelay.percentile(99) / 1e5) / 10, maxMs: Math.round(benchLoopDelay.max / 1e5) / 10 },
+      benchEventLoopDelay: loopDelayOf(benchLoopDelay),
       stampThreadEventLoopDelay: stampThreadLoopDelay,
       cluster: { podsCachedByService: podsCached, secondsToCreateAndRollOut: Math.round(seconds), podsReadyPerSecond: Math.round((podsPerDeployment * options.observations) / seconds) },
       service: {

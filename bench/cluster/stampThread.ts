@@ -9,7 +9,8 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { KubeConfig, type V1Deployment } from "@kubernetes/client-node";
 import { connect } from "@nats-io/transport-node";
-import { fromMonotonicUs, rolledOut, subscribeVerdicts, toMonotonicUs, watchDecisive, type ReceivedVerdict } from "./scale.ts";
+import { fromMonotonicUs, loopDelayOf, toMonotonicUs } from "./clocks.ts";
+import { rolledOut, subscribeVerdicts, watchDecisive, type ReceivedVerdict } from "./scale.ts";
 
 interface StampThreadData {
   role: "stamps";
@@ -99,7 +100,7 @@ if (!isMainThread && (workerData as StampThreadData | undefined)?.role === "stam
     } else {
       watch?.stop();
       loopDelay.disable();
-      void nc.close().finally(() => post({ type: "stopped", loopDelay: { p99Ms: Math.round(loopDelay.percentile(99) / 1e5) / 10, maxMs: Math.round(loopDelay.max / 1e5) / 10 } }));
+      void nc.close().finally(() => post({ type: "stopped", loopDelay: loopDelayOf(loopDelay) }));
     }
   });
   post({ type: "ready" });

@@ -71,9 +71,9 @@ export function stripObject(raw: unknown, target: StripTarget): KubeObject | und
   const object: KubeObject = { apiVersion: target.apiVersion, kind: target.kind, metadata };
   if (target.metadataOnly) return object;
   const body = target.keptFields ? selectedBody(raw, target.keptFields) : (bodies[target.kindKey] ?? genericBody)(raw);
-  const keep = sharedBodyKinds.has(target.kindKey) ? <T extends object>(part: T) => shared.share(part) : <T>(part: T) => part;
-  if (body.spec) object.spec = keep(body.spec);
-  if (body.status) object.status = keep(body.status);
+  const shares = sharedBodyKinds.has(target.kindKey);
+  if (body.spec) object.spec = shares ? shared.share(body.spec) : body.spec;
+  if (body.status) object.status = shares ? shared.share(body.status) : body.status;
   return object;
 }
 
