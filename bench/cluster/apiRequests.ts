@@ -22,6 +22,8 @@ export interface Accounting {
   tools: Record<string, Tool>;
   /** Requests each tool has made so far, by verb. */
   counts(): Promise<Record<string, Counts>>;
+  /** Watchers the API server has closed so far for not taking their events in time, by resource (any client's). */
+  terminatedWatchers(): Promise<Record<string, number>>;
   cleanup(): Promise<void>;
 }
 
@@ -80,10 +82,11 @@ export async function setUpAccounting(admin: KubeConfig, run: string, namespace:
   const user = admin.getCurrentUser()!;
   const dispatcher = new Agent({ connect: { ca: Buffer.from(cluster.caData ?? "", "base64").toString() } });
   const fetchApi = ((url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+  const serverMetrics = () => scrape(`${cluster.server}/metrics`, { Authorization: `Bearer ${user.token}` }, fetchApi);
   return {
     tools: created,
     async counts() {
-      const samples = await scrape(`${cluster.server}/metrics`, { Authorization: `Bearer ${user.token}` }, fetchApi);
+      const samples = await serverMetrics();
       const result: Record<string, Counts> = {};
       for (const tool of Object.keys(tools)) {
         result[tool] = Object.fromEntries(
@@ -91,6 +94,15 @@ export async function setUpAccounting(admin: KubeConfig, run: string, namespace:
         ) as Counts;
       }
       return result;
+    },
+    async terminatedWatchers() {
+      const terminated: Record<string, number> = {};
+      for (const sample of await serverMetrics()) {
+        if (sample.name !== "apiserver_terminated_watchers_total") continue;
+        const resource = [sample.labels["group"], sample.labels["resource"]].filter(Boolean).join("/");
+        terminated[resource] = (terminated[resource] ?? 0) + sample.value;
+      }
+      return terminated;
     },
     async cleanup() {
       for (const tool of Object.keys(tools)) {

@@ -25,6 +25,7 @@ import { loopDelayOf, toMonotonicUs } from "./clocks.ts";
 import { gcInWindow, readGcPauses, summarizeGcPauses } from "./gcPauses.ts";
 import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
 import { startStampThread, type StampThread } from "./stampThread.ts";
+import { blindStretches, deploymentReceipts, readWatchRecording, receiptInWindow, summarizeWatches } from "./watchTimeline.ts";
 
 export interface ClusterBenchOptions {
   kubeconfigPath: string;
@@ -108,6 +109,8 @@ export interface ClusterBenchResult {
     eventLoopLagMaxSeconds: number;
     /** Every pause of the phase, as V8 reported each (gcPauses.ts): by kind, and the longest. */
     gcPauses?: ReturnType<typeof summarizeGcPauses>;
+    /** The service's watches over the phase, by resource (watchTimeline.ts): opened, ended, blind while re-opened. */
+    watches?: ReturnType<typeof summarizeWatches>;
     /**
      * The service's system calls over the phase (/proc/<pid>/io; absent where there is none):
      * every socket write (the NATS client's flushes, the kube client's requests) and read is one,
@@ -117,7 +120,16 @@ export interface ClusterBenchResult {
     readSyscalls?: number;
     writeSyscallsPer1000WatchEvents?: number;
   };
-  apiRequests: { stagewatch: Counts; stagewatchPerObservation: number; watchRestartsByCause: Record<string, number> };
+  apiRequests: {
+    stagewatch: Counts;
+    stagewatchPerObservation: number;
+    watchRestartsByCause: Record<string, number>;
+    /**
+     * Watchers the API server closed over the phase because they did not take their events in
+     * time (`apiserver_terminated_watchers_total`, by resource; every client's, not only the service's).
+     */
+    terminatedWatchersByResource: Record<string, number>;
+  };
   helm?: HelmSampleResult;
 }
 
@@ -132,6 +144,12 @@ export interface SlowVerdict {
   /** The service's garbage-collection pauses inside the window, and the longest of them (gcPauses.ts). */
   gcMs?: number;
   longestGcMs?: number;
+  /**
+   * When the service's watch received the decisive event, after the benchmark's watch did, and the
+   * time its Deployment watches were blind (re-opening) inside the window (watchTimeline.ts).
+   */
+  serviceReceiptMs?: number;
+  deploymentWatchBlindMs?: number;
 }
 
 function restartsByCause(before: readonly Sample[], after: readonly Sample[]): Record<string, number> {
@@ -162,13 +180,13 @@ export function rolledOut(deployment: V1Deployment): boolean {
 }
 
 /** Times of the first event in which a watched object met `decisive`, by namespace/name. */
-export async function watchDecisive<T extends { metadata?: { namespace?: string; name?: string; labels?: Record<string, string> } }>(
+export async function watchDecisive<T extends { metadata?: { namespace?: string; name?: string; resourceVersion?: string; labels?: Record<string, string> } }>(
   kubeConfig: KubeConfig,
   path: string,
   labelSelector: string,
   decisive: (object: T) => boolean,
   keyOf: (object: T) => string = (object) => `${object.metadata?.namespace}/${object.metadata?.name}`,
-  onDecisive?: (key: string, atMs: number) => void,
+  onDecisive?: (key: string, atMs: number, object: T) => void,
 ): Promise<{ times: Map<string, number>; stop: () => void }> {
   const times = new Map<string, number>();
   let stopped = false;
@@ -179,7 +197,7 @@ export async function watchDecisive<T extends { metadata?: { namespace?: string;
       const key = keyOf(object);
       if ((phase === "ADDED" || phase === "MODIFIED") && !times.has(key) && decisive(object)) {
         times.set(key, now);
-        onDecisive?.(key, now);
+        onDecisive?.(key, now, object);
       }
     }, () => {
       // A watch the server ended is opened again; events missed meanwhile would show as missing.
@@ -324,6 +342,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
   let nc: NatsConnection | undefined;
   let stamps: StampThread | undefined;
   const gcPausesFile = join(options.dir, `gc-pauses-${run}.json`);
+  const watchesFile = join(options.dir, `watches-${run}.json`);
   try {
     for (const name of [toolsNamespace, ...namespaces]) {
       await core.createNamespace({ body: { metadata: { name, labels: { "bench-run": run } } } });
@@ -359,19 +378,21 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           "--max-semi-space-size=16",
           // Before gc-on-signal: its SIGUSR2 handler must write the pauses before those collections.
           `--import=${new URL("gc-pauses-on-signal.ts", import.meta.url).pathname}`,
+          `--import=${new URL("watches-on-signal.ts", import.meta.url).pathname}`,
           `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
           ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
         ].join(" "),
         // As the image runs it (Dockerfile).
         MALLOC_ARENA_MAX: "2",
         STAGEWATCH_BENCH_GC_FILE: gcPausesFile,
+        STAGEWATCH_BENCH_WATCH_FILE: watchesFile,
         ...(options.profileDir !== undefined && { STAGEWATCH_BENCH_PROFILE_DIR: options.profileDir }),
         ...(options.heapSnapshot && { STAGEWATCH_BENCH_HEAP_SNAPSHOT: "1" }),
       },
     });
     nc = await connect({ servers: options.natsUrl });
     stamps = await startStampThread({ kubeconfigPath: options.kubeconfigPath, natsUrl: options.natsUrl, prefix });
-    const { verdicts, decisive } = stamps;
+    const { verdicts, decisive, decisiveResourceVersions } = stamps;
     // The service's informers start on the first request naming a kind: one observation of a
     // Deployment and one of a Job before anything is measured, so the informers' lists and
     // watches are not counted as the observations' requests.
@@ -401,6 +422,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const benchLoopDelay = monitorEventLoopDelay({ resolution: 10 });
     benchLoopDelay.enable();
     const requestsBefore = await accounting.counts();
+    const terminatedBefore = await accounting.terminatedWatchers();
     const podsPerDeployment = Math.max(1, Math.round(options.pods / options.observations));
     const deployments = Array.from({ length: options.observations }, (_, i) => ({ namespace: namespaces[i % namespaces.length]!, name: `app-${i}` }));
     await stamps.watchDecisive(`bench-run=${run}`);
@@ -446,8 +468,12 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const after = await serviceSnapshot(service);
     const syscallsAfter = syscallCounts(service.process.pid);
     const requestsAfter = await accounting.counts();
+    const terminatedAfter = await accounting.terminatedWatchers();
 
     const gcPauses = readGcPauses(gcPausesFile);
+    const watchRecording = readWatchRecording(watchesFile);
+    const receipts = watchRecording && deploymentReceipts(watchRecording);
+    const stretches = watchRecording ? blindStretches(watchRecording.watches) : [];
     const afterEvent: number[] = [];
     const streamCopyAfterEvent: number[] = [];
     const timed: SlowVerdict[] = [];
@@ -468,6 +494,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         decisionToSubscriberMs: Math.round(verdict.wallAtMs - decidedAtMs),
         decisiveAtUs: Math.round(toMonotonicUs(at)),
         arrivedAtUs: Math.round(toMonotonicUs(verdict.atMs)),
+        ...(receipts && receiptInWindow(receipts, stretches, decisiveResourceVersions.get(key), toMonotonicUs(at), toMonotonicUs(verdict.atMs))),
       });
     }
     const podsCached = total(after, "stagewatch_informer_objects", { kind: "core/Pod" }) || total(after, "stagewatch_informer_objects", { kind: "Pod" });
@@ -509,6 +536,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         majorGcs: growth(before, after, "stagewatch_nodejs_gc_duration_seconds_count", { kind: "major" }),
         eventLoopLagMaxSeconds: round3(total(after, "stagewatch_nodejs_eventloop_lag_max_seconds")),
         ...(gcPauses !== undefined && { gcPauses: summarizeGcPauses(gcPauses) }),
+        ...(watchRecording !== undefined && { watches: summarizeWatches(watchRecording, toMonotonicUs(measuredFrom), toMonotonicUs(measuredFrom + measuredSeconds * 1000)) }),
         ...(syscallsBefore && syscallsAfter && {
           writeSyscalls: syscallsAfter.writes - syscallsBefore.writes,
           readSyscalls: syscallsAfter.reads - syscallsBefore.reads,
@@ -521,6 +549,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         // The service's own account of the watches it opened again (server timeouts after
         // 300-600 s, errors, its watchdog): what its `watch` requests above are, if any.
         watchRestartsByCause: restartsByCause(before, after),
+        terminatedWatchersByResource: Object.fromEntries(
+          Object.entries(terminatedAfter).map(([resource, n]) => [resource, n - (terminatedBefore[resource] ?? 0)]).filter(([, n]) => n !== 0),
+        ),
       },
     };
     if (options.helmSample > 0) {

@@ -23,7 +23,7 @@ type ToStamps = { type: "watchDecisive"; labelSelector: string } | { type: "stop
 type FromStamps =
   | { type: "ready" }
   | { type: "watching" }
-  | { type: "decisive"; key: string; atUs: number }
+  | { type: "decisive"; key: string; atUs: number; resourceVersion?: string }
   | { type: "verdict"; observationId: string; atUs: number; wallAtMs: number; streamCopyAtUs?: number; outcome: string; verdict: unknown }
   | { type: "stopped"; loopDelay: { p99Ms: number; maxMs: number } };
 
@@ -32,6 +32,8 @@ export interface StampThread {
   readonly verdicts: Map<string, ReceivedVerdict>;
   /** The decisive event of every Deployment watched, by namespace/name, on this thread's performance.now(). */
   readonly decisive: Map<string, number>;
+  /** The same events' resourceVersions, by namespace/name: what the service's receipt of each is found by (watchTimeline.ts). */
+  readonly decisiveResourceVersions: Map<string, string>;
   /** Starts the watch of the Deployments labelled so; resolves once it is open. */
   watchDecisive(labelSelector: string): Promise<void>;
   /** Ends the watch and the subscriptions; resolves with the stamp thread's own event-loop delay. */
@@ -42,11 +44,15 @@ export async function startStampThread(options: Omit<StampThreadData, "role">): 
   const worker = new Worker(new URL(import.meta.url), { workerData: { role: "stamps", ...options } satisfies StampThreadData });
   const verdicts = new Map<string, ReceivedVerdict>();
   const decisive = new Map<string, number>();
+  const decisiveResourceVersions = new Map<string, string>();
   const waiting = new Map<FromStamps["type"], (message: FromStamps) => void>();
   const next = <K extends FromStamps["type"]>(type: K) => new Promise<Extract<FromStamps, { type: K }>>((resolve) => waiting.set(type, resolve as (message: FromStamps) => void));
   const failed = new Promise<never>((_, reject) => worker.once("error", reject));
   worker.on("message", (message: FromStamps) => {
-    if (message.type === "decisive") decisive.set(message.key, fromMonotonicUs(message.atUs));
+    if (message.type === "decisive") {
+      decisive.set(message.key, fromMonotonicUs(message.atUs));
+      if (message.resourceVersion !== undefined) decisiveResourceVersions.set(message.key, message.resourceVersion);
+    }
     else if (message.type === "verdict") {
       const { observationId, atUs, wallAtMs, streamCopyAtUs, outcome, verdict } = message;
       verdicts.set(observationId, { atMs: fromMonotonicUs(atUs), wallAtMs, ...(streamCopyAtUs !== undefined && { streamCopyAtMs: fromMonotonicUs(streamCopyAtUs) }), outcome, verdict });
@@ -60,6 +66,7 @@ export async function startStampThread(options: Omit<StampThreadData, "role">): 
   return {
     verdicts,
     decisive,
+    decisiveResourceVersions,
     async watchDecisive(labelSelector) {
       const watching = next("watching");
       worker.postMessage({ type: "watchDecisive", labelSelector } satisfies ToStamps);
@@ -91,8 +98,8 @@ if (!isMainThread && (workerData as StampThreadData | undefined)?.role === "stam
   let watch: { stop(): void } | undefined;
   port.on("message", (message: ToStamps) => {
     if (message.type === "watchDecisive") {
-      void watchDecisive<V1Deployment>(kubeConfig, "/apis/apps/v1/deployments", message.labelSelector, rolledOut, undefined, (key, atMs) =>
-        post({ type: "decisive", key, atUs: toMonotonicUs(atMs) }),
+      void watchDecisive<V1Deployment>(kubeConfig, "/apis/apps/v1/deployments", message.labelSelector, rolledOut, undefined, (key, atMs, object) =>
+        post({ type: "decisive", key, atUs: toMonotonicUs(atMs), ...(object.metadata?.resourceVersion !== undefined && { resourceVersion: object.metadata.resourceVersion }) }),
       ).then((opened) => {
         watch = opened;
         post({ type: "watching" });

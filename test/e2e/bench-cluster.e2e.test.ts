@@ -60,7 +60,18 @@ describe("bench cluster at a small size", () => {
     for (const verdict of result.slowestVerdicts) {
       expect(Math.abs(verdict.toDecisionMs + verdict.decisionToSubscriberMs - verdict.ms)).toBeLessThanOrEqual(3);
       expect(verdict.arrivedAtUs - verdict.decisiveAtUs).toBeCloseTo(verdict.ms * 1000, -3);
+      // The service's watch received each decisive event (its resourceVersion, seen inside serve)
+      // before it decided: within the part of the window that comes before the decision.
+      expect(verdict.serviceReceiptMs).toBeDefined();
+      expect(verdict.serviceReceiptMs!).toBeLessThanOrEqual(verdict.toDecisionMs + 3);
+      expect(verdict.deploymentWatchBlindMs).toBe(0);
     }
+  });
+
+  it("follows the service's watches from inside it, by resource", () => {
+    // Opened at the warm-up, before the phase: known, none re-opened in a run this short.
+    expect(Object.keys(result.service.watches ?? {})).toEqual(expect.arrayContaining(["deployments", "replicasets", "pods"]));
+    expect(result.apiRequests.terminatedWatchersByResource).toBeDefined();
   });
 
   it("reads the service's pods, heap, RSS and CPU from its metrics", () => {

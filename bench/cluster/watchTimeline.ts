@@ -1,0 +1,114 @@
+// The service's watches over the measured phase, as watches-on-signal.ts recorded them inside it:
+// how often each collection's watch was opened again, how long it was blind meanwhile (from one
+// watch's end to the next one's answer: events of that time reach the service only when the next
+// watch replays them), and when the service received each Deployment resourceVersion, so that a
+// slow verdict's time before the decision splits at the service's receipt of its decisive event.
+import { readFileSync } from "node:fs";
+
+export interface RecordedWatch {
+  /** The collection's path, without the query: `/apis/apps/v1/deployments`, `/api/v1/namespaces/x/pods`. */
+  path: string;
+  /** Where the watch resumed (the query's resourceVersion). */
+  resourceVersion: string;
+  /** CLOCK_MONOTONIC microseconds: the request sent, its headers received, its body ended or failed. */
+  sentUs: number;
+  answeredUs?: number;
+  status?: number;
+  endedUs?: number;
+  error?: string;
+}
+
+export interface WatchRecording {
+  watches: RecordedWatch[];
+  /** Each Deployment resourceVersion the service's watches received, and when (the first receipt counts). */
+  deploymentArrivals: [rv: string, atUs: number][];
+}
+
+/** What watches-on-signal.ts wrote, or undefined when it wrote nothing (not loaded, no file). */
+export function readWatchRecording(file: string): WatchRecording | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as WatchRecording;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stretch in which a collection had no answered watch open, between two of the service's watches of it. */
+export interface BlindStretch {
+  path: string;
+  fromUs: number;
+  toUs: number;
+}
+
+/** Every blind stretch of every collection: from one watch's end to the answer of the one after it. */
+export function blindStretches(watches: readonly RecordedWatch[]): BlindStretch[] {
+  const byPath = new Map<string, RecordedWatch[]>();
+  for (const watch of watches) byPath.set(watch.path, [...(byPath.get(watch.path) ?? []), watch]);
+  const stretches: BlindStretch[] = [];
+  for (const [path, opened] of byPath) {
+    opened.sort((a, b) => a.sentUs - b.sentUs);
+    for (let i = 1; i < opened.length; i++) {
+      const ended = opened[i - 1]!.endedUs;
+      const answered = opened[i]!.answeredUs;
+      if (ended !== undefined && answered !== undefined) stretches.push({ path, fromUs: ended, toUs: answered });
+    }
+  }
+  return stretches;
+}
+
+const resourceOf = (path: string): string => path.split("/").at(-1)!;
+
+/**
+ * The phase's watches in short, by resource (the collections of every namespace together): watches
+ * answered, those the server ended and those that failed, and how long re-opened ones were blind.
+ */
+export function summarizeWatches(recording: WatchRecording, fromUs: number, toUs: number) {
+  const inPhase = (us: number | undefined) => us !== undefined && us >= fromUs && us <= toUs;
+  const byResource: Record<string, { opened: number; endedByServer: number; failed: number; blindP50Ms: number | null; blindMaxMs: number | null }> = {};
+  const blind = new Map<string, number[]>();
+  for (const stretch of blindStretches(recording.watches)) {
+    if (inPhase(stretch.toUs)) blind.set(resourceOf(stretch.path), [...(blind.get(resourceOf(stretch.path)) ?? []), (stretch.toUs - stretch.fromUs) / 1000]);
+  }
+  for (const watch of recording.watches) {
+    const entry = (byResource[resourceOf(watch.path)] ??= { opened: 0, endedByServer: 0, failed: 0, blindP50Ms: null, blindMaxMs: null });
+    if (inPhase(watch.sentUs)) entry.opened += 1;
+    if (inPhase(watch.endedUs)) entry[watch.error === undefined ? "endedByServer" : "failed"] += 1;
+  }
+  for (const [resource, ms] of blind) {
+    const sorted = ms.sort((a, b) => a - b);
+    byResource[resource]!.blindP50Ms = Math.round(sorted[Math.floor((sorted.length - 1) / 2)]! * 10) / 10;
+    byResource[resource]!.blindMaxMs = Math.round(sorted.at(-1)! * 10) / 10;
+  }
+  return byResource;
+}
+
+/** When the service first received each Deployment resourceVersion (CLOCK_MONOTONIC microseconds). */
+export function deploymentReceipts(recording: WatchRecording): Map<string, number> {
+  const receipts = new Map<string, number>();
+  for (const [rv, atUs] of recording.deploymentArrivals) if (!receipts.has(rv)) receipts.set(rv, atUs);
+  return receipts;
+}
+
+/**
+ * For one slow verdict: when the service received its decisive event, after the benchmark's own
+ * watch did (negative: before it), and the Deployment watches' blind time inside its window.
+ */
+export function receiptInWindow(
+  receipts: ReadonlyMap<string, number>,
+  stretches: readonly BlindStretch[],
+  decisiveRv: string | undefined,
+  fromUs: number,
+  toUs: number,
+): { serviceReceiptMs?: number; deploymentWatchBlindMs: number } {
+  let blindUs = 0;
+  for (const stretch of stretches) {
+    if (!stretch.path.endsWith("/deployments")) continue;
+    const overlap = Math.min(stretch.toUs, toUs) - Math.max(stretch.fromUs, fromUs);
+    if (overlap > 0) blindUs += overlap;
+  }
+  const receivedUs = decisiveRv === undefined ? undefined : receipts.get(decisiveRv);
+  return {
+    ...(receivedUs !== undefined && { serviceReceiptMs: Math.round((receivedUs - fromUs) / 100) / 10 }),
+    deploymentWatchBlindMs: Math.round(blindUs / 100) / 10,
+  };
+}

@@ -1,0 +1,71 @@
+// Loaded into `stagewatch serve` by the cluster benchmark (NODE_OPTIONS="--import=...") with
+// STAGEWATCH_BENCH_WATCH_FILE naming where to write. It records, from undici's diagnostics
+// channels (published by the HTTP client the service's watches go through, bundled or not: the
+// channels are Node's, by name), every watch request's life on CLOCK_MONOTONIC: sent, answered
+// (headers), ended (the server closing it, or an error); and for Deployment watches, when each
+// resourceVersion arrived. The benchmark's second SIGUSR2 writes them (watchTimeline.ts), so the
+// slowest verdicts' time before the decision can be cut at the service's receipt of the decisive
+// event: the API server's delivery before it, the service's own queue and judgement after it.
+// Nothing here touches the service's code; the scan costs a regular expression over each line of
+// the Deployment watches, some 20,000 lines a run at full size.
+import { subscribe } from "node:diagnostics_channel";
+import { writeFileSync } from "node:fs";
+import { toMonotonicUs } from "./clocks.ts";
+import type { RecordedWatch, WatchRecording } from "./watchTimeline.ts";
+
+const file = process.env["STAGEWATCH_BENCH_WATCH_FILE"];
+
+interface UndiciRequest {
+  origin?: unknown;
+  path?: string;
+  method?: string;
+}
+
+if (file !== undefined) {
+  const watches = new Map<UndiciRequest, RecordedWatch>();
+  const deploymentArrivals: [rv: string, atUs: number][] = [];
+  const now = () => Math.round(toMonotonicUs(performance.now()));
+  const watchOf = (message: unknown) => watches.get((message as { request: UndiciRequest }).request);
+  subscribe("undici:request:create", (message) => {
+    const { request } = message as { request: UndiciRequest };
+    const path = request.path ?? "";
+    if (!path.includes("watch=true")) return;
+    watches.set(request, { path: path.split("?")[0]!, resourceVersion: /[?&]resourceVersion=([^&]*)/.exec(path)?.[1] ?? "", sentUs: now() });
+  });
+  subscribe("undici:request:headers", (message) => {
+    const watch = watchOf(message);
+    if (watch) {
+      watch.answeredUs = now();
+      watch.status = (message as { response: { statusCode: number } }).response.statusCode;
+    }
+  });
+  subscribe("undici:request:trailers", (message) => {
+    const watch = watchOf(message);
+    if (watch) watch.endedUs = now();
+  });
+  subscribe("undici:request:error", (message) => {
+    const watch = watchOf(message);
+    if (watch) {
+      watch.endedUs = now();
+      watch.error = String((message as { error?: { name?: string } }).error?.name ?? "error");
+    }
+  });
+  // A Deployment's watch line carries one resourceVersion, its metadata's. A line is received when
+  // the chunk that ends it is: what follows a chunk's last newline waits for the next chunk.
+  const resourceVersion = /"resourceVersion":"(\d+)"/g;
+  const unfinished = new Map<UndiciRequest, string>();
+  subscribe("undici:request:bodyChunkReceived", (message) => {
+    const { request, chunk } = message as { request: UndiciRequest; chunk: Buffer };
+    if (!watches.get(request)?.path.endsWith("/deployments")) return;
+    const atUs = now();
+    const text = (unfinished.get(request) ?? "") + chunk.toString("latin1");
+    const end = text.lastIndexOf("\n") + 1;
+    unfinished.set(request, text.slice(end));
+    for (const match of text.slice(0, end).matchAll(resourceVersion)) deploymentArrivals.push([match[1]!, atUs]);
+  });
+  let signals = 0;
+  process.on("SIGUSR2", () => {
+    signals += 1;
+    if (signals === 2) writeFileSync(file, JSON.stringify({ watches: [...watches.values()], deploymentArrivals } satisfies WatchRecording));
+  });
+}
