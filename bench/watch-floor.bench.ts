@@ -6,17 +6,22 @@
 // A paced stand-in in another process (bench/watch/pacedServer.ts, pinned to the other core)
 // writes realistic 6.8 KB pod updates at 250, 1,000 and 4,000 a second; this process, pinned to
 // one core, reads them:
+// - a C read(2) loop (bench/watch/floorReader.c, compiled here when a C compiler is on the
+//   machine): what any process pays on this machine to be handed each event, the runtime aside;
 // - node:http, bytes only: the response's 'data' events, split into lines, nothing parsed: the
-//   floor of waking up for every event;
+//   floor of waking up for every event in Node;
 // - node:http and JSON.parse: each line parsed too, the floor of a watch client that reads events;
 // - kubeHttpTransport at the baseline commit (WATCH_FLOOR_BASELINE, default d07e2d0: undici's
 //   fetch, its web stream read by an async generator yielding each line) and as it is now (undici's
 //   request, each chunk's lines handed over synchronously); both cut managedFields and parse.
 // CPU is this process's user + system time from the first event to the last, per event, the
 // median of `rounds` runs; read system calls from /proc/self/io over the same span.
-import { readFileSync, rmSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { extractBaseline } from "./support/baselineSource.ts";
 import { pinToCoreZero } from "./support/pinning.ts";
@@ -113,15 +118,35 @@ async function transportClient(streams: Streams, port: number, expected: number)
   return counted.cost;
 }
 
+/** bench/watch/floorReader.c compiled into `dir`, or undefined where no C compiler is (the row is then left out). */
+function compileFloorReader(dir: string): string | undefined {
+  const binary = join(dir, "floor-reader");
+  try {
+    execFileSync("cc", ["-O2", "-o", binary, fileURLToPath(new URL("watch/floorReader.c", import.meta.url))], { stdio: "ignore" });
+    return binary;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The C reader's own count of its CPU and reads; it inherits this process's core. */
+async function cReader(binary: string, port: number, expected: number): Promise<Cost> {
+  const { stdout } = await promisify(execFile)(binary, [String(port), String(expected)]);
+  return JSON.parse(stdout) as Cost;
+}
+
 const median = (samples: readonly Cost[]): Cost => [...samples].sort((a, b) => a.cpuMicrosecondsPerEvent - b.cpuMicrosecondsPerEvent)[Math.floor(samples.length / 2)]!;
 
 const pinned = pinToCoreZero();
 const repository = fileURLToPath(new URL("..", import.meta.url));
 const baselineRoot = extractBaseline(repository, baselineCommit, "watch-floor");
+const scratch = mkdtempSync(join(tmpdir(), "watch-floor-"));
 try {
+  const floorReader = compileFloorReader(scratch);
   const baseline = (await import(join(baselineRoot, "src/streams/index.ts"))) as Streams;
   const current = (await import(join(repository, "src/streams/index.ts"))) as Streams;
   const clients: Record<string, (port: number, expected: number) => Promise<Cost>> = {
+    ...(floorReader !== undefined && { "C read(2) loop, bytes only": (port: number, expected: number) => cReader(floorReader, port, expected) }),
     "node:http, bytes only": (port, expected) => bareClient(port, expected, false),
     "node:http and JSON.parse": (port, expected) => bareClient(port, expected, true),
     [`kubeHttpTransport at ${baselineCommit}`]: (port, expected) => transportClient(baseline, port, expected),
@@ -158,5 +183,6 @@ try {
   console.log(JSON.stringify(byRate, null, 2), `-> ${file}`);
 } finally {
   rmSync(baselineRoot, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
 }
 process.exit(0);

@@ -8,7 +8,7 @@
  */
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePorts, http, waitFor } from "./probes.ts";
+import { freePorts, http, tcpAccepts, waitFor } from "./probes.ts";
 import { logTail } from "./processes.ts";
 import { startLogged, type RunningProcess } from "./stagewatch.ts";
 
@@ -18,6 +18,11 @@ export interface NatsNode {
   readonly running: boolean;
   /** Starts it (again) with the same ports, store and routes, and waits until JetStream answers. */
   start(): Promise<void>;
+  /**
+   * Once started, resolves when it accepts client connections: a lone node of a cluster does long
+   * before its start() resolves (it has no JetStream meta leader until its peers join).
+   */
+  accepting(): Promise<void>;
   /** SIGTERM (or `signal`), and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -61,6 +66,7 @@ function natsNode(binary: string, name: string, dir: string, ports: NodePorts, r
   const configFile = join(dir, "nats.conf");
   writeFileSync(configFile, nodeConfig(name, dir, ports, routes, extras));
   let process: RunningProcess | undefined;
+  const exited = () => (process === undefined ? "not started" : process.exited() ? `exited:\n${logTail(process.logFile)}` : undefined);
   // /healthz answers 200 only once JetStream is current: for a clustered node, once it has a meta leader.
   const healthy = async () => (await http(`http://127.0.0.1:${ports.monitor}/healthz`)).status === 200;
   return {
@@ -72,11 +78,9 @@ function natsNode(binary: string, name: string, dir: string, ports: NodePorts, r
     async start() {
       const started = startLogged(binary, ["-c", configFile], { cwd: dir, env: extras.env ?? {}, logFile: join(dir, "nats.log") });
       process = started;
-      await waitFor(`nats-server ${name}`, healthy, {
-        timeoutMs: 30_000,
-        abort: () => (started.exited() ? `exited:\n${logTail(started.logFile)}` : undefined),
-      });
+      await waitFor(`nats-server ${name}`, healthy, { timeoutMs: 30_000, abort: () => (started.exited() ? exited() : undefined) });
     },
+    accepting: () => waitFor(`nats-server ${name} accepting clients`, () => tcpAccepts(ports.client), { timeoutMs: 30_000, intervalMs: 50, abort: exited }),
     async stop(signal = "SIGTERM") {
       if (!process) return;
       await (signal === "SIGTERM" ? process.stop(10_000) : process.kill(signal));

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { createServer, type Server } from "node:net";
+import { connect as tcpConnect, createServer, type Server } from "node:net";
 
 /**
  * `count` distinct free TCP ports on 127.0.0.1. All are held open until every one is known, so the
@@ -74,6 +74,18 @@ export function http(url: string, options: HttpOptions = {}): Promise<HttpRespon
     req.on("timeout", () => req.destroy(new Error(`timed out: ${options.method ?? "GET"} ${url}`)));
     req.on("error", reject);
     req.end(options.body);
+  });
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (the connection is closed at once). */
+export function tcpAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
   });
 }
 

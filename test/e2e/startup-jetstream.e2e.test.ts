@@ -41,6 +41,9 @@ afterEach(async () => {
 async function loneNode(): Promise<NatsNode> {
   nodes = await natsClusterNodes(natsBinary, scratchDir("nats-unready"), 3);
   starting.push(nodes[0]!.start().catch(() => undefined));
+  // Before its client port is open a connection is refused, and the service would fail to
+  // connect, not wait for JetStream: the case under test is a server that answers.
+  await nodes[0]!.accepting();
   return nodes[0]!;
 }
 
