@@ -10,8 +10,12 @@ export interface RecordedWatch {
   path: string;
   /** Where the watch resumed (the query's resourceVersion). */
   resourceVersion: string;
-  /** CLOCK_MONOTONIC microseconds: the request sent, its headers received, its body ended or failed. */
+  /**
+   * CLOCK_MONOTONIC microseconds: the request made, its headers written on a connected socket (after
+   * the connection's TCP and TLS set-up), the answer's headers received, its body ended or failed.
+   */
   sentUs: number;
+  headersSentUs?: number;
   answeredUs?: number;
   status?: number;
   endedUs?: number;
@@ -38,6 +42,8 @@ export interface BlindStretch {
   path: string;
   fromUs: number;
   toUs: number;
+  /** Of the stretch, the next watch's connection set-up: from its request to its headers written. */
+  connectUs?: number;
 }
 
 /** Every blind stretch of every collection: from one watch's end to the answer of the one after it. */
@@ -49,8 +55,9 @@ export function blindStretches(watches: readonly RecordedWatch[]): BlindStretch[
     opened.sort((a, b) => a.sentUs - b.sentUs);
     for (let i = 1; i < opened.length; i++) {
       const ended = opened[i - 1]!.endedUs;
-      const answered = opened[i]!.answeredUs;
-      if (ended !== undefined && answered !== undefined) stretches.push({ path, fromUs: ended, toUs: answered });
+      const { sentUs, headersSentUs, answeredUs } = opened[i]!;
+      if (ended === undefined || answeredUs === undefined) continue;
+      stretches.push({ path, fromUs: ended, toUs: answeredUs, ...(headersSentUs !== undefined && { connectUs: headersSentUs - sentUs }) });
     }
   }
   return stretches;
@@ -60,26 +67,38 @@ const resourceOf = (path: string): string => path.split("/").at(-1)!;
 
 /**
  * The phase's watches in short, by resource (the collections of every namespace together): watches
- * answered, those the server ended and those that failed, and how long re-opened ones were blind.
+ * opened, those the server ended and those that failed, how long re-opened ones were blind, and how
+ * much of that went to setting up their connections.
  */
 export function summarizeWatches(recording: WatchRecording, fromUs: number, toUs: number) {
   const inPhase = (us: number | undefined) => us !== undefined && us >= fromUs && us <= toUs;
-  const byResource: Record<string, { opened: number; endedByServer: number; failed: number; blindP50Ms: number | null; blindMaxMs: number | null }> = {};
+  const byResource: Record<string, { opened: number; endedByServer: number; failed: number; blindMs: Spread; connectMs: Spread }> = {};
   const blind = new Map<string, number[]>();
+  const connect = new Map<string, number[]>();
   for (const stretch of blindStretches(recording.watches)) {
-    if (inPhase(stretch.toUs)) blind.set(resourceOf(stretch.path), [...(blind.get(resourceOf(stretch.path)) ?? []), (stretch.toUs - stretch.fromUs) / 1000]);
+    if (!inPhase(stretch.toUs)) continue;
+    const resource = resourceOf(stretch.path);
+    blind.set(resource, [...(blind.get(resource) ?? []), (stretch.toUs - stretch.fromUs) / 1000]);
+    if (stretch.connectUs !== undefined) connect.set(resource, [...(connect.get(resource) ?? []), stretch.connectUs / 1000]);
   }
   for (const watch of recording.watches) {
-    const entry = (byResource[resourceOf(watch.path)] ??= { opened: 0, endedByServer: 0, failed: 0, blindP50Ms: null, blindMaxMs: null });
+    const resource = resourceOf(watch.path);
+    const entry = (byResource[resource] ??= { opened: 0, endedByServer: 0, failed: 0, blindMs: spread(blind.get(resource)), connectMs: spread(connect.get(resource)) });
     if (inPhase(watch.sentUs)) entry.opened += 1;
     if (inPhase(watch.endedUs)) entry[watch.error === undefined ? "endedByServer" : "failed"] += 1;
   }
-  for (const [resource, ms] of blind) {
-    const sorted = ms.sort((a, b) => a - b);
-    byResource[resource]!.blindP50Ms = Math.round(sorted[Math.floor((sorted.length - 1) / 2)]! * 10) / 10;
-    byResource[resource]!.blindMaxMs = Math.round(sorted.at(-1)! * 10) / 10;
-  }
   return byResource;
+}
+
+interface Spread {
+  p50: number | null;
+  max: number | null;
+}
+
+function spread(values: number[] = []): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 10) / 10);
+  return { p50: round(sorted[Math.floor((sorted.length - 1) / 2)]), max: round(sorted.at(-1)) };
 }
 
 /** When the service first received each Deployment resourceVersion (CLOCK_MONOTONIC microseconds). */

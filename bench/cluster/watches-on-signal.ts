@@ -32,6 +32,12 @@ if (file !== undefined) {
     if (!path.includes("watch=true")) return;
     watches.set(request, { path: path.split("?")[0]!, resourceVersion: /[?&]resourceVersion=([^&]*)/.exec(path)?.[1] ?? "", sentUs: now() });
   });
+  // Sent on a connected socket: from `sentUs` to here is the connection's set-up (TCP, TLS) when
+  // the request opened one of its own.
+  subscribe("undici:client:sendHeaders", (message) => {
+    const watch = watchOf(message);
+    if (watch) watch.headersSentUs = now();
+  });
   subscribe("undici:request:headers", (message) => {
     const watch = watchOf(message);
     if (watch) {

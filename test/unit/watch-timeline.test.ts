@@ -14,7 +14,7 @@ const recording: WatchRecording = {
     { path: "/api/v1/namespaces/b/pods", resourceVersion: "100", sentUs: 1_000_000, answeredUs: 1_030_000, status: 200 },
     // Recorded out of order: the timeline sorts each collection's watches by when they were sent.
     { path: podsA, resourceVersion: "180", sentUs: 3_001_000, answeredUs: 3_050_000, status: 200 },
-    { path: deployments, resourceVersion: "150", sentUs: 2_000_500, answeredUs: 2_300_000, status: 200 },
+    { path: deployments, resourceVersion: "150", sentUs: 2_000_500, headersSentUs: 2_120_500, answeredUs: 2_300_000, status: 200 },
   ],
   deploymentArrivals: [
     ["140", 1_900_000],
@@ -27,15 +27,15 @@ const recording: WatchRecording = {
 describe("the service's watches laid over the phase", () => {
   it("finds each collection's blind stretch, from a watch's end to the next one's answer", () => {
     expect(blindStretches(recording.watches)).toEqual([
-      { path: deployments, fromUs: 2_000_000, toUs: 2_300_000 },
+      { path: deployments, fromUs: 2_000_000, toUs: 2_300_000, connectUs: 120_000 },
       { path: podsA, fromUs: 3_000_000, toUs: 3_050_000 },
     ]);
   });
 
   it("sums the phase by resource, counting only what happened inside it", () => {
     expect(summarizeWatches(recording, 1_500_000, 4_000_000)).toEqual({
-      deployments: { opened: 1, endedByServer: 1, failed: 0, blindP50Ms: 300, blindMaxMs: 300 },
-      pods: { opened: 1, endedByServer: 0, failed: 1, blindP50Ms: 50, blindMaxMs: 50 },
+      deployments: { opened: 1, endedByServer: 1, failed: 0, blindMs: { p50: 300, max: 300 }, connectMs: { p50: 120, max: 120 } },
+      pods: { opened: 1, endedByServer: 0, failed: 1, blindMs: { p50: 50, max: 50 }, connectMs: { p50: null, max: null } },
     });
   });
 
