@@ -376,9 +376,10 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           "--expose-gc",
           // As the image runs it (Dockerfile).
           "--max-semi-space-size=16",
-          // Before gc-on-signal: its SIGUSR2 handler must write the pauses before those collections.
+          // Before gc-on-signal: their SIGUSR2 handlers write (and drop) what they recorded before those collections.
           `--import=${new URL("gc-pauses-on-signal.ts", import.meta.url).pathname}`,
           `--import=${new URL("watches-on-signal.ts", import.meta.url).pathname}`,
+
           `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
           ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
         ].join(" "),
