@@ -379,7 +379,6 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           // Before gc-on-signal: their SIGUSR2 handlers write (and drop) what they recorded before those collections.
           `--import=${new URL("gc-pauses-on-signal.ts", import.meta.url).pathname}`,
           `--import=${new URL("watches-on-signal.ts", import.meta.url).pathname}`,
-
           `--import=${new URL("gc-on-signal.ts", import.meta.url).pathname}`,
           ...(options.profileDir === undefined ? [] : [`--import=${new URL("profile-on-signal.ts", import.meta.url).pathname}`]),
         ].join(" "),

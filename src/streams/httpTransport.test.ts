@@ -1,7 +1,7 @@
 // The HTTP transport against a local HTTP server standing in for the API server's wire format:
 // newline-delimited watch bodies split at arbitrary points, Status error bodies, aborts.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
 import fc from "fast-check";
@@ -86,6 +86,36 @@ describe("kubeHttpTransport", () => {
     expect(error).toBeInstanceOf(KubeRequestError);
     expect((error as KubeRequestError).status).toBeUndefined();
     expect((error as KubeRequestError).cause).toBeDefined();
+  });
+
+  it("resumes a watch on the connection the one before ended on, and opens another when the TLS settings change", async () => {
+    const sockets = new Set<Socket>();
+    const kubeConfig = await serve((request, response) => {
+      sockets.add(request.socket);
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(`${JSON.stringify({ type: "BOOKMARK", object: { metadata: { resourceVersion: "1" } } })}\n`);
+    });
+    const transport = kubeHttpTransport(kubeConfig);
+    // As the reflector resumes a watch: in a task of its own after the last one ended (undici takes
+    // a connection back into its pool once the response's last callback has returned).
+    const watchUntilEnded = async () => {
+      await lastValueFrom(transport.watch({ path: "/api/v1/pods", query: { watch: true } }).pipe(toArray()));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    };
+    await watchUntilEnded();
+    await watchUntilEnded();
+    await firstValueFrom(transport.getJson({ path: "/api/v1/pods" }));
+    expect(sockets.size).toBe(1);
+    // Another server name (or a renewed client certificate) is another pool: a connection of its own.
+    const [cluster] = kubeConfig.clusters;
+    kubeConfig.loadFromOptions({
+      clusters: [{ ...cluster!, tlsServerName: "api.example" }],
+      users: kubeConfig.users,
+      contexts: kubeConfig.contexts,
+      currentContext: kubeConfig.currentContext,
+    });
+    await watchUntilEnded();
+    expect(sockets.size).toBe(2);
   });
 
   it("closes the connection when the subscriber unsubscribes", async () => {

@@ -5,35 +5,35 @@
 // are made here with undici's fetch (the HTTP stack client-node 2.x itself uses), authenticated
 // by `KubeConfig.applySecurityAuthentication`, and the caller strips each object as it arrives.
 //
-// Each request gets the dispatcher (connection pool) the KubeConfig builds for it, and that
-// dispatcher is destroyed when the request ends: one TLS connection per list or watch, never a
-// socket left behind by an aborted watch (client-node 1.x leaked one per watch, #2893).
-// Requests are rare (a watch lasts minutes), so the extra handshakes cost nothing measurable.
+// Requests go through one connection pool per transport (connectionPool.ts): a watch the server
+// ended is resumed on the connection it ended on, without a new TCP and TLS handshake, and an
+// aborted watch's socket is destroyed with it, never left behind (client-node 1.x leaked one per
+// watch, #2893).
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
 import { Observable, type Subscriber } from "rxjs";
 import type { Readable } from "node:stream";
 import { fetch, request, type Dispatcher as UndiciDispatcher, type Response } from "undici";
+import { ConnectionPool, type Dispatcher } from "./connectionPool.js";
 import { parseWatchLine } from "./managedFieldsCut.js";
 import { KubeRequestError, statusError, type KubeRequest, type KubeTransport } from "./transport.js";
 
 export function kubeHttpTransport(kubeConfig: KubeConfig): KubeTransport {
+  const pool = new ConnectionPool(kubeConfig);
   return {
     getJson: (request) =>
-      exchange(kubeConfig, request, viaFetch, async (response, subscriber) => {
+      exchange(pool, request, viaFetch, async (response, subscriber) => {
         subscriber.next(parseJson(await response.text(), request.path));
       }),
-    watch: (request) => exchange(kubeConfig, request, viaRequest, (body, subscriber) => readLines(body, subscriber, request.path)),
+    watch: (request) => exchange(pool, request, viaRequest, (body, subscriber) => readLines(body, subscriber, request.path)),
   };
 }
 
 /** One text body (a container log), then completion; errors as getJson's. Unsubscribing aborts it. */
-export function kubeGetText(kubeConfig: KubeConfig, request: KubeRequest): Observable<string> {
-  return exchange(kubeConfig, request, viaFetch, async (response, subscriber) => {
+export function kubeGetText(pool: ConnectionPool, request: KubeRequest): Observable<string> {
+  return exchange(pool, request, viaFetch, async (response, subscriber) => {
     subscriber.next(await response.text());
   }) as Observable<string>;
 }
-
-type Dispatcher = ReturnType<RequestContext["getDispatcher"]>;
 
 /** A request as the kubeconfig says it is sent: its URL, its headers with the credentials, its connection pool. */
 interface Prepared {
@@ -68,19 +68,18 @@ async function viaRequest({ url, headers, dispatcher, signal }: Prepared): Promi
 }
 
 function exchange<Body>(
-  kubeConfig: KubeConfig,
+  pool: ConnectionPool,
   request: KubeRequest,
   send: (prepared: Prepared) => Promise<Answer<Body>>,
   readBody: (body: Body, subscriber: Subscriber<unknown>) => Promise<void>,
 ): Observable<unknown> {
   return new Observable<unknown>((subscriber) => {
     const controller = new AbortController();
-    let dispatcher: Dispatcher;
     const run = async () => {
-      const context = new RequestContext(requestUrl(kubeConfig, request), HttpMethod.GET);
+      const context = new RequestContext(requestUrl(pool.kubeConfig, request), HttpMethod.GET);
       context.setHeaderParam("Accept", request.accept ?? "application/json");
-      await kubeConfig.applySecurityAuthentication(context);
-      dispatcher = context.getDispatcher();
+      await pool.kubeConfig.applySecurityAuthentication(context);
+      const dispatcher = await pool.dispatcherFor(context.getDispatcher());
       const answer = await send({ url: context.getUrl(), headers: context.getHeaders(), dispatcher, signal: controller.signal });
       if (answer.status < 200 || answer.status > 299) {
         const text = await answer.text();
@@ -89,16 +88,12 @@ function exchange<Body>(
       await readBody(answer.body, subscriber);
       subscriber.complete();
     };
-    run()
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return; // unsubscribed: nobody is listening any more
-        subscriber.error(
-          error instanceof KubeRequestError ? error : new KubeRequestError(`GET ${request.path}: ${describe(error)}`, { cause: error }),
-        );
-      })
-      .finally(() => {
-        void dispatcher?.destroy().catch(() => undefined);
-      });
+    run().catch((error: unknown) => {
+      if (controller.signal.aborted) return; // unsubscribed: nobody is listening any more
+      subscriber.error(
+        error instanceof KubeRequestError ? error : new KubeRequestError(`GET ${request.path}: ${describe(error)}`, { cause: error }),
+      );
+    });
     return () => controller.abort();
   });
 }

@@ -4,6 +4,7 @@
 // `limitBytes`, and the caller's signal abandons a read that takes too long (a node gone away
 // answers only when its connection times out).
 import type { KubeConfig } from "@kubernetes/client-node";
+import { ConnectionPool } from "./connectionPool.js";
 import { kubeGetText } from "./httpTransport.js";
 import { KubeRequestError } from "./transport.js";
 
@@ -25,13 +26,14 @@ export function podLogPath(namespace: string, pod: string): string {
 }
 
 export function kubePodLogReader(kubeConfig: KubeConfig): PodLogReader {
+  const pool = new ConnectionPool(kubeConfig);
   return (request, signal) =>
     new Promise<string>((resolve, reject) => {
       if (signal.aborted) {
         reject(signal.reason);
         return;
       }
-      const subscription = kubeGetText(kubeConfig, {
+      const subscription = kubeGetText(pool, {
         path: podLogPath(request.namespace, request.pod),
         query: {
           container: request.container,
