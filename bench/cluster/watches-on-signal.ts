@@ -75,8 +75,8 @@ if (file !== undefined) {
     if (signals !== 2) return;
     writeFileSync(file, JSON.stringify({ watches: [...watches.values()], deploymentArrivals } satisfies WatchRecording));
     // Dropped before gc-on-signal's collections (loaded after this file, its handler runs after
-    // this one): the heap the benchmark then reads is the service's, not this recording's (some
-    // 40,000 receipts at full size, about 80 B of heap per cached pod).
+    // this one): the heap the benchmark then reads is the service's, not this recording's (about
+    // 18,500 receipts at full size; kept, they read as 1,016 B of heap per cached pod against 795).
     watches.clear();
     unfinished.clear();
     deploymentArrivals.length = 0;
