@@ -25,7 +25,12 @@ if (file !== undefined) {
   const watches = new Map<UndiciRequest, RecordedWatch>();
   const deploymentArrivals: [rv: string, atUs: number][] = [];
   const now = () => Math.round(toMonotonicUs(performance.now()));
-  const watchOf = (message: unknown) => watches.get((message as { request: UndiciRequest }).request);
+  /** `record` for each message of `channel` about a watch followed here. */
+  const onWatch = (channel: string, record: (watch: RecordedWatch, message: unknown) => void) =>
+    subscribe(channel, (message) => {
+      const watch = watches.get((message as { request: UndiciRequest }).request);
+      if (watch) record(watch, message);
+    });
   subscribe("undici:request:create", (message) => {
     const { request } = message as { request: UndiciRequest };
     const path = request.path ?? "";
@@ -34,27 +39,15 @@ if (file !== undefined) {
   });
   // Sent on a connected socket: from `sentUs` to here is the connection's set-up (TCP, TLS) when
   // the request opened one of its own.
-  subscribe("undici:client:sendHeaders", (message) => {
-    const watch = watchOf(message);
-    if (watch) watch.headersSentUs = now();
+  onWatch("undici:client:sendHeaders", (watch) => (watch.headersSentUs = now()));
+  onWatch("undici:request:headers", (watch, message) => {
+    watch.answeredUs = now();
+    watch.status = (message as { response: { statusCode: number } }).response.statusCode;
   });
-  subscribe("undici:request:headers", (message) => {
-    const watch = watchOf(message);
-    if (watch) {
-      watch.answeredUs = now();
-      watch.status = (message as { response: { statusCode: number } }).response.statusCode;
-    }
-  });
-  subscribe("undici:request:trailers", (message) => {
-    const watch = watchOf(message);
-    if (watch) watch.endedUs = now();
-  });
-  subscribe("undici:request:error", (message) => {
-    const watch = watchOf(message);
-    if (watch) {
-      watch.endedUs = now();
-      watch.error = String((message as { error?: { name?: string } }).error?.name ?? "error");
-    }
+  onWatch("undici:request:trailers", (watch) => (watch.endedUs = now()));
+  onWatch("undici:request:error", (watch, message) => {
+    watch.endedUs = now();
+    watch.error = String((message as { error?: { name?: string } }).error?.name ?? "error");
   });
   // A Deployment's watch line carries one resourceVersion, its metadata's. A line is received when
   // the chunk that ends it is: what follows a chunk's last newline waits for the next chunk.
