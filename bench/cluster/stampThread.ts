@@ -52,8 +52,7 @@ export async function startStampThread(options: Omit<StampThreadData, "role">): 
     if (message.type === "decisive") {
       decisive.set(message.key, fromMonotonicUs(message.atUs));
       if (message.resourceVersion !== undefined) decisiveResourceVersions.set(message.key, message.resourceVersion);
-    }
-    else if (message.type === "verdict") {
+    } else if (message.type === "verdict") {
       const { observationId, atUs, wallAtMs, streamCopyAtUs, outcome, verdict } = message;
       verdicts.set(observationId, { atMs: fromMonotonicUs(atUs), wallAtMs, ...(streamCopyAtUs !== undefined && { streamCopyAtMs: fromMonotonicUs(streamCopyAtUs) }), outcome, verdict });
     } else {

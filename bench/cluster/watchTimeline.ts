@@ -48,8 +48,7 @@ export interface BlindStretch {
 
 /** Every blind stretch of every collection: from one watch's end to the answer of the one after it. */
 export function blindStretches(watches: readonly RecordedWatch[]): BlindStretch[] {
-  const byPath = new Map<string, RecordedWatch[]>();
-  for (const watch of watches) byPath.set(watch.path, [...(byPath.get(watch.path) ?? []), watch]);
+  const byPath = Map.groupBy(watches, (watch) => watch.path);
   const stretches: BlindStretch[] = [];
   for (const [path, opened] of byPath) {
     opened.sort((a, b) => a.sentUs - b.sentUs);
@@ -73,17 +72,12 @@ const resourceOf = (path: string): string => path.split("/").at(-1)!;
 export function summarizeWatches(recording: WatchRecording, fromUs: number, toUs: number) {
   const inPhase = (us: number | undefined) => us !== undefined && us >= fromUs && us <= toUs;
   const byResource: Record<string, { opened: number; endedByServer: number; failed: number; blindMs: Spread; connectMs: Spread }> = {};
-  const blind = new Map<string, number[]>();
-  const connect = new Map<string, number[]>();
-  for (const stretch of blindStretches(recording.watches)) {
-    if (!inPhase(stretch.toUs)) continue;
-    const resource = resourceOf(stretch.path);
-    blind.set(resource, [...(blind.get(resource) ?? []), (stretch.toUs - stretch.fromUs) / 1000]);
-    if (stretch.connectUs !== undefined) connect.set(resource, [...(connect.get(resource) ?? []), stretch.connectUs / 1000]);
-  }
+  const stretches = Map.groupBy(blindStretches(recording.watches).filter((stretch) => inPhase(stretch.toUs)), (stretch) => resourceOf(stretch.path));
+  const blindMs = (resource: string) => (stretches.get(resource) ?? []).map((stretch) => (stretch.toUs - stretch.fromUs) / 1000);
+  const connectMs = (resource: string) => (stretches.get(resource) ?? []).flatMap((stretch) => (stretch.connectUs === undefined ? [] : [stretch.connectUs / 1000]));
   for (const watch of recording.watches) {
     const resource = resourceOf(watch.path);
-    const entry = (byResource[resource] ??= { opened: 0, endedByServer: 0, failed: 0, blindMs: spread(blind.get(resource)), connectMs: spread(connect.get(resource)) });
+    const entry = (byResource[resource] ??= { opened: 0, endedByServer: 0, failed: 0, blindMs: spread(blindMs(resource)), connectMs: spread(connectMs(resource)) });
     if (inPhase(watch.sentUs)) entry.opened += 1;
     if (inPhase(watch.endedUs)) entry[watch.error === undefined ? "endedByServer" : "failed"] += 1;
   }
