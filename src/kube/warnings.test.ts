@@ -18,6 +18,7 @@ describe("decodeWarningEvent", () => {
       metadata: { resourceVersion: "51230" },
       warning: {
         involved: { uid: current.metadata.uid, apiVersion: "apps/v1", kind: "ReplicaSet", namespace: "payments", name: "api-7f9c6d8b5" },
+        eventNamespace: "payments",
         reason: "FailedCreate",
         message: quota,
         count: 4,
@@ -50,6 +51,23 @@ describe("decodeWarningEvent", () => {
       metadata: { resourceVersion: "9" },
       warning: undefined,
     });
+  });
+
+  it("carries no warning from an Event whose own namespace is not its object's, as the API server would have refused", () => {
+    const event = legacyWarning(current, { reason: "FailedCreate", message: quota, lastTimestamp: "2026-11-29T10:00:41Z" });
+    const elsewhere = { ...event, metadata: { ...event.metadata, namespace: "team-b" } };
+    expect(decodeWarningEvent(elsewhere)).toEqual({ metadata: { resourceVersion: "51230" }, warning: undefined });
+  });
+
+  it("takes a cluster-scoped object's events from default and kube-system only, where the recorders write them", () => {
+    const node = { apiVersion: "v1", kind: "Node", metadata: { name: "kwok-node-0", uid: "5d0c6a51-7d6c-4c59-9b59-1c1f43b1a0de" } };
+    const about = (eventNamespace: string) => {
+      const event = legacyWarning(node, { reason: "NodeNotReady", message: "Node is not ready", lastTimestamp: "2026-11-29T10:00:41Z", component: "node-controller" });
+      return decodeWarningEvent({ ...event, metadata: { ...event.metadata, namespace: eventNamespace } })?.warning;
+    };
+    expect(about("default")).toMatchObject({ eventNamespace: "default", involved: { kind: "Node", name: "kwok-node-0" } });
+    expect(about("kube-system")).toBeDefined();
+    expect(about("team-b")).toBeUndefined();
   });
 
   it("refuses what is not an object with metadata", () => {

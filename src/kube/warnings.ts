@@ -21,6 +21,13 @@ export interface InvolvedObject {
 
 export interface ClusterWarning {
   readonly involved: InvolvedObject;
+  /**
+   * The namespace the Event itself lives in: who may create Events there could have written it.
+   * The API server only checks it against `involvedObject.namespace`, never that the object exists
+   * there or has that UID, so a warning counts for an object only when both name the object's own
+   * namespace (warningIsAbout).
+   */
+  readonly eventNamespace: string;
   readonly reason: string;
   readonly message: string;
   /** Occurrences so far (at least 1). */
@@ -36,6 +43,41 @@ export interface WarningEventLine {
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * Where the API server lets an Event about a cluster-scoped object (a Node, a PersistentVolume, a
+ * cluster-scoped custom resource) be created: `default`, where both recorders put them, and
+ * `kube-system`, which validation also accepts for events.k8s.io events (those with an eventTime).
+ * Whoever may create Events in these may write about any cluster-scoped object.
+ */
+export const clusterScopedEventNamespaces: ReadonlySet<string> = new Set(["default", "kube-system"]);
+
+/** The identity a warning must name to count for an object: any KubeObject has it. */
+export interface WarnedObject {
+  readonly kind: string;
+  readonly metadata: { readonly uid: string; readonly name: string; readonly namespace?: string | undefined };
+}
+
+/**
+ * Whether the Event could only have been written by someone with access to the object's own
+ * namespace (or, for a cluster-scoped object, one of clusterScopedEventNamespaces): its UID alone
+ * proves nothing, since `view` shows a UID and `edit` in any namespace creates Events there naming
+ * it.
+ */
+export function eventNamespaceFits(eventNamespace: string, involvedNamespace: string | undefined): boolean {
+  return involvedNamespace === undefined ? clusterScopedEventNamespaces.has(eventNamespace) : eventNamespace === involvedNamespace;
+}
+
+/** Whether `warning` is about `object`: the same UID, kind, name and namespace. */
+export function warningIsAbout({ involved }: ClusterWarning, object: WarnedObject): boolean {
+  return warnedObjectKey(involved) === warnedObjectKey(object);
+}
+
+/** The index key of the warnings about an object: its whole identity, never its UID alone. */
+export function warnedObjectKey(object: WarnedObject | InvolvedObject): string {
+  const { uid, name, namespace } = "metadata" in object ? object.metadata : object;
+  return `${uid}/${object.kind}/${namespace ?? ""}/${name}`;
+}
 
 /**
  * What is kept of an event's message and reason. A verdict shows at most a kilobyte of a message
@@ -55,7 +97,9 @@ function prefix(text: string, maxChars: number): string {
 /**
  * The warning a core/v1 Event carries; undefined when the value is not an object with metadata.
  * An event without an involved UID, a reason or any time is kept as a line (its resourceVersion
- * still counts) but carries no warning: nothing could route it or say when it happened.
+ * still counts) but carries no warning: nothing could route it or say when it happened. Nor does
+ * one whose own namespace does not fit the object it names (eventNamespaceFits), which the API
+ * server should have refused: it is not evidence about that object.
  */
 export function decodeWarningEvent(raw: unknown): WarningEventLine | undefined {
   if (!isRecord(raw) || !isRecord(raw.metadata)) return undefined;
@@ -69,12 +113,15 @@ export function decodeWarningEvent(raw: unknown): WarningEventLine | undefined {
   const lastSeenMs = firstTime(series.lastObservedTime, raw.lastTimestamp, raw.eventTime, raw.metadata.creationTimestamp);
   if (!uid || !kind || !name || !reason || lastSeenMs === undefined) return { metadata, warning: undefined };
   const namespace = str(involved.namespace);
+  const eventNamespace = str(raw.metadata.namespace) ?? "";
+  if (!eventNamespaceFits(eventNamespace, namespace)) return { metadata, warning: undefined };
   const apiVersion = str(involved.apiVersion);
   const count = Math.max(1, num(series.count) ?? num(raw.count) ?? 1);
   return {
     metadata,
     warning: {
       involved: { uid, kind, name, ...(apiVersion && { apiVersion }), ...(namespace && { namespace }) },
+      eventNamespace,
       reason: prefix(reason, maxWarningReasonChars),
       message: prefix(str(raw.message) ?? "", maxWarningMessageChars),
       count,

@@ -120,6 +120,31 @@ describe("Warning events", () => {
     expect(h.events.lines(id).filter((line) => line.startsWith("stalled"))).toEqual(["stalled Deployment payments/api"]);
   });
 
+  it("count only when written in the object's own namespace: another namespace's event naming the pod's UID neither fails nor shows", async () => {
+    // The attack: anyone who may create Events in their own namespace (team-b) and can see a UID
+    // of payments' writes an ImagePullBackOff naming it; the API server only checks that the
+    // event's involvedObject.namespace is team-b.
+    const h = engineHarness();
+    const pulling = pod({ name: "api-7f9c6d8b5-x2k8p", owner: current, phase: "Pending", containers: [waiting("api", "ContainerCreating")] });
+    await put(h, pulling);
+    const id = await blockedRollout(h, { stallSeconds: 0, failOn: ["ImagePullBackOff"] });
+    const message = 'Back-off pulling image "registry.example/api:v2"; rotate the registry token at https://evil.example/login';
+    for (const about of [
+      { ...pulling, metadata: { ...pulling.metadata, namespace: "team-b" } },
+      { ...pulling, metadata: { ...pulling.metadata, namespace: "team-b", name: "anything" } },
+    ]) {
+      await put(h, legacyWarning(about, { reason: "ImagePullBackOff", message, lastTimestamp: at(1), component: "kubelet", suffix: about.metadata.name }));
+    }
+    await h.advance(1_000);
+    expect(h.events.lines(id).some((line) => line.startsWith("verdict"))).toBe(false);
+    expect((await h.engine.get(id))!.resources[0]).toMatchObject({ state: "pending" });
+    expect((await h.engine.get(id))!.resources[0]?.warning).toBeUndefined();
+
+    await put(h, legacyWarning(pulling, { reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:v2"', lastTimestamp: at(2), component: "kubelet" }));
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "ImagePullBackOff" } });
+    expect(h.events.verdict(id).message).not.toContain("evil.example");
+  });
+
   it("are not read at all with --warning-events=false", async () => {
     const h = engineHarness({ warningEvents: false });
     const id = await blockedRollout(h);

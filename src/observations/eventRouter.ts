@@ -12,7 +12,7 @@
 import type { Subscription } from "rxjs";
 import { podOwningKinds, routedOwnedKinds } from "../kube/kindFacts.js";
 import type { KubeObject, Pod, ReplicaSet } from "../kube/objects.js";
-import type { ClusterWarning } from "../kube/warnings.js";
+import { warningIsAbout, type ClusterWarning } from "../kube/warnings.js";
 import type { Logger } from "../logging/index.js";
 import { controllerOf } from "../ownership/index.js";
 import { readsTheSame, type Informer, type ResourceMapping, type WarningSource, type WatchEvent } from "../streams/index.js";
@@ -115,13 +115,13 @@ export class EventRouter {
   /**
    * A warning reaches the observations reading its object: a pod or ReplicaSet through the
    * workload it answers to (by UID, as its watch events are), a declared object by the identity
-   * the event's involvedObject names (and its UID). That object is then read again, the warning
-   * with it.
+   * the event's involvedObject names. That object is then read again, the warning with it, only
+   * when the warning names the whole identity (warningIsAbout): a UID is no proof of the object.
    */
   private routeWarning(warning: ClusterWarning, receivedAt: number): void {
     const { uid, apiVersion, kind, namespace, name } = warning.involved;
     const owned = this.owned.byUid(kind, uid);
-    if (owned) this.readWorkload(this.owned.workloadUidOf(owned), receivedAt);
+    if (owned && warningIsAbout(warning, owned)) this.readWorkload(this.owned.workloadUidOf(owned), receivedAt);
     // A bare ReplicaSet or pod may be declared itself as well as indexed.
     if (apiVersion === undefined) return;
     const key = identityKey({ apiVersion, kind, namespace, name });
@@ -172,9 +172,9 @@ export class EventRouter {
   private warningsAbout(object: KubeObject, owned: OwnedObjects | undefined): (ClusterWarning | undefined)[] {
     const { warnings } = this.options;
     if (!warnings) return [];
-    const about = [warnings.newest(object.metadata.uid)];
-    for (const child of owned?.replicaSets ?? []) about.push(warnings.newest(child.metadata.uid));
-    for (const child of owned?.pods ?? []) about.push(warnings.newest(child.metadata.uid));
+    const about = [warnings.newest(object)];
+    for (const child of owned?.replicaSets ?? []) about.push(warnings.newest(child));
+    for (const child of owned?.pods ?? []) about.push(warnings.newest(child));
     return about;
   }
 

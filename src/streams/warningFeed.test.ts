@@ -43,7 +43,7 @@ describe("WarningFeed", () => {
 
     watch.send("MODIFIED", { ...failedCreate(4, "2026-11-29T10:00:28Z"), metadata: { ...failedCreate(4, "x").metadata, resourceVersion: "905" } });
     expect(seen.map((w) => w.count)).toEqual([1, 4]);
-    expect(feed.newest(current.metadata.uid)).toMatchObject({ reason: "FailedCreate", count: 4, involved: { kind: "ReplicaSet", name: "api-7f9c6d8b5" } });
+    expect(feed.newest(current)).toMatchObject({ reason: "FailedCreate", count: 4, involved: { kind: "ReplicaSet", name: "api-7f9c6d8b5" } });
     // A second subscriber shares the one watch.
     feed.warnings$.subscribe(() => undefined);
     expect(transport.watches(eventsPath)).toHaveLength(1);
@@ -84,7 +84,7 @@ describe("WarningFeed", () => {
     const seen: string[] = [];
     feed.warnings$.subscribe((w) => seen.push(`${w.involved.name} ${w.count}`));
     expect(seen).toEqual(["api-a 1", "api-b 1"]);
-    expect(feed.newest("uid-rs-c")).toBeUndefined();
+    expect(feed.newest(replicaSets[2]!)).toBeUndefined();
 
     const watch = transport.currentWatch(eventsPath);
     watch.send("MODIFIED", { ...warning(replicaSets[0]!, 2), metadata: { ...warning(replicaSets[0]!, 2).metadata, resourceVersion: "905" } });
@@ -98,6 +98,6 @@ describe("WarningFeed", () => {
     hub.stop();
     stepped.drain();
     expect(seen.slice(4)).toEqual(["api-a 3", "api-b 3"]);
-    expect(feed.newest("uid-rs-c")?.count).toBe(1);
+    expect(feed.newest(replicaSets[2]!)?.count).toBe(1);
   });
 });

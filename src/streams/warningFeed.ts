@@ -12,7 +12,7 @@
 // trouble keeps tens of thousands of Warning events. Watch events wait behind the list, in order.
 import type { Logger } from "../logging/index.js";
 import { Observable, Subject, share, type SchedulerLike } from "rxjs";
-import { decodeWarningEvent, type ClusterWarning, type WarningEventLine } from "../kube/warnings.js";
+import { decodeWarningEvent, type ClusterWarning, type WarnedObject, type WarningEventLine } from "../kube/warnings.js";
 import type { InformerProblem } from "./accessProblem.js";
 import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
@@ -24,8 +24,8 @@ import { WarningIndex, type WarningIndexLimits } from "./warningIndex.js";
 export interface WarningSource {
   /** Each warning as it becomes the newest about its object. Starts the watch on first subscription. */
   readonly warnings$: Observable<ClusterWarning>;
-  /** The newest warning about the object with this UID, if one is young enough. */
-  newest(uid: string): ClusterWarning | undefined;
+  /** The newest warning about the object (its UID, kind, namespace and name), if one is young enough. */
+  newest(object: WarnedObject): ClusterWarning | undefined;
 }
 
 export interface WarningFeedOptions {
@@ -71,8 +71,8 @@ export class WarningFeed implements WarningSource {
     return this.index.size;
   }
 
-  newest(uid: string): ClusterWarning | undefined {
-    return this.index.newest(uid, this.options.scheduler.now());
+  newest(object: WarnedObject): ClusterWarning | undefined {
+    return this.index.newest(object, this.options.scheduler.now());
   }
 
   stop(): void {

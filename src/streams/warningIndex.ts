@@ -1,35 +1,56 @@
-// The newest Warning event about each object, by the object's UID: what a verdict shows of the
-// events, and all that is kept of them. Bounded twice, so a noisy cluster (a crash-looping
-// DaemonSet on 500 nodes writes an event a second) cannot grow the service:
+// The newest Warning event about each object, by the object's whole identity (UID, kind, namespace,
+// name: kube/warnings.ts says why a UID alone is no evidence): what a verdict shows of the events,
+// and all that is kept of them. Bounded, so a noisy cluster (a crash-looping DaemonSet on 500
+// nodes writes an event a second) cannot grow the service:
 // - in age: a warning last seen longer ago than `maxAgeMs` is neither stored nor answered (the
 //   API server itself drops events after its --event-ttl, one hour by default);
-// - in objects: past `maxObjects` UIDs, the one written to least recently is forgotten first;
+// - in objects: past `maxObjects` objects, the one written to least recently is forgotten first;
+// - per namespace the events are written in: past `maxObjectsPerNamespace`, that namespace's own
+//   least recently written is forgotten, so whoever floods Events in one namespace evicts only
+//   warnings written there, never the evidence about another team's objects;
 // - in bytes: past `maxBytes` (the strings kept, two bytes a character as V8 may hold them),
 //   likewise. Messages are cut as they come off the watch (kube/warnings.ts), so one warning is
 //   kilobytes, but 10,000 of them still need a byte bound of their own.
 // Only the newest warning per object is kept, since only the newest is shown: an older event's
 // update (its count going up while a newer reason stands) replaces it only if it is newer.
-import type { ClusterWarning } from "../kube/warnings.js";
+import { warnedObjectKey, type ClusterWarning, type WarnedObject } from "../kube/warnings.js";
 
 export interface WarningIndexLimits {
   maxObjects: number;
+  /** Objects kept per namespace the Events are written in (a tenant's share of maxObjects). */
+  maxObjectsPerNamespace: number;
   maxAgeMs: number;
   maxBytes: number;
 }
 
-export const defaultWarningIndexLimits: WarningIndexLimits = { maxObjects: 10_000, maxAgeMs: 3_600_000, maxBytes: 16 * 1024 * 1024 };
+export const defaultWarningIndexLimits: WarningIndexLimits = {
+  maxObjects: 10_000,
+  maxObjectsPerNamespace: 1_000,
+  maxAgeMs: 3_600_000,
+  maxBytes: 16 * 1024 * 1024,
+};
 
 /** What one warning holds, roughly: its strings at two bytes a character, and the entry around them. */
 export function warningBytes(warning: ClusterWarning): number {
   const { involved } = warning;
-  const chars = warning.message.length + warning.reason.length + involved.uid.length + involved.kind.length + involved.name.length + (involved.namespace?.length ?? 0) + (involved.apiVersion?.length ?? 0);
+  const chars =
+    warning.message.length +
+    warning.reason.length +
+    warning.eventNamespace.length +
+    involved.uid.length +
+    involved.kind.length +
+    involved.name.length +
+    (involved.namespace?.length ?? 0) +
+    (involved.apiVersion?.length ?? 0);
   return 2 * chars + 200;
 }
 
 export class WarningIndex {
   private readonly limits: WarningIndexLimits;
-  /** In order of the last write: the first entry is the one to forget. */
-  private readonly byUid = new Map<string, ClusterWarning>();
+  /** By warnedObjectKey, in order of the last write: the first entry is the one to forget. */
+  private readonly byObject = new Map<string, ClusterWarning>();
+  /** The keys of byObject by the namespace their events are written in, in the same order. */
+  private readonly byEventNamespace = new Map<string, Set<string>>();
   private heldBytes = 0;
 
   constructor(limits: Partial<WarningIndexLimits> = {}) {
@@ -37,7 +58,7 @@ export class WarningIndex {
   }
 
   get size(): number {
-    return this.byUid.size;
+    return this.byObject.size;
   }
 
   /** warningBytes of every warning kept. */
@@ -48,31 +69,38 @@ export class WarningIndex {
   /** Keeps `warning` if it is the newest about its object and young enough; says whether it did. */
   offer(warning: ClusterWarning, nowMs: number): boolean {
     if (this.tooOld(warning, nowMs)) return false;
-    const { uid } = warning.involved;
-    const current = this.byUid.get(uid);
+    const key = warnedObjectKey(warning.involved);
+    const current = this.byObject.get(key);
     // Equal times are common (timestamps have whole seconds): the later arrival is the newer write.
     if (current && current.lastSeenMs > warning.lastSeenMs) return false;
-    this.forget(uid);
-    this.byUid.set(uid, warning);
+    this.forget(key);
+    this.byObject.set(key, warning);
+    const written = this.byEventNamespace.get(warning.eventNamespace) ?? new Set<string>();
+    this.byEventNamespace.set(warning.eventNamespace, written.add(key));
     this.heldBytes += warningBytes(warning);
-    while (this.byUid.size > this.limits.maxObjects || (this.heldBytes > this.limits.maxBytes && this.byUid.size > 1)) this.forget(this.byUid.keys().next().value!);
+    while (written.size > this.limits.maxObjectsPerNamespace) this.forget(written.values().next().value!);
+    while (this.byObject.size > this.limits.maxObjects || (this.heldBytes > this.limits.maxBytes && this.byObject.size > 1)) this.forget(this.byObject.keys().next().value!);
     return true;
   }
 
   /** The newest warning about the object, unless it has aged out. */
-  newest(uid: string, nowMs: number): ClusterWarning | undefined {
-    const warning = this.byUid.get(uid);
+  newest(object: WarnedObject, nowMs: number): ClusterWarning | undefined {
+    const key = warnedObjectKey(object);
+    const warning = this.byObject.get(key);
     if (warning && this.tooOld(warning, nowMs)) {
-      this.forget(uid);
+      this.forget(key);
       return undefined;
     }
     return warning;
   }
 
-  private forget(uid: string): void {
-    const warning = this.byUid.get(uid);
+  private forget(key: string): void {
+    const warning = this.byObject.get(key);
     if (!warning) return;
-    this.byUid.delete(uid);
+    this.byObject.delete(key);
+    const written = this.byEventNamespace.get(warning.eventNamespace)!;
+    written.delete(key);
+    if (written.size === 0) this.byEventNamespace.delete(warning.eventNamespace);
     this.heldBytes -= warningBytes(warning);
   }
 

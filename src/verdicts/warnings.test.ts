@@ -9,6 +9,7 @@ const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded
 function failedCreate(overrides: Partial<ClusterWarning> = {}): ClusterWarning {
   return {
     involved: { uid: "rs-uid", apiVersion: "apps/v1", kind: "ReplicaSet", namespace: "payments", name: "api-7f9c6d8b5" },
+    eventNamespace: "payments",
     reason: "FailedCreate",
     message: quota,
     count: 4,
