@@ -18,100 +18,41 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { busNames, connectObserver, ObservationConflictError, ObservationRejectedError, type Observer } from "../../src/bus/index.ts";
+import { busNames, ObservationConflictError, ObservationRejectedError, type Observer } from "../../src/bus/index.ts";
 import type { InProgressItem } from "../../src/verdicts/schemas.ts";
-import { buildOrReuseBinaries } from "../cluster/binaries.ts";
-import { startNatsWithAccounts, type NatsNode } from "../cluster/nats.ts";
-import { REPO_ROOT, scratchDir, startServe, type RunningService } from "../cluster/stagewatch.ts";
-import { compiledStagewatch, output, runStagewatch } from "./support/cli.ts";
-import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { scratchDir } from "../cluster/stagewatch.ts";
+import { accountsFile, tenantsFile, useAccountLayout, violations, type Account, type AccountLayout } from "./support/accountLayout.ts";
+import { output } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
 import { useServes } from "./support/serve.ts";
 import { apply, collect, observeRequest } from "./support/stagewatch.ts";
 
 const execFileAsync = promisify(execFile);
-const accountsFile = join(REPO_ROOT, "deploy", "nats", "accounts.conf");
-const tenantsFile = join(REPO_ROOT, "deploy", "nats", "tenants.yaml");
 const names = busNames("stagewatch");
 const kc = kubeConfig();
+const layout = useAccountLayout();
 
-/** Each account's user and password, as the server reads them from its environment. */
-const password = () => randomBytes(12).toString("hex");
-const users = {
-  STAGEWATCH: { user: "stagewatch", pass: password() },
-  TEAM_A: { user: "team-a", pass: password() },
-  TEAM_B: { user: "team-b", pass: password() },
-  PLATFORM: { user: "platform", pass: password() },
-} as const;
-type Account = keyof typeof users;
-const passwordsEnv = {
-  STAGEWATCH_NATS_PASSWORD: users.STAGEWATCH.pass,
-  TEAM_A_NATS_PASSWORD: users.TEAM_A.pass,
-  TEAM_B_NATS_PASSWORD: users.TEAM_B.pass,
-  PLATFORM_NATS_PASSWORD: users.PLATFORM.pass,
-};
-
-let natsBinary: string;
-let nats: NatsNode;
+let started: AccountLayout;
 let dir: string;
-let service: RunningService | undefined;
 let publicKey: string;
 let namespaceA: string;
 let namespaceB: string;
-const observers = new Map<Account, Observer>();
 const connections: NatsConnection[] = [];
 
-const observerOf = async (account: Account): Promise<Observer> => {
-  let made = observers.get(account);
-  if (!made) {
-    made = await connectObserver({ servers: nats.url, user: users[account].user, password: users[account].pass, prefix: "stagewatch", verifyKey: publicKey });
-    observers.set(account, made);
-  }
-  return made;
-};
-
-const connectionOf = async (account: Account): Promise<NatsConnection> => {
-  const nc = await connect({ servers: nats.url, user: users[account].user, pass: users[account].pass });
-  connections.push(nc);
-  return nc;
-};
-
-/** `stagewatch ARGS` as a CI job of `account` runs it. */
-const cliAs = (account: Account, args: string[]) =>
-  runStagewatch(args, { cwd: dir, env: { NATS_URL: nats.url, NATS_USER: users[account].user, NATS_PASSWORD: users[account].pass, STAGEWATCH_VERIFY_KEY: publicKey } });
-
-/** The permission violations the server reported to a connection. */
-function violations(nc: NatsConnection): string[] {
-  const seen: string[] = [];
-  void (async () => {
-    for await (const status of nc.status()) if (status.type === "error") seen.push(String(status.error));
-  })();
-  return seen;
-}
+const observerOf = (account: Account): Promise<Observer> => started.observer(account);
+const connectionOf = (account: Account): Promise<NatsConnection> => started.connection(account);
+const cliAs = (account: Account, args: string[]) => started.cli(account, args);
 
 beforeAll(async () => {
-  natsBinary = buildOrReuseBinaries().natsServer;
-  dir = scratchDir("tenants");
-  nats = await startNatsWithAccounts(natsBinary, join(dir, "nats"), accountsFile, passwordsEnv);
-  const key = await runStagewatch(["keys", "create", join(dir, "signing.nk")], { cwd: dir, env: {} });
-  expect(key.status, output(key)).toBe(0);
-  publicKey = key.stdout.trim();
   // The shipped tenants file's patterns: team-a-* and team-b-*.
   [namespaceA, namespaceB] = await Promise.all([createNamespace("team-a"), createNamespace("team-b")]);
-  service = await startServe(compiledStagewatch().cli, {
-    kubeconfigPath: kubeconfigPath(),
-    natsUrl: nats.url,
-    dir,
-    args: [`--tenants=${tenantsFile}`, `--signing-key=${join(dir, "signing.nk")}`, "--container-logs"],
-    env: { NATS_USER: users.STAGEWATCH.user, NATS_PASSWORD: users.STAGEWATCH.pass },
-  });
+  started = await layout.start({ name: "tenants", serveArgs: ["--container-logs"] });
+  ({ dir, publicKey } = started);
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([...observers.values()].map((observer) => observer.close()));
   await Promise.all(connections.map((nc) => nc.close()));
-  await service?.process.stop();
-  await nats?.stop();
   await Promise.all([namespaceA, namespaceB].filter(Boolean).map(deleteNamespace));
 });
 
@@ -252,7 +193,7 @@ describe("what the NATS server refuses a team", () => {
       const confDir = scratchDir(`tenants-forged-${name}`);
       writeFileSync(join(confDir, "accounts.conf"), forged);
       writeFileSync(join(confDir, "nats.conf"), "listen: 127.0.0.1:-1\ninclude ./accounts.conf\n");
-      return execFileAsync(natsBinary, ["-c", join(confDir, "nats.conf"), "-t"], { env: passwordsEnv }).then(
+      return execFileAsync(started.natsBinary, ["-c", join(confDir, "nats.conf"), "-t"], { env: started.passwordsEnv }).then(
         () => "started",
         (error: { stderr: string }) => error.stderr,
       );
