@@ -1,4 +1,4 @@
-import type { JetStreamManager, PubAck } from "@nats-io/jetstream";
+import { JetStreamApiError, type JetStreamManager, type PubAck } from "@nats-io/jetstream";
 import { describe, expect, it } from "vitest";
 import type { ObservationEvent } from "../verdicts/schemas.js";
 import { api, failedVerdict, observationId } from "../../test/fixtures/verdicts.js";
@@ -6,6 +6,7 @@ import { checkEvent, newSigningSeed, serviceSigner, signBody, signingKeyFromSeed
 import { newKey, oldKey } from "../signing/testing/keys.js";
 import { createEventPublisher, eventMessageId, retryDelayMs, type EventPublisherOptions } from "./eventPublisher.js";
 import { noopBusMetrics } from "./telemetry.js";
+import { silentLogger } from "../logging/index.js";
 
 const verdict = failedVerdict;
 const base = { observationId, deployment: "payments" };
@@ -179,7 +180,7 @@ describe("publish", () => {
     const waits: (() => void)[] = [];
     const publisher = createEventPublisher({
       ...stream.options,
-      maxBuffered: 2,
+      buffer: { maxEvents: 2 },
       // Each retry waits until the test lets time pass.
       delay: () => new Promise<void>((resolve) => waits.push(resolve)),
     });
@@ -203,6 +204,65 @@ describe("publish", () => {
     expect(settled.map((o) => o.published)).toEqual([true, true, false, true]);
     expect(stream.stored.map((s) => (s.body as ObservationEvent).type)).toEqual(["progress", "stage", "verdict"]);
     expect(publisher.buffered).toBe(0);
+  });
+
+  it("while NATS is away, one tenant's flood fills its own share of the bytes: another tenant's progress still waits, and no verdict or stage is dropped", async () => {
+    let away = true;
+    const stream = fakeStream(() => away);
+    const waits: (() => void)[] = [];
+    const dropped: (string | undefined)[] = [];
+    const warnings: object[] = [];
+    const publisher = createEventPublisher({
+      ...stream.options,
+      // Two tenants, 64 KiB each: the service's eventBufferLimitsFor(2) of a 128 KiB buffer.
+      buffer: { maxBytes: 128 * 1024, maxBytesPerTenant: 64 * 1024 },
+      delay: () => new Promise<void>((resolve) => waits.push(resolve)),
+      metrics: { ...noopBusMetrics, eventDropped: (tenant) => void dropped.push(tenant) },
+      logger: { ...silentLogger, warn: (fields) => void warnings.push(fields) },
+    });
+    const floodId = "0b6f2d44-9a51-4c0e-8f1b-7d3e5a2c9b10";
+    const teamB = { observationId: floodId, deployment: "widgets", tenant: "TEAM_B" };
+    const teamA = { ...base, tenant: "TEAM_A" };
+    // What issue 32's custom resource wrote: a long message on every status write (cut to 1 KiB by the engine).
+    const flood = Array.from({ length: 200 }, (_, i): ObservationEvent => ({
+      ...teamB,
+      type: "progress",
+      at: `2026-11-29T10:01:${String(i % 60).padStart(2, "0")}Z`,
+      resource: { identity: { apiVersion: "example.com/v1", kind: "Widget", namespace: "team-b", name: "w" }, state: "pending", reason: `Step${i}`, message: "x".repeat(1024) },
+    }));
+    const floodOutcomes = flood.map((event) => publisher.publish(event));
+    const teamBStage = publisher.publish({ ...teamB, type: "stage", at: "2026-11-29T10:02:00Z", stage: "applied" });
+    const teamAProgress = publisher.publish({ ...progress("2026-11-29T10:02:01Z", "ContainerCreating"), ...teamA });
+    const teamBVerdict = publisher.publish({ ...teamB, type: "verdict", at: "2026-11-29T10:02:02Z", verdict: { ...verdict, observationId: floodId, deployment: "widgets", tenant: "TEAM_B" } });
+
+    // TEAM_B's share holds about fifty of its 1.3 KB events; the rest are dropped, one log line for all of them.
+    const droppedOfB = dropped.filter((tenant) => tenant === "TEAM_B").length;
+    expect(droppedOfB).toBeGreaterThan(100);
+    expect(dropped.every((tenant) => tenant === "TEAM_B")).toBe(true);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ observationId: floodId, tenant: "TEAM_B", bound: "tenantBytes" });
+
+    away = false;
+    for (let round = 0; round < 20 && publisher.buffered > 0; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      waits.splice(0).forEach((wake) => wake());
+    }
+    expect(await teamAProgress).toMatchObject({ published: true });
+    expect(await teamBStage).toMatchObject({ published: true });
+    expect(await teamBVerdict).toMatchObject({ published: true });
+    expect((await Promise.all(floodOutcomes)).filter((o) => !o.published)).toHaveLength(droppedOfB);
+    expect(stream.stored.filter((s) => (s.body as ObservationEvent).tenant === "TEAM_B").at(-1)!.body).toMatchObject({ type: "verdict" });
+    expect(publisher.buffered).toBe(0);
+  });
+
+  it("drops progress past the bytes of every tenant together, however few events wait", async () => {
+    const publisher = createEventPublisher({ ...fakeStream(() => true).options, buffer: { maxBytes: 4 * 1024 }, delay: () => new Promise<void>(() => {}) });
+    const big = (i: number): ObservationEvent => ({ ...base, type: "progress", at: `2026-11-29T10:00:${10 + i}Z`, resource: { identity: api, state: "pending", message: "m".repeat(1500) } });
+    const outcomes = [0, 1, 2, 3].map((i) => publisher.publish(big(i)));
+    expect(publisher.buffered).toBe(2);
+    expect(await outcomes[2]).toMatchObject({ published: false, error: expect.objectContaining({ message: "event buffer full (bytes)" }) });
+    void publisher.publish(verdictEvent);
+    expect(publisher.buffered).toBe(3);
   });
 
   it("drops what waits for an observation that went to another replica, but never its verdict", async () => {
@@ -268,6 +328,25 @@ describe("with a signing key", () => {
     expect(await publisher.hasVerdict("payments", observationId, undefined)).toBe(expected);
     // Counted: a verdict found on the subject that the service did not sign.
     expect(untrusted).toBe(typeof last === "object" && last.type === "verdict" && !expected ? 1 : 0);
+  });
+
+  it("hasVerdict of a tenant's observation reads the tenant's stream, and the one stream when the tenant has none", async () => {
+    const asked: string[] = [];
+    const streams = (tenantStreamExists: boolean): EventPublisherOptions["jsm"] => ({
+      streams: {
+        getMessage: async (stream: string, query: { last_by_subj: string }) => {
+          asked.push(`${stream} ${query.last_by_subj}`);
+          if (stream === "STAGEWATCH_EVENTS-TEAM_A" && !tenantStreamExists) throw new JetStreamApiError({ err_code: 10059, code: 404, description: "stream not found" });
+          const last = signer.sign(decided);
+          return { json: () => last, string: () => JSON.stringify(last) };
+        },
+      } as unknown as JetStreamManager["streams"],
+    });
+    const subject = `stagewatch.events.TEAM_A.payments.${observationId}`;
+    expect(await createEventPublisher({ ...fakeStream(() => false).options, jsm: streams(true), signer }).hasVerdict("payments", observationId, "TEAM_A")).toBe(true);
+    expect(asked.splice(0)).toEqual([`STAGEWATCH_EVENTS-TEAM_A ${subject}`]);
+    expect(await createEventPublisher({ ...fakeStream(() => false).options, jsm: streams(false), signer }).hasVerdict("payments", observationId, "TEAM_A")).toBe(true);
+    expect(asked.splice(0)).toEqual([`STAGEWATCH_EVENTS-TEAM_A ${subject}`, `STAGEWATCH_EVENTS ${subject}`]);
   });
 
   it("without a signing key, hasVerdict checks only that a verdict is there (as before signatures)", async () => {

@@ -1,9 +1,10 @@
 // Publishes observation events into the event stream. The engine must never stall or crash on a
 // NATS hiccup, so publish() never throws: a failed attempt is counted and retried with backoff
 // for as long as NATS is away (SPEC section 10: an outage delays events, never drops a decided
-// verdict). What waits is bounded: past `maxBuffered` events waiting, new progress events are
-// dropped (counted and logged; `get` still answers the newest state from the record), while stage
-// and verdict events, at most four an observation, are always kept.
+// verdict). What waits is bounded in events and bytes, and per tenant in bytes (eventBuffer.ts):
+// past a bound, new progress and stall notices are dropped (counted per tenant, logged once an
+// observation until it has room again; `get` still answers the newest state from the record),
+// while stage and verdict events are always kept.
 //
 // Events of one observation are pipelined: each is sent when the engine emits it, without waiting
 // for the acknowledgement of the one before (one connection keeps them in order, so they are
@@ -20,12 +21,13 @@
 // stored), and its message id carries its signature (eventMessageId): the stream keeps the first
 // message of each id, so an id anyone can write down in advance is one a forger can take first.
 import { silentLogger, type Logger } from "../logging/index.js";
-import { JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { ObservationEvent } from "../verdicts/schemas.js";
 import { parseWith } from "../verdicts/validation.js";
 import { canonicalJson } from "../signing/canonicalForm.js";
 import { unsignedService, type ServiceSigner } from "../signing/serviceSigner.js";
 import { sha256Hex } from "./contentHash.js";
+import { defaultEventBufferLimits, EventBuffer, type EventBufferLimits } from "./eventBuffer.js";
 import { busNames, defaultSubjectPrefix } from "./subjects.js";
 import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
 
@@ -38,9 +40,6 @@ export type RetryPolicy = {
 };
 /** Until stored: the buffer bound, not an attempt count, is what limits an outage's cost. */
 export const defaultPublishRetry: RetryPolicy = { attempts: Number.POSITIVE_INFINITY, initialDelayMs: 100, maxDelayMs: 2000 };
-/** Events waiting for NATS before progress events are dropped; about 1 KB each. */
-export const defaultMaxBufferedEvents = 10_000;
-
 export type PublishOutcome = { published: true; seq: number; duplicate: boolean } | { published: false; error: unknown };
 
 export type EventPublisherOptions = {
@@ -51,8 +50,8 @@ export type EventPublisherOptions = {
   jsm?: Pick<JetStreamManager, "streams">;
   /** Signs every event, and decides which verdict on the stream counts as the service's (hasVerdict). Default: nothing signed. */
   signer?: ServiceSigner;
-  /** Events waiting at most before new progress events are dropped. */
-  maxBuffered?: number;
+  /** What may wait for the stream before progress and stall notices are dropped (default defaultEventBufferLimits). */
+  buffer?: Partial<EventBufferLimits>;
   prefix?: string;
   retry?: RetryPolicy;
   /** How long to wait for the stream's acknowledgement of one attempt. */
@@ -114,16 +113,14 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const logger = options.logger ?? silentLogger;
   const delay = options.delay ?? sleep;
   const ackTimeoutMs = options.ackTimeoutMs ?? 5000;
-  const maxBuffered = options.maxBuffered ?? defaultMaxBufferedEvents;
+  const buffer = new EventBuffer({ ...defaultEventBufferLimits, ...options.buffer });
   const signer = options.signer ?? unsignedService;
   /** The publishes of each observation not finished yet: its verdict waits for them, flush() for all. */
   const pending = new Map<string, Set<Promise<PublishOutcome>>>();
   const discarded = new Set<string>();
-  let buffered = 0;
-  const setBuffered = (delta: number) => {
-    buffered += delta;
-    metrics.eventsBuffered(buffered);
-  };
+  /** Progress events dropped of each observation since the last event of it that got in: logged once, not per drop. */
+  const dropping = new Map<string, number>();
+  const showBuffered = () => metrics.eventsBuffered(buffer.events, buffer.bytes);
 
   type Prepared = { event: ObservationEvent; subject: string; body: string; msgID: string };
   const attempt = async ({ event, subject, body, msgID }: Prepared): Promise<PublishOutcome> => {
@@ -167,16 +164,65 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     }
   };
 
+  /** A droppable event found no room: counted, and logged for the first of a run of drops. */
+  const drop = (event: ObservationEvent, bound: string): Promise<PublishOutcome> => {
+    const id = event.observationId;
+    const before = dropping.get(id) ?? 0;
+    dropping.set(id, before + 1);
+    metrics.eventDropped(event.tenant);
+    if (before === 0) {
+      // One line a run of drops: a flood must not turn into as many log lines.
+      const log = { observationId: id, deployment: event.deployment, tenant: event.tenant, bound, buffered: buffer.events, bufferedBytes: buffer.bytes };
+      logger.warn(log, "event buffer full; this observation's progress and stall notices are dropped until there is room (stagewatch_events_dropped_total)");
+    }
+    return Promise.resolve({ published: false, error: new Error(`event buffer full (${bound})`) });
+  };
+
+  const resumed = (event: ObservationEvent) => {
+    const dropped = dropping.get(event.observationId);
+    if (dropped === undefined) return;
+    dropping.delete(event.observationId);
+    logger.info({ observationId: event.observationId, deployment: event.deployment, tenant: event.tenant, dropped }, "event buffer has room again; progress events were dropped before this one");
+  };
+
+  /** Whether the stream's last event on the subject is a verdict the service signed. */
+  const lastIsVerdict = async (jsm: Pick<JetStreamManager, "streams">, stream: string, subject: string, deployment: string, observationId: string): Promise<boolean> => {
+    try {
+      const message = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+      if (message === null) return false;
+      let event: unknown;
+      try {
+        event = message.json();
+      } catch {
+        return false;
+      }
+      const parsed = parseWith(ObservationEvent, event);
+      if (!parsed.ok || parsed.value.type !== "verdict") return false;
+      // Anyone who may publish on the subject can put a "verdict" there; only one the service
+      // signed (this replica's key, or one it keeps trusting for a rotation) means its own went out.
+      const trust = signer.trustsEvent(event, observationId);
+      if (!trust.trusted) {
+        metrics.untrustedVerdictFound();
+        logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
+      }
+      return trust.trusted;
+    } catch (error) {
+      // 10037: no message on that subject.
+      if (error instanceof JetStreamApiError && error.code === 10037) return false;
+      throw error;
+    }
+  };
+
   return {
     publish(event) {
-      if (event.type === "progress" && buffered >= maxBuffered) {
-        metrics.publishFailed();
-        logger.warn({ observationId: event.observationId, deployment: event.deployment, buffered }, "event buffer full; progress event dropped");
-        return Promise.resolve({ published: false, error: new Error("event buffer full") });
-      }
       const prepared = prepare(event);
       if ("error" in prepared) return Promise.resolve({ published: false, error: prepared.error });
-      setBuffered(1);
+      const bytes = Buffer.byteLength(prepared.body);
+      const droppable = event.type === "progress" || event.type === "stalled";
+      const refused = buffer.take(event.tenant, bytes, droppable);
+      if (refused !== undefined) return drop(event, refused);
+      resumed(event);
+      showBuffered();
       const id = event.observationId;
       const earlier = pending.get(id) ?? new Set<Promise<PublishOutcome>>();
       pending.set(id, earlier);
@@ -185,7 +231,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         sendNotice(prepared);
         next = earlier.size === 0 ? attempt(prepared) : Promise.allSettled([...earlier]).then(() => attempt(prepared));
       } else next = attempt(prepared);
-      next = next.finally(() => setBuffered(-1));
+      next = next.finally(() => {
+        buffer.release(event.tenant, bytes);
+        showBuffered();
+      });
       earlier.add(next);
       void next.then(() => {
         earlier.delete(next);
@@ -199,37 +248,28 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       await Promise.all([...pending.values()].flatMap((publishes) => [...publishes]));
     },
     async hasVerdict(deployment, observationId, tenant) {
-      if (!options.jsm) return false;
-      try {
-        const message = await options.jsm.streams.getMessage(names.eventStream, { last_by_subj: names.eventSubject(deployment, observationId, tenant) });
-        if (message === null) return false;
-        let event: unknown;
+      const { jsm } = options;
+      if (!jsm) return false;
+      const subject = names.eventSubject(deployment, observationId, tenant);
+      // A tenant's events are in its own stream (eventStream.ts); in the one stream when the service
+      // runs without a tenants file and adopts an observation a start with one accepted.
+      const streams = tenant === undefined ? [names.eventStream] : [names.tenantEventStream(tenant), names.eventStream];
+      for (const stream of streams) {
         try {
-          event = message.json();
-        } catch {
-          return false;
+          return await lastIsVerdict(jsm, stream, subject, deployment, observationId);
+        } catch (error) {
+          if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) continue;
+          throw error;
         }
-        const parsed = parseWith(ObservationEvent, event);
-        if (!parsed.ok || parsed.value.type !== "verdict") return false;
-        // Anyone who may publish on the subject can put a "verdict" there; only one the service
-        // signed (this replica's key, or one it keeps trusting for a rotation) means its own went out.
-        const trust = signer.trustsEvent(event, observationId);
-        if (!trust.trusted) {
-          metrics.untrustedVerdictFound();
-          logger.warn({ observationId, deployment, problem: trust.problem, reason: trust.message }, "the stream's last event is a verdict the service did not sign");
-        }
-        return trust.trusted;
-      } catch (error) {
-        // 10037: no message on that subject.
-        if (error instanceof JetStreamApiError && error.code === 10037) return false;
-        throw error;
       }
+      return false;
     },
     discard(observationId) {
+      dropping.delete(observationId);
       if (pending.has(observationId)) discarded.add(observationId);
     },
     get buffered() {
-      return buffered;
+      return buffer.events;
     },
   };
 }

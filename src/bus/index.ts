@@ -40,13 +40,15 @@ export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
 export { identifyCaller, requestInfoHeader, serviceImportReplyPrefix } from "./callerIdentity.js";
 export type { ArrivedRequest, CallerIdentification } from "./callerIdentity.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
-export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError } from "./eventStream.js";
-export type { EventStreamOptions } from "./eventStream.js";
+export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError, planEventStreams } from "./eventStream.js";
+export type { EventStreamLayout, EventStreamOptions, PlannedEventStream } from "./eventStream.js";
+export { defaultEventBufferLimits, EventBuffer, eventBufferLimitsFor } from "./eventBuffer.js";
+export type { BufferRefusal, EventBufferLimits } from "./eventBuffer.js";
 export { defaultBucketMaxBytes, isCompareAndSwapConflict, isStoreFull, openKvBucket } from "./kvBuckets.js";
 export type { KvBucketOptions } from "./kvBuckets.js";
 export { Heartbeat, Lease, heartbeatKey, isHeartbeatKey, leaseHeldUntil, leaseStoreIn, openLeaseStore } from "./leaseStore.js";
 export type { HeartbeatChange, HeartbeatEntry, LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch, LeaseWatchHandlers } from "./leaseStore.js";
-export { createEventPublisher, defaultMaxBufferedEvents, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
+export { createEventPublisher, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
 export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./eventPublisher.js";
 export {
   KeyClaimContendedError,

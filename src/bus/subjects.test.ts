@@ -41,6 +41,22 @@ describe("busNames", () => {
     expect(() => names.tenantRequest("get", "*")).toThrow(InvalidSubjectTokenError);
   });
 
+  it("gives each tenant a stream of its own whose subjects never meet the tenantless ones", () => {
+    const names = busNames("acme.stage-watch");
+    expect([names.tenantEventStream("team-a"), names.tenantEventSubjects("team-a"), names.tenantlessEvents]).toEqual([
+      "ACME_STAGE_WATCH_EVENTS-team-a",
+      "acme.stage-watch.events.team-a.*.*",
+      "acme.stage-watch.events.*.*",
+    ]);
+    // The two layouts differ in token count: a tenant's subject is never a tenantless one.
+    const tokens = (subject: string) => subject.split(".").length;
+    expect(tokens(names.eventSubject("api", "id-1", "team-a"))).toBe(tokens(names.tenantEventSubjects("team-a")));
+    expect(tokens(names.eventSubject("api", "id-1"))).toBe(tokens(names.tenantlessEvents));
+    // Another prefix's stream never reads as a tenant's stream of this one: its name has no `-`.
+    expect(busNames("acme.stage-watch.events.team").eventStream).not.toContain("-");
+    expect(() => names.tenantEventStream("TEAM.A")).toThrow(InvalidSubjectTokenError);
+  });
+
   it("keeps the stream and bucket of a dotted prefix apart from the default ones", () => {
     const names = busNames("acme.stage-watch");
     expect([names.observe, names.eventStream, names.recordsBucket]).toEqual([

@@ -67,9 +67,19 @@ export type BusNames = {
   tenantRequest(request: RequestKind, tenant: string): string;
   /** Every tenant's requests of one kind, as the service subscribes them. */
   anyTenantRequest(request: RequestKind): string;
-  /** What the event stream captures: every deployment, every observation. */
+  /** Every event subject, both layouts: what the one event stream captures without a tenants file. */
   readonly allEvents: string;
+  /** Events without a tenant, `<prefix>.events.<deployment>.<id>`: what that stream keeps beside tenants' streams. */
+  readonly tenantlessEvents: string;
   readonly eventStream: string;
+  /**
+   * The stream of one tenant's events (with a tenants file, eventStream.ts): `<eventStream>-<tenant>`.
+   * eventStream is upper case, digits and `_` only, so the first `-` ends it and no prefix's
+   * stream is another's tenant stream.
+   */
+  tenantEventStream(tenant: string): string;
+  /** What a tenant's stream captures: `<prefix>.events.<tenant>.<deployment>.<id>`, disjoint from tenantlessEvents. */
+  tenantEventSubjects(tenant: string): string;
   readonly recordsBucket: string;
   /** Which replica drives each observation in progress (leases with an expiry). */
   readonly leasesBucket: string;
@@ -111,7 +121,10 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     tenantRequest: (request, tenant) => `${prefix}.${request}.${assertToken("tenant", tenant)}`,
     anyTenantRequest: (request) => `${prefix}.${request}.*`,
     allEvents: `${prefix}.events.>`,
+    tenantlessEvents: `${prefix}.events.*.*`,
     eventStream: `${upper}_EVENTS`,
+    tenantEventStream: (tenant) => `${upper}_EVENTS-${assertToken("tenant", tenant)}`,
+    tenantEventSubjects: (tenant) => `${prefix}.events.${assertToken("tenant", tenant)}.*.*`,
     recordsBucket: `${tokens.join("-")}-observations`,
     leasesBucket: `${tokens.join("-")}-leases`,
     historyBucket: `${tokens.join("-")}-history`,

@@ -173,7 +173,7 @@ export class ObservationDriver {
         case "stage":
           noteStage(live.timeline, change.stage, nowMs);
           live.stageChanged();
-          this.settings.metrics.stageReached(change.stage, deployment, (nowMs - live.state.startedAtMs) / 1000);
+          this.settings.metrics.stageReached(change.stage, deployment, tenant, (nowMs - live.state.startedAtMs) / 1000);
           this.settings.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           events.push({ type: "stage", ...envelope, at, stage: change.stage });
           break;

@@ -6,17 +6,17 @@ import type { AdoptionCause } from "./leasePolicy.js";
 export interface EngineMetrics {
   /** `observations_active` up. */
   observationStarted(): void;
-  /** `stage_reached_seconds{stage,deployment}`. */
-  stageReached(stage: Stage, deployment: string, seconds: number): void;
+  /** `stage_reached_seconds{stage,deployment,tenant}`; `tenant` undefined without a tenants file. */
+  stageReached(stage: Stage, deployment: string, tenant: string | undefined, seconds: number): void;
   /** `observations_active` down, `observations_total` and `verdict_seconds{required,outcome}`. */
   observationDecided(required: Stage, outcome: Outcome, seconds: number): void;
-  /** `failures_total{kind,reason}`: the resource failure that decided an observation, once. */
-  resourceFailed(kind: string, reason: string): void;
+  /** `failures_total{kind,reason,tenant}`: the resource failure that decided an observation, once. */
+  resourceFailed(kind: string, reason: string, tenant: string | undefined): void;
   /** `event_to_verdict_seconds`: from receiving the deciding watch event to the verdict stored on NATS. */
   /** `traceId`: the trace of the observation, when traces are exported (the exemplar linking a slow verdict to its trace). */
   eventToVerdict(seconds: number, traceId?: string): void;
   /** What the deployment's history expects, once a verdict joined it (the dashboard's history panel). */
-  expectation(deployment: string, estimates: Partial<Record<Stage, StageEstimate>>): void;
+  expectation(deployment: string, tenant: string | undefined, estimates: Partial<Record<Stage, StageEstimate>>): void;
   /** `observations_active` down: an observation left this replica undecided (lease lost, hand-over). */
   observationLeft(): void;
   /** `untrusted_verdicts_total{found_in="record"}`: a decided record whose verdict the service did not sign, so not published. */

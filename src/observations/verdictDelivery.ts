@@ -87,8 +87,9 @@ export class VerdictDelivery {
     traces?.export(decided);
     if (!history || !isTerminal(decided.verdict.outcome)) return;
     const { deployment } = decided.request;
-    history.append(deployment, decided.verdict.tenant, historyEntryOf(decided.verdict, decided.timeline)).then(
-      (next) => metrics.expectation(deployment, outlookOf(next).stages),
+    const { tenant } = decided.verdict;
+    history.append(deployment, tenant, historyEntryOf(decided.verdict, decided.timeline)).then(
+      (next) => metrics.expectation(deployment, tenant, outlookOf(next).stages),
       (error: unknown) => logger.warn({ observationId: decided.verdict.observationId, deployment, err: error }, "observation not added to its deployment's history"),
     );
   }

@@ -14,7 +14,7 @@ describe("/metrics", () => {
 
   it("serves text with counters named _total before and after an OpenMetrics scrape, and OpenMetrics with its family names and exemplars", async () => {
     const metrics = createMetrics();
-    engineMetricsOf(metrics).resourceFailed("apps/Deployment", "ImagePullBackOff");
+    engineMetricsOf(metrics).resourceFailed("apps/Deployment", "ImagePullBackOff", undefined);
     engineMetricsOf(metrics).eventToVerdict(0.004, "4bf92f3577b34da6a3ce929d0e0e4736");
     server = await startOperationsServer({ host: "127.0.0.1", port: 0, registry: metrics.registry, openMetrics: metrics.openMetrics, readiness: { notReadyBecause: () => undefined } });
     const scrape = async (accept?: string) => {

@@ -6,13 +6,17 @@
 // not objects or requests. A request chooses it, though, and the reason of failures_total comes
 // from whatever a custom resource's status says: both are bounded (labelBounds.ts), the first
 // `maxDeploymentLabels` deployments (and 200 kinds and reasons) by name, later ones as `(other)`.
+// With a tenants file, the series of a deployment (and failures_total, whose reasons a tenant
+// writes) carry `tenant`, the NATS account that asked: two teams' `api` are two series, and each
+// tenant has its own budget of names and reasons, its overflow its own `(other)`. Without one the
+// label is absent, not empty, so the series are what they always were.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric, type OpenMetricsContentType } from "prom-client";
 import { requestResults, type BusMetrics } from "../bus/index.js";
 import { adoptionCauses, type EngineMetrics, type LeaseMetrics } from "../observations/index.js";
 import type { StreamMetrics } from "../streams/index.js";
 import type { TraceMetrics } from "../tracing/index.js";
 import { outcomes, stages, type Stage, type StageEstimate } from "../verdicts/index.js";
-import { boundedLabel } from "./labelBounds.js";
+import { boundedLabel, tenantBoundedLabel, tenantLabel } from "./labelBounds.js";
 
 const prefix = "stagewatch_";
 
@@ -22,13 +26,15 @@ const observationBuckets = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200,
 const reactionBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export type MetricsOptions = {
-  /** Distinct deployments stage_reached_seconds names; later ones are `(other)`. Default 500. */
+  /** Distinct deployments stage_reached_seconds names, per tenant; later ones are `(other)`. Default 500. */
   readonly maxDeploymentLabels?: number;
+  /** The tenants of the tenants file: their per-tenant counters start at zero. */
+  readonly tenants?: readonly string[];
 };
 
 export const defaultMaxDeploymentLabels = 500;
 const maxFailureLabels = 200;
-/** Deployments whose expectation is a series at once: the label stays bounded however many apps come and go. */
+/** Deployments (per tenant) whose expectation is a series at once: the label stays bounded however many apps come and go. */
 export const expectationSeriesLimit = 200;
 
 export function createMetrics(registry = new Registry(), options: MetricsOptions = {}) {
@@ -45,9 +51,10 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
   const registers = [registry];
   const metrics = {
     registry,
-    deploymentLabel: boundedLabel(options.maxDeploymentLabels ?? defaultMaxDeploymentLabels),
+    deploymentLabel: tenantBoundedLabel(options.maxDeploymentLabels ?? defaultMaxDeploymentLabels),
+    // Kinds are the cluster's (its CRDs), one budget; reasons are what each tenant's statuses say.
     failureKindLabel: boundedLabel(maxFailureLabels),
-    failureReasonLabel: boundedLabel(maxFailureLabels),
+    failureReasonLabel: tenantBoundedLabel(maxFailureLabels),
     observationsActive: new Gauge({
       name: `${prefix}observations_active`,
       help: "Observations still in progress.",
@@ -68,15 +75,15 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     }),
     stageReachedSeconds: new Histogram({
       name: `${prefix}stage_reached_seconds`,
-      help: "Seconds from an accepted request to each stage it reached, by stage and deployment.",
-      labelNames: ["stage", "deployment"] as const,
+      help: "Seconds from an accepted request to each stage it reached, by stage and deployment (and tenant, with a tenants file).",
+      labelNames: ["stage", "deployment", "tenant"] as const,
       buckets: observationBuckets,
       registers,
     }),
     failuresTotal: new Counter({
       name: `${prefix}failures_total`,
-      help: "Resource failures that decided an observation, by kind and the cluster's reason.",
-      labelNames: ["kind", "reason"] as const,
+      help: "Resource failures that decided an observation, by kind and the cluster's reason (and tenant, with a tenants file).",
+      labelNames: ["kind", "reason", "tenant"] as const,
       registers,
     }),
     eventToVerdictSeconds: new Histogram({
@@ -90,9 +97,9 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     }),
     historyExpectedSeconds: new Gauge({
       name: `${prefix}history_expected_seconds`,
-      help: `Seconds earlier successful rollouts of a deployment took to each stage (quantile 0.5 and 0.9 of its history, as of its latest verdict); the ${expectationSeriesLimit} deployments observed last.`,
+      help: `Seconds earlier successful rollouts of a deployment took to each stage (quantile 0.5 and 0.9 of its history, as of its latest verdict); the ${expectationSeriesLimit} deployments observed last (of each tenant, with a tenants file).`,
       // Not `quantile`: Prometheus reserves that label for summaries (promtool check metrics).
-      labelNames: ["deployment", "stage", "history_quantile"] as const,
+      labelNames: ["deployment", "stage", "history_quantile", "tenant"] as const,
       registers,
     }),
     traceExportFailuresTotal: new Counter({
@@ -150,6 +157,17 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       help: "Observation events accepted and not yet stored by the event stream (waiting for NATS).",
       registers,
     }),
+    eventsBufferedBytes: new Gauge({
+      name: `${prefix}events_buffered_bytes`,
+      help: "Bytes of the observation events accepted and not yet stored by the event stream.",
+      registers,
+    }),
+    eventsDroppedTotal: new Counter({
+      name: `${prefix}events_dropped_total`,
+      help: "Progress events and stall notices dropped because the event buffer (all tenants', or the tenant's share) was full; never a stage or a verdict. By tenant, with a tenants file.",
+      labelNames: ["tenant"] as const,
+      registers,
+    }),
     natsPublishFailuresTotal: new Counter({
       name: `${prefix}nats_publish_failures_total`,
       help: "Event publications to NATS that failed (each attempt).",
@@ -163,7 +181,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     }),
   };
   registry.registerMetric(metrics.eventToVerdictSeconds);
-  zeroBoundedSeries(metrics);
+  zeroBoundedSeries(metrics, options.tenants ?? []);
   // The array holds the metric objects themselves (prom-client types them as their rendering).
   for (const metric of registry.getMetricsAsArray() as unknown as (Metric & { name: string })[]) {
     if (!openMetrics.getSingleMetric(metric.name)) openMetrics.registerMetric(metric);
@@ -171,31 +189,40 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
   return { ...metrics, openMetrics, expectationSeries: new ExpectationSeries(metrics.historyExpectedSeconds) };
 }
 
-/** The history gauge's series, by deployment, the least recently set removed past the limit. */
-class ExpectationSeries {
-  private readonly gauge: Gauge<"deployment" | "stage" | "history_quantile">;
-  private readonly deployments = new Map<string, Stage[]>();
+type ExpectationLabel = "deployment" | "stage" | "history_quantile" | "tenant";
 
-  constructor(gauge: Gauge<"deployment" | "stage" | "history_quantile">) {
+/**
+ * The history gauge's series, by tenant and deployment (two tenants' `api` are two histories),
+ * each tenant's least recently set removed past the limit: one tenant's many deployments never
+ * push out another's.
+ */
+class ExpectationSeries {
+  private readonly gauge: Gauge<ExpectationLabel>;
+  /** Per tenant (undefined: no tenants file), its deployments in the order last set, with the stages shown. */
+  private readonly tenants = new Map<string | undefined, Map<string, Stage[]>>();
+
+  constructor(gauge: Gauge<ExpectationLabel>) {
     this.gauge = gauge;
   }
 
-  set(deployment: string, estimates: Partial<Record<Stage, StageEstimate>>): void {
-    this.remove(deployment);
+  set(deployment: string, tenant: string | undefined, estimates: Partial<Record<Stage, StageEstimate>>): void {
+    const deployments = this.tenants.get(tenant) ?? new Map<string, Stage[]>();
+    this.tenants.set(tenant, deployments);
+    this.remove(deployments, deployment, tenant);
     const shown = stages.filter((stage) => estimates[stage] !== undefined);
     for (const stage of shown) {
-      this.gauge.set({ deployment, stage, history_quantile: "0.5" }, estimates[stage]!.medianSeconds);
-      this.gauge.set({ deployment, stage, history_quantile: "0.9" }, estimates[stage]!.p90Seconds);
+      this.gauge.set({ deployment, stage, history_quantile: "0.5", ...tenantLabel(tenant) }, estimates[stage]!.medianSeconds);
+      this.gauge.set({ deployment, stage, history_quantile: "0.9", ...tenantLabel(tenant) }, estimates[stage]!.p90Seconds);
     }
-    this.deployments.set(deployment, shown);
-    if (this.deployments.size > expectationSeriesLimit) this.remove(this.deployments.keys().next().value!);
+    deployments.set(deployment, shown);
+    if (deployments.size > expectationSeriesLimit) this.remove(deployments, deployments.keys().next().value!, tenant);
   }
 
-  private remove(deployment: string): void {
-    for (const stage of this.deployments.get(deployment) ?? []) {
-      for (const quantile of ["0.5", "0.9"]) this.gauge.remove({ deployment, stage, history_quantile: quantile });
+  private remove(deployments: Map<string, Stage[]>, deployment: string, tenant: string | undefined): void {
+    for (const stage of deployments.get(deployment) ?? []) {
+      for (const quantile of ["0.5", "0.9"]) this.gauge.remove({ deployment, stage, history_quantile: quantile, ...tenantLabel(tenant) });
     }
-    this.deployments.delete(deployment);
+    deployments.delete(deployment);
   }
 }
 
@@ -203,7 +230,10 @@ class ExpectationSeries {
  * Series whose label values are known in advance start at zero: Prometheus sees no increase for a
  * series that first appears at 1, so the first failure of a kind would never show on a dashboard.
  */
-function zeroBoundedSeries(metrics: Pick<Metrics, "observationsTotal" | "verdictSeconds" | "requestsTotal" | "natsPublishFailuresTotal" | "untrustedVerdictsTotal" | "leaseRenewalsFailedTotal" | "observationsAdoptedTotal">): void {
+function zeroBoundedSeries(
+  metrics: Pick<Metrics, "observationsTotal" | "verdictSeconds" | "requestsTotal" | "natsPublishFailuresTotal" | "untrustedVerdictsTotal" | "leaseRenewalsFailedTotal" | "observationsAdoptedTotal" | "eventsDroppedTotal">,
+  tenants: readonly string[],
+): void {
   for (const required of stages) {
     for (const outcome of outcomes) {
       if (outcome === "in_progress") continue;
@@ -213,6 +243,8 @@ function zeroBoundedSeries(metrics: Pick<Metrics, "observationsTotal" | "verdict
   }
   for (const result of requestResults) metrics.requestsTotal.inc({ result }, 0);
   metrics.natsPublishFailuresTotal.inc(0);
+  if (tenants.length === 0) metrics.eventsDroppedTotal.inc(0);
+  for (const tenant of tenants) metrics.eventsDroppedTotal.inc({ tenant }, 0);
   for (const foundIn of ["stream", "record"]) metrics.untrustedVerdictsTotal.inc({ found_in: foundIn }, 0);
   metrics.leaseRenewalsFailedTotal.inc(0);
   for (const cause of adoptionCauses) metrics.observationsAdoptedTotal.inc({ cause }, 0);
@@ -242,7 +274,11 @@ export function busMetricsOf(metrics: Metrics): BusMetrics {
   return {
     requestAnswered: (result) => metrics.requestsTotal.inc({ result }),
     publishFailed: () => metrics.natsPublishFailuresTotal.inc(),
-    eventsBuffered: (count) => metrics.eventsBuffered.set(count),
+    eventsBuffered: (count, bytes) => {
+      metrics.eventsBuffered.set(count);
+      metrics.eventsBufferedBytes.set(bytes);
+    },
+    eventDropped: (tenant) => metrics.eventsDroppedTotal.inc(tenantLabel(tenant)),
     untrustedVerdictFound: () => metrics.untrustedVerdictsTotal.inc({ found_in: "stream" }),
   };
 }
@@ -258,16 +294,18 @@ export function leaseMetricsOf(metrics: Metrics): LeaseMetrics {
 export function engineMetricsOf(metrics: Metrics): EngineMetrics {
   return {
     observationStarted: () => metrics.observationsActive.inc(),
-    stageReached: (stage, deployment, seconds) => metrics.stageReachedSeconds.observe({ stage, deployment: metrics.deploymentLabel(deployment) }, seconds),
+    stageReached: (stage, deployment, tenant, seconds) =>
+      metrics.stageReachedSeconds.observe({ stage, deployment: metrics.deploymentLabel(tenant, deployment), ...tenantLabel(tenant) }, seconds),
     observationDecided: (required, outcome, seconds) => {
       metrics.observationsActive.dec();
       metrics.observationsTotal.inc({ required, outcome });
       metrics.verdictSeconds.observe({ required, outcome }, seconds);
     },
-    resourceFailed: (kind, reason) => metrics.failuresTotal.inc({ kind: metrics.failureKindLabel(kind), reason: metrics.failureReasonLabel(reason) }),
+    resourceFailed: (kind, reason, tenant) =>
+      metrics.failuresTotal.inc({ kind: metrics.failureKindLabel(kind), reason: metrics.failureReasonLabel(tenant, reason), ...tenantLabel(tenant) }),
     eventToVerdict: (seconds, traceId) =>
       metrics.eventToVerdictSeconds.observe({ value: seconds, ...(traceId !== undefined && { exemplarLabels: { trace_id: traceId } }) }),
-    expectation: (deployment, estimates) => metrics.expectationSeries.set(deployment, estimates),
+    expectation: (deployment, tenant, estimates) => metrics.expectationSeries.set(deployment, tenant, estimates),
     observationLeft: () => metrics.observationsActive.dec(),
     untrustedVerdictFound: () => metrics.untrustedVerdictsTotal.inc({ found_in: "record" }),
   };

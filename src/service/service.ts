@@ -10,6 +10,8 @@ import {
   createEventPublisher,
   describeNatsConfig,
   ensureEventStream,
+  eventBufferLimitsFor,
+  planEventStreams,
   listInProgress,
   openDeploymentHistories,
   openLeaseStore,
@@ -50,7 +52,8 @@ export interface RunningService {
 export async function startService(given: ServiceConfig): Promise<RunningService> {
   const config = serviceSettings(given);
   const { logger } = config;
-  const metrics = createMetrics(undefined, { maxDeploymentLabels: config.maxDeploymentLabels });
+  const tenants = config.tenants === undefined ? [] : [...config.tenants.keys()];
+  const metrics = createMetrics(undefined, { maxDeploymentLabels: config.maxDeploymentLabels, tenants });
   const kubeConfig = config.kubeConfig ?? defaultKubeConfig();
   const hub = new InformerHub({
     transport: kubeHttpTransport(kubeConfig),
@@ -89,9 +92,18 @@ export async function startService(given: ServiceConfig): Promise<RunningService
         throw error instanceof JetStreamNotReadyError ? new ServiceStartError(`NATS at ${servers}: ${error.message}`, { cause: error }) : error;
       });
     const jsm = await ready("JetStream API", () => jetstreamManager(nats));
-    await ready(`event stream ${names.eventStream}`, () =>
-      ensureEventStream(jsm, names, { replicas, maxBytes: config.eventStreamMaxBytes, maxMessageBytes: maxPayloadBytes, maxEventsPerObservation: config.maxEventsPerObservation }),
-    );
+    // With tenants, a stream each (eventStream.ts): one tenant's events never evict another's.
+    const streamOptions = { replicas, maxBytes: config.eventStreamMaxBytes, maxMessageBytes: maxPayloadBytes, maxEventsPerObservation: config.maxEventsPerObservation, tenants };
+    try {
+      // Shares too small for one event are a setting to change, not something to wait out.
+      planEventStreams(names, streamOptions, []);
+    } catch (error) {
+      throw new ServiceStartError(`NATS at ${servers}: ${(error as Error).message}`, { cause: error });
+    }
+    const eventStreams = await ready(`event stream ${names.eventStream}`, () => ensureEventStream(jsm, names, streamOptions));
+    if (eventStreams.otherTenantStreams.length > 0) {
+      logger.warn({ streams: eventStreams.otherTenantStreams }, "event streams of tenants not in the tenants file are left as they are; delete them to free their storage once their events no longer matter");
+    }
     const js = jetstream(connection);
     const busLogger = logger.child({ component: "bus" });
     const busMetrics = busMetricsOf(metrics);
@@ -106,7 +118,17 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     if (signer.publicKey === undefined) logger.warn({ subjects: names.allEvents }, "verdicts are not signed (no signing key): anyone who may publish on the events subjects can forge one");
     // Verdict notices go out on the same connection, straight to clients already waiting.
     const publisher = connection;
-    const events = createEventPublisher({ js, jsm, notify: (subject, body) => publisher.publish(subject, body), prefix: config.subjectPrefix, signer, metrics: busMetrics, logger: busLogger });
+    const events = createEventPublisher({
+      js,
+      jsm,
+      notify: (subject, body) => publisher.publish(subject, body),
+      prefix: config.subjectPrefix,
+      signer,
+      // Each tenant an equal share of what waits while NATS is away.
+      buffer: eventBufferLimitsFor(tenants.length),
+      metrics: busMetrics,
+      logger: busLogger,
+    });
     const engineLogger = logger.child({ component: "engine" });
     const timing = leaseTimingFor(config.leaseDurationMs);
     const leaseMetrics = leaseMetricsOf(metrics);
