@@ -58,7 +58,9 @@ Limits (README "Limits"; each refusal names its limit):
                           observations in flight on this replica for one caller (default ${defaults.maxInFlightPerCaller})
   --requests-per-second N new observation requests a second for one caller (default ${defaults.requestsPerSecond})
   --event-stream-max-bytes SIZE
-                          the event stream's bytes; the oldest events go first (default ${formatBytes(defaults.eventStreamMaxBytes)})
+                          the event streams' bytes, with --tenants split evenly between a stream
+                          per tenant and one for events without a tenant; a full stream drops its
+                          oldest events (default ${formatBytes(defaults.eventStreamMaxBytes)})
   --max-events-per-observation N
                           events kept per observation; its oldest go first (default ${defaults.maxEventsPerObservation})
   --records-max-bytes SIZE

@@ -18,12 +18,15 @@ export function busStreams(names: BusNames): string[] {
   return [names.eventStream, ...buckets.map((field) => `KV_${names[field]}`)];
 }
 
-/** Deletes the prefix's stream and buckets; `servers` as NATS_URL takes them (comma-separated). */
+/** Deletes the prefix's streams (its tenants' event streams too) and buckets; `servers` as NATS_URL takes them (comma-separated). */
 export async function removeBus(servers: string, prefix: string): Promise<void> {
   const nc = await connect({ servers: servers.split(",") });
   try {
     const jsm = await jetstreamManager(nc);
-    for (const stream of busStreams(busNames(prefix))) await jsm.streams.delete(stream).catch(() => false);
+    const names = busNames(prefix);
+    const tenantStreams: string[] = [];
+    for await (const stream of jsm.streams.names(names.allEvents)) if (stream.startsWith(`${names.eventStream}-`)) tenantStreams.push(stream);
+    for (const stream of [...busStreams(names), ...tenantStreams]) await jsm.streams.delete(stream).catch(() => false);
   } finally {
     await nc.close();
   }
