@@ -177,7 +177,7 @@ async function serviceStage(impl: Implementation, port: number, stream: "changin
     leases,
     events: { publish: async () => void published++, hasVerdict: async () => false, discard: () => {} },
     // Every Deployment observed at once, by one caller: admission's limits would refuse most (the baseline ignores the option).
-    admissionLimits: { inFlight: size.deployments, inFlightPerCaller: size.deployments, requestsPerSecond: size.deployments },
+    admissionLimits: { inFlight: size.deployments, inFlightPerCaller: size.deployments },
   });
   for (let d = 0; d < size.deployments; d++) {
     const request = verdicts.parseWith(verdicts.ObservationRequest, {

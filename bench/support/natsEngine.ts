@@ -82,8 +82,8 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
     events,
     logger: silent,
     // One caller here stands in for the many a cluster's pipelines are: admission's per-caller
-    // limits (500 in flight, 50 requests a second) would refuse most of what is measured.
-    admissionLimits: { inFlight: 1_000_000, inFlightPerCaller: 1_000_000, requestsPerSecond: 1_000_000 },
+    // limit (500 in flight) would refuse most of what is measured.
+    admissionLimits: { inFlight: 1_000_000, inFlightPerCaller: 1_000_000 },
     metrics: { ...engineModule.noopEngineMetrics, eventToVerdict: (seconds: number) => onEventToVerdict(seconds * 1000) },
   });
   // The first heartbeat is stored before any lease is taken: a lease is held by its holder's heartbeat.

@@ -71,8 +71,8 @@ export {
 export type { ObserverError } from "./clientErrors.js";
 export { deploymentHistoriesIn, historyKey, historyTtlMs, HistoryContendedError, openDeploymentHistories } from "./deploymentHistories.js";
 export type { DeploymentHistories } from "./deploymentHistories.js";
-export { inProgressItem, leaseState, listInProgress, readInProgress } from "./inProgress.js";
-export type { InProgressListing, InProgressObservation, LeaseState, UnreadableObservation } from "./inProgress.js";
+export { inProgressItem, leaseState, listInProgress, listVisible, readInProgress } from "./inProgress.js";
+export type { InProgressListing, InProgressObservation, LeaseState, LeaseTable, ListScope, UnreadableObservation } from "./inProgress.js";
 export { connectObserver, createObserver } from "./client.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings, TraceContextFields } from "./client.js";
 export { activeTraceContext } from "./activeTraceContext.js";

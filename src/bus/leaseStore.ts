@@ -39,6 +39,12 @@ export const Lease = z.object({
   expiresAt: z.iso.datetime({ offset: true }),
   /** Handed back by its holder (shutdown): free to take now, whatever expiresAt says. */
   released: z.boolean().optional(),
+  /**
+   * The tenant whose observation it is (none without a tenants file), carried by every write of
+   * the lease: `list` filters the lease table by it before it reads any record, so no tenant's
+   * list reads, or waits on, another's. Absent in leases of versions before it (inProgress.ts).
+   */
+  tenant: z.string().min(1).optional(),
 });
 export type Lease = z.infer<typeof Lease>;
 

@@ -5,10 +5,16 @@
 // Each message is handled on its own promise, so a slow observe (a KV round trip, a CAS retry)
 // never holds up a get behind it, started in bounded slices (requestQueue.ts) so a flood never
 // holds the event loop; the NATS queue group spreads requests over replicas.
+//
+// One caller cannot starve another: as a request arrives, before it is read, it is counted against
+// its caller's bounds (the tenant its subject names: requests a second of that kind, requests
+// pending; arrivalLimits.ts) and queued in its caller's lane, lanes served round-robin. Refusals are
+// logged by sample (refusalLog.ts).
 import { silentLogger, type Logger } from "../logging/index.js";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { asyncScheduler, type SchedulerLike } from "rxjs";
 import type { z } from "zod";
-import { maySee, type Caller, type TenantDirectory } from "../tenants/index.js";
+import { defaultCallerQuotas, soleCaller, type Caller, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
 import {
   CancelRequest,
   GetRequest,
@@ -21,8 +27,10 @@ import {
   type ObservationVerdict,
 } from "../verdicts/schemas.js";
 import { describeIssues, parseWith } from "../verdicts/validation.js";
+import { ArrivalLimits, type ArrivingCaller } from "./arrivalLimits.js";
 import { identifyCaller, requestInfoHeader } from "./callerIdentity.js";
-import { inProgressItem, type InProgressListing } from "./inProgress.js";
+import { inProgressItem, type InProgressListing, type ListScope } from "./inProgress.js";
+import { RefusalLog } from "./refusalLog.js";
 import { RequestQueue, type RequestQueueOptions } from "./requestQueue.js";
 import { busNames, defaultSubjectPrefix, queueGroup, requestKinds, type RequestKind } from "./subjects.js";
 import { noopBusMetrics, type BusMetrics } from "./telemetry.js";
@@ -54,12 +62,18 @@ export type RequestServerOptions = {
    * the NATS server identified (callerIdentity.ts). Undefined: one caller, as before tenants.
    */
   tenants?: TenantDirectory;
-  /** Every observation in progress, for `list` (scoped to the caller here); without it `list` is `unavailable`. */
-  inProgress?: () => Promise<InProgressListing>;
+  /** The observations in progress the caller may see, for `list` (inProgress.ts, listVisible); without it `list` is `unavailable`. */
+  inProgress?: (scope: ListScope) => Promise<InProgressListing>;
   logger?: Logger;
   metrics?: BusMetrics;
   /** How many requests are started a turn, handled at once, and may wait (requestQueue.ts). */
   queue?: RequestQueueOptions;
+  /** Every caller's quotas for the service as a whole where its tenant's give none (arrivalLimits.ts). Default `defaultCallerQuotas`. */
+  quotas?: CallerQuotas;
+  /** Replicas sharing the quotas (serve --replicas): each takes its share. Default 1. */
+  replicas?: number;
+  /** The clock of the request buckets and of the refusal log's interval. Default: the real one. */
+  scheduler?: SchedulerLike;
 };
 
 export type RequestServer = {
@@ -103,6 +117,10 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
   const maxBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const logger = options.logger ?? silentLogger;
   const metrics = options.metrics ?? noopBusMetrics;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const queue = new RequestQueue(options.queue);
+  const limits = new ArrivalLimits({ defaults: options.quotas ?? defaultCallerQuotas, replicas: options.replicas ?? 1, now: () => scheduler.now(), queue: () => queue });
+  const refusals = new RefusalLog({ logger, scheduler });
 
   const observe = async (data: Uint8Array, caller: Caller): Promise<Reply> => {
     const decoded = decodeBody(data, ObservationRequest, "observation request", maxBytes);
@@ -143,24 +161,35 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
   };
 
   // The caller's observations only (every tenant's for an admin), so that no team needs to read
-  // the KV buckets: a record the service cannot read names no tenant, and only an admin sees it.
+  // the KV buckets; scoped before anything is read (listVisible).
   const list = async (data: Uint8Array, caller: Caller): Promise<Reply> => {
     const decoded = decodeBody(data, ListRequest, "list request", maxBytes);
     if (!decoded.ok) return decoded.reply;
     if (!options.inProgress) return errorReply("unavailable", "this service does not list observations");
-    const { deployment } = decoded.value;
-    const listing = await options.inProgress();
-    const items = listing.observations
-      .filter(({ record }) => maySee(caller, record.tenant) && (deployment === undefined || record.request.deployment === deployment))
-      .map(inProgressItem);
-    return { ok: true, items, unreadable: caller.admin ? listing.unreadable : [] };
+    const listing = await options.inProgress({ caller, deployment: decoded.value.deployment });
+    return { ok: true, items: listing.observations.map(inProgressItem), unreadable: listing.unreadable };
   };
 
   const handlers: Record<RequestKind, (data: Uint8Array, caller: Caller) => Promise<Reply>> = { observe, cancel, get, list };
 
-  const queue = new RequestQueue(options.queue);
+  /**
+   * Who a request is from, as its subject says, before anything of it is read: the lane it waits
+   * in and the quotas it counts against. A subject naming no tenant of the file (only a client of
+   * the service's own account can send one: it is refused once handled) counts as one caller.
+   */
+  const arrivingCaller = (tenantToken: string | undefined): ArrivingCaller => {
+    if (!options.tenants) return { id: soleCaller.id, who: `caller ${soleCaller.id}`, quotas: undefined };
+    const tenant = tenantToken === undefined ? undefined : options.tenants.get(tenantToken);
+    if (tenant === undefined) return { id: "(no tenant)", who: "a caller of no tenant", quotas: undefined };
+    return { id: tenant.id, who: `tenant ${tenant.id}`, quotas: tenant.quotas };
+  };
 
-  const answer = async (msg: Msg, kind: RequestKind, tenantToken: string | undefined): Promise<void> => {
+  const refused = (from: ArrivingCaller, kind: RequestKind, msg: Msg, reply: ErrorReply, limit?: string): void => {
+    const { code, message, issues } = reply.error;
+    refusals.note({ caller: from.id, kind, code, limit, subject: msg.subject, message, issues });
+  };
+
+  const answer = async (msg: Msg, kind: RequestKind, tenantToken: string | undefined, from: ArrivingCaller): Promise<void> => {
     let reply: Reply;
     try {
       const identified = identifyCaller(options.tenants, { tenantToken, requestInfo: msg.headers?.get(requestInfoHeader), reply: msg.reply });
@@ -176,15 +205,25 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
       logger.error({ err: error, subject: msg.subject }, "observation service failed; answered internal");
       reply = errorReply("internal", "the observation service failed; see its log");
     }
-    if (!reply.ok && reply.error.code !== "internal") {
-      logger.info({ subject: msg.subject, code: reply.error.code, issues: reply.error.issues }, "request refused");
-    }
+    if (!reply.ok && reply.error.code !== "internal") refused(from, kind, msg, reply);
+    respond(msg, reply);
+  };
+
+  const respond = (msg: Msg, reply: Reply): void => {
     if (msg.reply === undefined) return;
     try {
       msg.respond(JSON.stringify(reply));
     } catch (error) {
       logger.warn({ err: error, subject: msg.subject }, "could not send reply");
     }
+  };
+
+  /** Past a bound at arrival: answered at once, nothing of the request read. */
+  const refuseOnArrival = (msg: Msg, kind: RequestKind, from: ArrivingCaller, limit: string, message: string): void => {
+    if (kind === "observe") metrics.requestAnswered("rejected");
+    const reply = errorReply("quota", message, [{ path: "(request)", message }]);
+    refused(from, kind, msg, reply, limit);
+    respond(msg, reply);
   };
 
   /** `tenant`: the subscription takes `<prefix>.<kind>.<tenant>`, whose last token names the tenant. */
@@ -197,10 +236,16 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
           return;
         }
         const tenantToken = tenant ? msg.subject.slice(msg.subject.lastIndexOf(".") + 1) : undefined;
-        if (queue.offer(() => answer(msg, kind, tenantToken))) return;
-        metrics.requestAnswered("rejected");
-        const message = `${queue.maxWaiting} requests are waiting to be handled (the service's request queue); retry later`;
-        if (msg.reply !== undefined) msg.respond(JSON.stringify(errorReply("quota", message, [{ path: "(request)", message }])));
+        const from = arrivingCaller(tenantToken);
+        const arrival = limits.arrive(from, kind);
+        if (!arrival.ok) {
+          refuseOnArrival(msg, kind, from, arrival.refusal.limit, arrival.refusal.message);
+          return;
+        }
+        if (queue.offer(from.id, () => answer(msg, kind, tenantToken, from).finally(arrival.done))) return;
+        arrival.done();
+        const message = `the replica's queue has ${queue.waiting} of ${queue.maxWaiting} requests waiting, every caller together (its limit); retry later`;
+        refuseOnArrival(msg, kind, from, "queue", message);
       },
     });
 
@@ -215,6 +260,7 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
     async stop() {
       await Promise.allSettled(subscriptions.map((s) => (s.isClosed() ? Promise.resolve() : s.drain())));
       await queue.idle();
+      refusals.stop();
     },
   };
 }

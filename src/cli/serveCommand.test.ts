@@ -46,6 +46,7 @@ describe("serve's limits", () => {
     [["--event-stream-max-bytes", "0"], "--event-stream-max-bytes: '0' is not a size"],
     [["--max-in-flight=0"], "--max-in-flight: '0' must be a whole number of at least 1"],
     [["--requests-per-second", "1.5"], "--requests-per-second: '1.5' must be a whole number"],
+    [["--replicas=0"], "--replicas: '0' must be a whole number of at least 1"],
     [["--cel-cost-limit", "lots"], "--cel-cost-limit: 'lots' must be a whole number"],
     [["--jetstream-wait", "soon"], "--jetstream-wait"],
   ])("refuses %j at start: exit 2", async (args, message) => {
@@ -57,6 +58,9 @@ describe("serve's limits", () => {
   it("lists every limit with its default in --help", async () => {
     const result = await runCli(["serve", "--help"], { env: nowhere });
     expect(result.stdout).toContain("--max-in-flight N       observations in flight on this replica, every caller together (default 2000)");
+    expect(result.stdout).toContain("--lists-per-second N    list requests a second for one caller (default 5)");
+    expect(result.stdout).toContain("requests of one caller waiting or being handled at once (default 200)");
+    expect(result.stdout).toContain("share (default 1; the chart gives its replicaCount)");
     expect(result.stdout).toContain("the records bucket's bytes; when full, new observations are refused (default 256MiB)");
     expect(result.stdout).toContain("the oldest events go first (default 256MiB)");
     expect(result.stdout).toContain("leaders) before exiting 3 (default 1m0s)");

@@ -54,9 +54,17 @@ ${subjectPrefixHelp}
 
 Limits (README "Limits"; each refusal names its limit):
   --max-in-flight N       observations in flight on this replica, every caller together (default ${defaults.maxInFlight})
+  --replicas N            the replicas running: the per-caller limits below, and a tenant's
+                          quotas, hold for the service as a whole, each replica taking its
+                          share (default ${defaults.replicas}; the chart gives its replicaCount)
   --max-in-flight-per-caller N
-                          observations in flight on this replica for one caller (default ${defaults.maxInFlightPerCaller})
+                          observations in flight for one caller (default ${defaults.maxInFlightPerCaller})
   --requests-per-second N new observation requests a second for one caller (default ${defaults.requestsPerSecond})
+  --gets-per-second N     get requests a second for one caller (default ${defaults.getsPerSecond})
+  --cancels-per-second N  cancel requests a second for one caller (default ${defaults.cancelsPerSecond})
+  --lists-per-second N    list requests a second for one caller (default ${defaults.listsPerSecond})
+  --max-pending-per-caller N
+                          requests of one caller waiting or being handled at once (default ${defaults.maxPendingPerCaller})
   --event-stream-max-bytes SIZE
                           the event streams' bytes, with --tenants split evenly between a stream
                           per tenant and one for events without a tenant; a full stream drops its
@@ -114,8 +122,13 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "container-logs": { type: "boolean" },
     "signing-key": { type: "string" },
     "max-in-flight": { type: "string" },
+    replicas: { type: "string" },
     "max-in-flight-per-caller": { type: "string" },
     "requests-per-second": { type: "string" },
+    "gets-per-second": { type: "string" },
+    "cancels-per-second": { type: "string" },
+    "lists-per-second": { type: "string" },
+    "max-pending-per-caller": { type: "string" },
     "event-stream-max-bytes": { type: "string" },
     "max-events-per-observation": { type: "string" },
     "records-max-bytes": { type: "string" },
@@ -178,8 +191,13 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
     maxInFlight: count("max-in-flight"),
+    replicas: count("replicas"),
     maxInFlightPerCaller: count("max-in-flight-per-caller"),
     requestsPerSecond: count("requests-per-second"),
+    getsPerSecond: count("gets-per-second"),
+    cancelsPerSecond: count("cancels-per-second"),
+    listsPerSecond: count("lists-per-second"),
+    maxPendingPerCaller: count("max-pending-per-caller"),
     eventStreamMaxBytes: bytes("event-stream-max-bytes"),
     maxEventsPerObservation: count("max-events-per-observation"),
     recordsMaxBytes: bytes("records-max-bytes"),

@@ -41,7 +41,7 @@ export async function acceptObservation(
     const message = `the observation's record could grow to ${worstCase} bytes, over the ${maxRecordBytes} the NATS server's max_payload leaves for it; declare fewer resources or observe them in several requests`;
     return { accepted: false, result: { ok: false, code: "too_large", message, issues: [{ path: "resources", message }] } };
   }
-  await leases.create(observationId);
+  await leases.create(observationId, tenant);
   let revision: number;
   let claim: Awaited<ReturnType<ObservationRecords["claimKey"]>>;
   try {

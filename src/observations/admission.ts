@@ -1,65 +1,51 @@
-// Admission: how much of this replica one caller may take, decided before a request costs anything
-// (a discovery lookup, a lease, a record). Three limits, each refusal a `quota` answer naming the
-// limit, and retryable: observations in flight on this replica (all callers together), in flight
-// per caller, and new requests a second per caller (a token bucket holding one second's worth, so
-// a burst of `requestsPerSecond` passes and the rest wait their turn).
+// Admission: how many observations one caller may have in flight on this replica, decided before a
+// request costs anything (a discovery lookup, a lease, a record). Two limits, each refusal a `quota`
+// answer naming the limit and how full it is, and retryable: observations in flight on this
+// replica (all callers together), and in flight per caller. Requests a second and requests pending
+// are counted earlier, as each request arrives (src/bus/arrivalLimits.ts).
 //
 // A caller is an opaque id: the tenant's (tenants file), or the sole caller's without one; a
-// tenant's own quotas replace the per-caller defaults. Observations adopted from another replica are
-// counted (`track`), never refused: they were accepted already and must be decided.
+// tenant's own `inFlight` replaces the per-caller default. Observations adopted from another
+// replica are counted (`track`), never refused: they were accepted already and must be decided.
 //
-// "In flight" is per replica: the queue group spreads requests over replicas, so a service of N
-// replicas takes up to N times the limit; each replica's heartbeat renews only its own leases,
-// which is the cost the limit bounds (one KV write per lease every renewal interval).
+// The per-caller limit is for the service as a whole: this replica takes its share of it
+// (src/tenants/quotas.ts, `replicas`). The replica's own limit is this replica's alone: each
+// replica's heartbeat renews only its own leases, which is the cost it bounds.
+import { callerLabel, defaultCallerQuotas, describeShare, replicaShare, type Caller as TenantCaller } from "../tenants/index.js";
 
-export type Quotas = {
-  /** Observations in flight for one caller on this replica. */
-  readonly inFlightPerCaller: number;
-  /** New observation requests a second for one caller (replays included: each costs a lookup). */
-  readonly requestsPerSecond: number;
-};
-
-export type AdmissionLimits = Quotas & {
+export type AdmissionLimits = {
   /** Observations in flight on this replica, every caller together. */
   readonly inFlight: number;
+  /** Observations in flight for one caller, on the service as a whole: the default of a tenant without its own. */
+  readonly inFlightPerCaller: number;
+  /** Replicas sharing the per-caller limit (serve --replicas). */
+  readonly replicas: number;
 };
 
 export const defaultAdmissionLimits = {
   inFlight: 2_000,
-  inFlightPerCaller: 500,
-  requestsPerSecond: 50,
+  inFlightPerCaller: defaultCallerQuotas.inFlightPerCaller,
+  replicas: 1,
 } as const satisfies AdmissionLimits;
-
-/**
- * A tenant's quotas (the tenants file's `quotas`) as admission's per-caller limits: its `inFlight`
- * is that caller's observations in flight. What it leaves out stays the service's default.
- */
-export function admissionQuotas(caller: { readonly quotas?: { readonly inFlight?: number; readonly requestsPerSecond?: number } | undefined }): Partial<Quotas> {
-  const { inFlight, requestsPerSecond } = caller.quotas ?? {};
-  return { ...(inFlight !== undefined && { inFlightPerCaller: inFlight }), ...(requestsPerSecond !== undefined && { requestsPerSecond }) };
-}
 
 /** Ends what an admission counted; idempotent, so every path that ends an observation may call it. */
 export type Release = () => void;
 
-export type Refusal = { readonly code: "quota"; readonly limit: keyof AdmissionLimits; readonly message: string };
+export type Refusal = { readonly code: "quota"; readonly limit: "inFlight" | "inFlightPerCaller"; readonly message: string };
 export type Admitted = { readonly ok: true; readonly release: Release } | { readonly ok: false; readonly refusal: Refusal };
 
-type Caller = { inFlight: number; tokens: number; refilledAtMs: number };
+type Caller = { inFlight: number };
 
-// Callers with nothing in flight are forgotten past this many (their bucket starts full again):
-// the map stays bounded whatever ids arrive.
+// Callers with nothing in flight are forgotten past this many: the map stays bounded whatever ids arrive.
 const rememberedCallers = 10_000;
 
 export class Admission {
   private readonly limits: AdmissionLimits;
-  private readonly now: () => number;
   private readonly callers = new Map<string, Caller>();
   private total = 0;
 
-  constructor(limits: Partial<AdmissionLimits> = {}, now: () => number = Date.now) {
+  constructor(limits: Partial<AdmissionLimits> = {}) {
     this.limits = { ...defaultAdmissionLimits, ...limits };
-    this.now = now;
   }
 
   /** Observations counted in flight now, every caller together. */
@@ -67,22 +53,20 @@ export class Admission {
     return this.total;
   }
 
-  /** A new request of `callerId`: admitted with its release, or refused naming the limit. `quotas` (a tenant's) replace the per-caller defaults. */
-  admit(callerId: string, quotas?: Partial<Quotas>): Admitted {
-    const perCaller = { inFlightPerCaller: this.limits.inFlightPerCaller, requestsPerSecond: this.limits.requestsPerSecond, ...quotas };
-    const caller = this.caller(callerId);
-    this.refill(caller, perCaller.requestsPerSecond);
-    if (caller.tokens < 1) {
-      return this.refuse("requestsPerSecond", `caller ${callerId} sent more than ${perCaller.requestsPerSecond} observation requests a second (limit requestsPerSecond ${perCaller.requestsPerSecond}); retry in a second`);
+  /** A new request of `from`: admitted with its release, or refused naming the limit. Its tenant's `inFlight` replaces the per-caller default. */
+  admit(from: Pick<TenantCaller, "id" | "tenant" | "quotas">): Admitted {
+    const caller = this.caller(from.id);
+    const share = replicaShare("inFlightPerCaller", from.quotas?.inFlight ?? this.limits.inFlightPerCaller, this.limits.replicas);
+    if (caller.inFlight >= share.perReplica) {
+      return this.refuse(
+        "inFlightPerCaller",
+        `${callerLabel(from)} has ${caller.inFlight} of ${share.perReplica} observations in flight on this replica (${describeShare(share)}; the replica ${this.total} of ${this.limits.inFlight}); retry when some are decided`,
+      );
     }
-    caller.tokens -= 1;
     if (this.total >= this.limits.inFlight) {
-      return this.refuse("inFlight", `${this.limits.inFlight} observations in flight on this replica (limit inFlight ${this.limits.inFlight}); retry when some are decided`);
+      return this.refuse("inFlight", `this replica has ${this.total} of ${this.limits.inFlight} observations in flight, every caller together (limit inFlight ${this.limits.inFlight}); retry when some are decided`);
     }
-    if (caller.inFlight >= perCaller.inFlightPerCaller) {
-      return this.refuse("inFlightPerCaller", `caller ${callerId} has ${caller.inFlight} observations in flight (limit inFlightPerCaller ${perCaller.inFlightPerCaller}); retry when some are decided`);
-    }
-    return { ok: true, release: this.count(callerId, caller) };
+    return { ok: true, release: this.count(from.id, caller) };
   }
 
   /** Counts an observation this replica took over (adoption): never refused, since it was accepted before. */
@@ -106,21 +90,13 @@ export class Admission {
   private caller(callerId: string): Caller {
     let caller = this.callers.get(callerId);
     if (!caller) {
-      caller = { inFlight: 0, tokens: Number.POSITIVE_INFINITY, refilledAtMs: this.now() };
+      caller = { inFlight: 0 };
       this.callers.set(callerId, caller);
     }
     return caller;
   }
 
-  /** The bucket holds at most one second's worth of requests and fills at `perSecond`. */
-  private refill(caller: Caller, perSecond: number): void {
-    const nowMs = this.now();
-    const elapsedMs = Math.max(0, nowMs - caller.refilledAtMs);
-    caller.tokens = Math.min(perSecond, caller.tokens + (elapsedMs / 1000) * perSecond);
-    caller.refilledAtMs = nowMs;
-  }
-
-  private refuse(limit: keyof AdmissionLimits, message: string): Admitted {
+  private refuse(limit: Refusal["limit"], message: string): Admitted {
     return { ok: false, refusal: { code: "quota", limit, message } };
   }
 }

@@ -3,7 +3,7 @@
 // heartbeat stopped) or was released (their driver shut down). It learns of leases and heartbeats
 // from one KV watch on the lease bucket, never by listing it: the watch replays every lease and
 // heartbeat at start, then each change, and expiries are found by scanning that in-memory table on
-// a short interval.
+// a short interval. The same table answers `list`, so a list costs no consumer and no lease read.
 //
 // Of several replicas racing for one lease exactly one wins (compare-and-swap on its revision);
 // the losers see the winner's write on the watch and leave it. A holder's heartbeat does not
@@ -12,7 +12,7 @@
 // reads that heartbeat afresh (once per holder and scan).
 import type { Logger } from "../logging/index.js";
 import { interval, type SchedulerLike, type Subscription } from "rxjs";
-import type { Heartbeat, HeartbeatChange, LeaseChange, LeaseEntry, LeaseStore, LeaseWatch } from "../bus/index.js";
+import type { Heartbeat, HeartbeatChange, LeaseChange, LeaseEntry, LeaseStore, LeaseTable, LeaseWatch } from "../bus/index.js";
 import type { LeaseKeeper } from "./leaseKeeper.js";
 import { adoptionCause, type AdoptionCause, type LeaseTiming } from "./leasePolicy.js";
 import type { LeaseMetrics } from "./telemetry.js";
@@ -70,6 +70,12 @@ export class Adopter {
   get known(): number {
     return this.leases.size;
   }
+
+  /** The table the watch keeps, read by `list` (src/bus/inProgress.ts) instead of the bucket. */
+  readonly table: LeaseTable = {
+    leases: () => this.leases.values(),
+    heartbeat: (replica) => this.heartbeats.get(replica),
+  };
 
   private noteChange(change: LeaseChange): void {
     if (change.entry === undefined) this.leases.delete(change.observationId);

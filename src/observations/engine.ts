@@ -25,7 +25,7 @@ import {
   type ObservationVerdict,
 } from "../verdicts/index.js";
 import { acceptObservation } from "./acceptance.js";
-import { Admission, admissionQuotas, type Refusal, type Release } from "./admission.js";
+import { Admission, type Refusal, type Release } from "./admission.js";
 import { payloadReserveBytes } from "./recordCompaction.js";
 import type { AdoptingEngine } from "./adoption.js";
 import type { AdoptionCause } from "./leasePolicy.js";
@@ -48,7 +48,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
 
   constructor(options: ObservationEngineOptions) {
     const settings = (this.settings = engineSettings(options));
-    this.admission = new Admission(settings.admissionLimits, () => settings.scheduler.now());
+    this.admission = new Admission(settings.admissionLimits);
     this.maxRecordBytes = settings.maxPayloadBytes - payloadReserveBytes;
     this.decided = new RecentVerdicts(settings.decidedMemory);
     this.delivery = new VerdictDelivery({ ...settings, decided: this.decided, now: () => settings.scheduler.now() });
@@ -74,7 +74,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     const nowMs = this.now();
     const tooFar = deadlineTooFar(request, nowMs);
     if (tooFar) return { ok: false, code: "invalid_request", message: `invalid observation request: deadline: ${tooFar}`, issues: [{ path: "deadline", message: tooFar }] };
-    const admitted = this.admission.admit(caller.id, admissionQuotas(caller));
+    const admitted = this.admission.admit(caller);
     if (!admitted.ok) return this.refused(request, caller, admitted.refusal);
     let begun = false;
     try {
@@ -96,10 +96,8 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    * lost reply) is still answered with its observation: what is full is new work, not answers.
    */
   private async refused(request: ObservationRequest, caller: Caller, refusal: Refusal): Promise<ObserveResult> {
-    if (refusal.limit !== "requestsPerSecond") {
-      const claim = await this.settings.records.getClaim(request.key, caller.tenant);
-      if (claim && claim.contentHash === contentHash(request)) return { ok: true, observationId: claim.observationId, replay: true };
-    }
+    const claim = await this.settings.records.getClaim(request.key, caller.tenant);
+    if (claim && claim.contentHash === contentHash(request)) return { ok: true, observationId: claim.observationId, replay: true };
     return { ok: false, code: "quota", message: refusal.message, issues: [{ path: "(request)", message: refusal.message }] };
   }
 

@@ -1,5 +1,5 @@
-// The engine's limits (README "Limits"): admission (in flight per replica and per caller,
-// requests a second per caller), records and events under the server's max_payload (refused
+// The engine's limits (README "Limits"): admission (in flight per replica and per caller; requests
+// a second are counted on arrival, src/bus/arrivalLimits.ts), records and events under the server's max_payload (refused
 // `too_large` when a record could not fit, compacted when readings would grow one past it).
 import { describe, expect, it } from "vitest";
 import { legacyWarning } from "../../test/fixtures/kube/events.js";
@@ -48,14 +48,17 @@ describe("admission", () => {
     expect(second.ok || second.message).toContain("limit inFlight 1");
   });
 
-  it("refuses more than requestsPerSecond new requests of a caller within a second, and takes them again a second later", async () => {
-    const h = engineHarness({ admissionLimits: { requestsPerSecond: 3 } });
-    for (const key of ["k1", "k2", "k3"]) await h.start(requestFor(key));
-    const fourth = await h.observe(requestFor("k4"));
-    expect(fourth).toMatchObject({ ok: false, code: "quota" });
-    expect(fourth.ok || fourth.message).toContain("limit requestsPerSecond 3");
-    await h.advance(1_000);
-    expect(await h.observe(requestFor("k4"))).toMatchObject({ ok: true });
+  it("takes a tenant's inFlight for the service as a whole: this replica admits its share and says how full it is", async () => {
+    const h = engineHarness({ admissionLimits: { replicas: 3, inFlight: 100 } });
+    const teamB = tenantCaller("TEAM_B", TenantEntry.parse({ namespaces: ["*"], quotas: { inFlight: 7 } }));
+    for (const key of ["k1", "k2"]) expect(await h.observe(requestFor(key), teamB)).toMatchObject({ ok: true });
+    const third = await h.observe(requestFor("k3"), teamB);
+    expect(third).toEqual({
+      ok: false,
+      code: "quota",
+      message: "tenant TEAM_B has 2 of 2 observations in flight on this replica (limit inFlightPerCaller 2 (7 over 3 replicas); the replica 2 of 100); retry when some are decided",
+      issues: [{ path: "(request)", message: expect.stringContaining("2 of 2") }],
+    });
   });
 
   it("counts nothing for a request refused for other reasons", async () => {

@@ -5,7 +5,7 @@ export type { EventStore, KindSource, ObservationEngineOptions, TraceSink } from
 export { defaultMaxPayloadBytes } from "./ports.js";
 export { defaultMaxLogReads } from "./logTails.js";
 export { defaultAdmissionLimits } from "./admission.js";
-export type { AdmissionLimits, Quotas } from "./admission.js";
+export type { AdmissionLimits } from "./admission.js";
 export { OwnedObjectIndex } from "./ownedObjects.js";
 export { noopEngineMetrics, noopLeaseMetrics } from "./telemetry.js";
 export type { EngineMetrics, LeaseMetrics } from "./telemetry.js";

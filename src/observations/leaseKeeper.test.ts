@@ -153,3 +153,23 @@ describe("LeaseKeeper heartbeat", () => {
     keeper.stopHeartbeat();
   });
 });
+
+describe("LeaseKeeper and the lease's tenant", () => {
+  it("names the observation's tenant in the lease it creates, takes over and hands back: list filters the lease table by it", async () => {
+    const store = new InMemoryLeaseStore();
+    const a = keeperOn(store, "replica-a");
+    const b = keeperOn(store, "replica-b", a.scheduler);
+    await Promise.all([a.keeper.startHeartbeat(), b.keeper.startHeartbeat()]);
+    await a.keeper.create("obs-a", "TEAM_A");
+    await a.keeper.create("obs-sole");
+    await a.keeper.release("obs-a");
+    expect((await store.get("obs-a"))?.lease).toMatchObject({ holder: "replica-a", released: true, tenant: "TEAM_A" });
+    expect(await b.keeper.take((await store.get("obs-a"))!)).toBe(true);
+    expect((await store.get("obs-a"))?.lease).toMatchObject({ holder: "replica-b", tenant: "TEAM_A" });
+    expect((await store.get("obs-a"))?.lease.released).toBeUndefined();
+    // Without a tenants file: no tenant, as before.
+    expect((await store.get("obs-sole"))?.lease).not.toHaveProperty("tenant");
+    a.keeper.stopHeartbeat();
+    b.keeper.stopHeartbeat();
+  });
+});

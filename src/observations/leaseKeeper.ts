@@ -51,8 +51,8 @@ export class LeaseLapsedError extends Error {
 export class LeaseKeeper {
   private readonly options: LeaseKeeperOptions;
   private readonly newIncarnation: () => string;
-  /** Observation id to the revision this replica wrote. */
-  private readonly held = new Map<string, number>();
+  /** Observation id to the revision this replica wrote, and the observation's tenant (carried by every write of the lease). */
+  private readonly held = new Map<string, { revision: number; tenant: string | undefined }>();
   /** Leases being created here: held as far as the adopter is concerned, before the create is acknowledged. */
   private readonly creating = new Set<string>();
   /** Every incarnation of this process: a heartbeat found with one of them was written here. */
@@ -136,16 +136,16 @@ export class LeaseKeeper {
     await this.beat();
   }
 
-  /** The lease of an observation this replica creates; its id is new, so a lease in place is a bug or a replayed id. */
-  async create(observationId: string): Promise<void> {
+  /** The lease of an observation this replica creates (of `tenant`'s); its id is new, so a lease in place is a bug or a replayed id. */
+  async create(observationId: string, tenant?: string): Promise<void> {
     this.creating.add(observationId);
     try {
       const incarnation = this.current;
-      const revision = await this.options.store.create(observationId, this.lease());
+      const revision = await this.options.store.create(observationId, this.lease(tenant));
       if (revision === undefined) throw new LeaseExistsError(`observation ${observationId} already has a lease`);
       // Left to the adopter, which removes a lease without a record.
       if (incarnation !== this.current) throw new LeaseLapsedError(`the heartbeat lapsed while observation ${observationId}'s lease was created`);
-      this.hold(observationId, revision);
+      this.hold(observationId, revision, tenant);
     } finally {
       this.creating.delete(observationId);
     }
@@ -154,20 +154,22 @@ export class LeaseKeeper {
   /** Takes `entry` from its holder if nobody wrote it since it was read; false when another replica was first. */
   async take(entry: LeaseEntry): Promise<boolean> {
     const incarnation = this.current;
-    const revision = await this.options.store.update(entry.observationId, this.lease(), entry.revision);
+    const { tenant } = entry.lease;
+    const revision = await this.options.store.update(entry.observationId, this.lease(tenant), entry.revision);
     if (revision === undefined) return false;
     // Taken under an incarnation that lapsed meanwhile: free again, for this replica's next scan.
     if (incarnation !== this.current) return false;
-    this.hold(entry.observationId, revision);
+    this.hold(entry.observationId, revision, tenant);
     return true;
   }
 
   /** Hands a lease back (shutdown): another replica adopts at once instead of after expiry. */
   async release(observationId: string): Promise<void> {
+    const tenant = this.held.get(observationId)?.tenant;
     const revision = this.forget(observationId);
     if (revision === undefined) return;
     try {
-      await this.options.store.update(observationId, releasedLease(this.replicaId, this.now()), revision);
+      await this.options.store.update(observationId, releasedLease(this.replicaId, this.now(), tenant), revision);
     } catch (error) {
       this.options.logger.warn({ observationId, replica: this.replicaId, err: error }, "cannot release lease; it expires with the heartbeat instead");
     }
@@ -201,16 +203,16 @@ export class LeaseKeeper {
 
   /** Stops holding without writing (the observation went to another replica). */
   forget(observationId: string): number | undefined {
-    const revision = this.held.get(observationId);
-    if (revision === undefined) return undefined;
+    const held = this.held.get(observationId);
+    if (held === undefined) return undefined;
     this.held.delete(observationId);
     this.options.metrics.leasesHeld(this.held.size);
-    return revision;
+    return held.revision;
   }
 
   /** A change seen on the shared lease watch: a lease held here that someone else wrote, or removed, is lost. */
   noteChange(change: LeaseChange): void {
-    const revision = this.held.get(change.observationId);
+    const revision = this.held.get(change.observationId)?.revision;
     if (revision === undefined) return;
     const entry = change.entry;
     if (entry !== undefined && entry.lease.holder === this.replicaId && entry.lease.incarnation === this.current && !entry.lease.released) return;
@@ -285,13 +287,13 @@ export class LeaseKeeper {
     for (const handler of this.lostHandlers) handler(observationId);
   }
 
-  private hold(observationId: string, revision: number): void {
-    this.held.set(observationId, revision);
+  private hold(observationId: string, revision: number, tenant: string | undefined): void {
+    this.held.set(observationId, { revision, tenant });
     this.options.metrics.leasesHeld(this.held.size);
   }
 
-  private lease() {
-    return leaseHeldBy(this.holder, this.now(), this.options.timing);
+  private lease(tenant: string | undefined) {
+    return leaseHeldBy(this.holder, this.now(), this.options.timing, tenant);
   }
 
   private now(): number {

@@ -38,16 +38,17 @@ export interface LeaseHolder {
   readonly sinceMs: number;
 }
 
-export function leaseHeldBy(holder: LeaseHolder, nowMs: number, timing: LeaseTiming): Lease {
-  return { holder: holder.replicaId, incarnation: holder.incarnation, expiresAt: new Date(nowMs + timing.durationMs).toISOString() };
+/** `tenant`: the observation's, kept through every write of its lease. */
+export function leaseHeldBy(holder: LeaseHolder, nowMs: number, timing: LeaseTiming, tenant?: string): Lease {
+  return { holder: holder.replicaId, incarnation: holder.incarnation, expiresAt: new Date(nowMs + timing.durationMs).toISOString(), ...(tenant !== undefined && { tenant }) };
 }
 
 export function heartbeatOf(holder: LeaseHolder, nowMs: number, timing: LeaseTiming): Heartbeat {
   return { replica: holder.replicaId, incarnation: holder.incarnation, expiresAt: new Date(nowMs + timing.durationMs).toISOString() };
 }
 
-export function releasedLease(holder: string, nowMs: number): Lease {
-  return { holder, expiresAt: new Date(nowMs).toISOString(), released: true };
+export function releasedLease(holder: string, nowMs: number, tenant?: string): Lease {
+  return { holder, expiresAt: new Date(nowMs).toISOString(), released: true, ...(tenant !== undefined && { tenant }) };
 }
 
 /**

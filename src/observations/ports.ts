@@ -62,7 +62,7 @@ export interface ObservationEngineOptions {
   maxPayloadBytes?: number;
   /** Container log reads at once on this replica (logTails); default 8. */
   maxLogReads?: number;
-  /** Observations in flight and requests a second this replica admits (admission.ts). */
+  /** Observations in flight this replica admits (admission.ts); requests a second are the bus's (arrivalLimits.ts). */
   admissionLimits?: Partial<AdmissionLimits>;
   /** Each deployment's recent observations: read as one begins (its expectation), appended when one is decided. None: no history. */
   history?: DeploymentHistories;

@@ -12,7 +12,7 @@ import {
   ensureEventStream,
   eventBufferLimitsFor,
   planEventStreams,
-  listInProgress,
+  listVisible,
   openDeploymentHistories,
   openLeaseStore,
   openObservationRecords,
@@ -34,7 +34,7 @@ import { startOperationsServer, type OperationsServer } from "./httpServer.js";
 import { OtlpTraceSink } from "../tracing/index.js";
 import { busMetricsOf, createMetrics, engineMetricsOf, leaseMetricsOf, streamMetricsOf, traceMetricsOf } from "./metrics.js";
 import { JetStreamNotReadyError, untilJetStreamReady } from "./jetStreamStartup.js";
-import { serviceSettings, type ServiceConfig } from "./settings.js";
+import { callerQuotasOf, serviceSettings, type ServiceConfig } from "./settings.js";
 
 /** A dependency the service cannot start without (NATS, the kubeconfig) is missing: exit 3, not a stack. */
 export class ServiceStartError extends Error {
@@ -151,7 +151,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       signer,
       maxPayloadBytes,
       maxLogReads: config.maxLogReads,
-      admissionLimits: { inFlight: config.maxInFlight, inFlightPerCaller: config.maxInFlightPerCaller, requestsPerSecond: config.requestsPerSecond },
+      admissionLimits: { inFlight: config.maxInFlight, inFlightPerCaller: config.maxInFlightPerCaller, replicas: config.replicas },
       history,
       ...(traces && { traces }),
       metrics: engineMetricsOf(metrics),
@@ -172,7 +172,10 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       service: engine,
       prefix: config.subjectPrefix,
       ...(config.tenants && { tenants: config.tenants }),
-      inProgress: () => listInProgress(js, { prefix: config.subjectPrefix, nowMs: Date.now() }),
+      // From the lease table the adopter's watch keeps: no consumer, no lease read per list.
+      inProgress: (scope) => listVisible(adopter.table, records, { ...scope, nowMs: Date.now() }),
+      quotas: callerQuotasOf(config),
+      replicas: config.replicas,
       metrics: busMetrics,
       logger: busLogger,
     });

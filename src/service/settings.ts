@@ -12,7 +12,7 @@ import type { SigningKey, VerifyKey } from "../signing/index.js";
 import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
-import type { TenantDirectory } from "../tenants/index.js";
+import { defaultCallerQuotas, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
 import type { TraceExportChoice } from "../tracing/index.js";
 
 export interface ServiceConfig {
@@ -50,10 +50,23 @@ export interface ServiceConfig {
   jetstreamWaitMs?: number;
   /** Observations in flight on this replica, every caller together (admission). */
   maxInFlight?: number;
-  /** Observations in flight on this replica for one caller. */
+  /**
+   * Replicas running (the chart's replicaCount): each caller's quotas below, and a tenant's, are
+   * for the service as a whole, and each replica enforces its share (src/tenants/quotas.ts).
+   */
+  replicas?: number;
+  /** Observations in flight for one caller. */
   maxInFlightPerCaller?: number;
   /** New observation requests a second for one caller. */
   requestsPerSecond?: number;
+  /** `get` requests a second for one caller. */
+  getsPerSecond?: number;
+  /** `cancel` requests a second for one caller. */
+  cancelsPerSecond?: number;
+  /** `list` requests a second for one caller. */
+  listsPerSecond?: number;
+  /** Requests of one caller waiting or being handled at once, every kind together. */
+  maxPendingPerCaller?: number;
   /** The event stream's bytes; its oldest events go first past it. */
   eventStreamMaxBytes?: number;
   /** Events kept per observation (its subject); its oldest go first past it. */
@@ -83,8 +96,13 @@ export const serviceDefaults = {
   containerLogs: false,
   jetstreamWaitMs: defaultJetStreamWaitMs,
   maxInFlight: defaultAdmissionLimits.inFlight,
-  maxInFlightPerCaller: defaultAdmissionLimits.inFlightPerCaller,
-  requestsPerSecond: defaultAdmissionLimits.requestsPerSecond,
+  replicas: 1,
+  maxInFlightPerCaller: defaultCallerQuotas.inFlightPerCaller,
+  requestsPerSecond: defaultCallerQuotas.requestsPerSecond,
+  getsPerSecond: defaultCallerQuotas.getsPerSecond,
+  cancelsPerSecond: defaultCallerQuotas.cancelsPerSecond,
+  listsPerSecond: defaultCallerQuotas.listsPerSecond,
+  maxPendingPerCaller: defaultCallerQuotas.pendingPerCaller,
   eventStreamMaxBytes: defaultEventStreamOptions.maxBytes,
   maxEventsPerObservation: defaultEventStreamOptions.maxEventsPerObservation,
   recordsMaxBytes: 256 * 1024 ** 2,
@@ -113,4 +131,16 @@ export function serviceSettings(config: ServiceConfig): ServiceSettings {
 /** A field given as undefined takes its default, as one left out does. */
 function withoutUndefined<T extends object>(config: T): Partial<T> {
   return Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** Every caller's quotas for the service as a whole, where its tenant's give none. */
+export function callerQuotasOf(settings: ServiceSettings): CallerQuotas {
+  return {
+    inFlightPerCaller: settings.maxInFlightPerCaller,
+    requestsPerSecond: settings.requestsPerSecond,
+    getsPerSecond: settings.getsPerSecond,
+    cancelsPerSecond: settings.cancelsPerSecond,
+    listsPerSecond: settings.listsPerSecond,
+    pendingPerCaller: settings.maxPendingPerCaller,
+  };
 }

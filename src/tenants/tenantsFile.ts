@@ -8,7 +8,7 @@
 //       namespaces: [team-a, "team-a-*"]   # every resolved namespace must match one
 //       clusterScoped: false               # may name cluster-scoped kinds (Namespace, ClusterRole, ...)
 //       logTails: true                     # may ask for failing containers' log tails (logs: true)
-//       quotas: {inFlight: 20, requestsPerSecond: 5}
+//       quotas: {inFlight: 20, requestsPerSecond: 5, listsPerSecond: 1}
 //     PLATFORM:
 //       admin: true                        # sees, lists and cancels every tenant's observations
 //
@@ -29,12 +29,20 @@ export const NamespacePattern = z
   .max(63, "at most 63 characters")
   .regex(/^[a-z0-9*]([-a-z0-9*]*[a-z0-9*])?$/, "a namespace name or a pattern of lowercase letters, digits, '-' and '*'");
 
-/** What a tenant may make the service spend; enforced by admission, per tenant. */
+/**
+ * What a tenant may make the service as a whole spend (quotas.ts: each replica enforces its share);
+ * what is left out is the service's default for every caller.
+ */
 export const TenantQuotas = z.strictObject({
   /** Observations in progress at once. */
   inFlight: z.int().positive().optional(),
   /** Observe requests per second. */
   requestsPerSecond: z.number().positive().optional(),
+  getsPerSecond: z.number().positive().optional(),
+  cancelsPerSecond: z.number().positive().optional(),
+  listsPerSecond: z.number().positive().optional(),
+  /** Requests of every kind waiting or being handled at once. */
+  pending: z.int().positive().optional(),
 });
 export type TenantQuotas = z.infer<typeof TenantQuotas>;
 

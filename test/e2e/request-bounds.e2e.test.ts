@@ -23,6 +23,7 @@ import {
 import { silentLogger } from "../../src/logging/index.js";
 import { defaultLeaseTiming, LeaseKeeper, noopLeaseMetrics, ObservationEngine } from "../../src/observations/index.js";
 import { InformerHub, kubeHttpTransport } from "../../src/streams/index.js";
+import { defaultCallerQuotas } from "../../src/tenants/index.js";
 import type { ErrorReply, ObservationRequestInput } from "../../src/verdicts/schemas.js";
 import { requestFieldValue } from "../fixtures/requestFields.js";
 import { removeBus } from "./support/bus.js";
@@ -87,9 +88,11 @@ beforeAll(async () => {
     logger: silentLogger,
   });
   // Field bounds, not rates: the property sends requests as fast as they are answered.
-  engine = new ObservationEngine({ kinds: hub, events: createEventPublisher({ js, jsm, prefix }), records, leases, admissionLimits: { requestsPerSecond: 100_000 } });
+  engine = new ObservationEngine({ kinds: hub, events: createEventPublisher({ js, jsm, prefix }), records, leases });
   leases.startHeartbeat();
-  requests = startRequestServer({ connection: serviceConnection, service: engine, prefix });
+  const unbounded = 100_000;
+  const quotas = { ...defaultCallerQuotas, requestsPerSecond: unbounded, getsPerSecond: unbounded, cancelsPerSecond: unbounded, listsPerSecond: unbounded };
+  requests = startRequestServer({ connection: serviceConnection, service: engine, prefix, quotas });
   client = await connect({ servers: natsUrl() });
   const accepted = await ask(names.observe, ordinaryRequest());
   if (!accepted.ok) throw new Error(`the ordinary request was refused: ${JSON.stringify(accepted)}`);
