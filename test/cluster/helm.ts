@@ -68,16 +68,22 @@ export interface ValueArgs {
   /** Applied after the files, each as `--set-json path=<JSON>`. */
   set?: Readonly<Record<string, unknown>>;
   /**
-   * Whether to say that a NATS without authentication is intended (`nats.auth.unauthenticated`),
-   * which the chart wants with `auth.type: none`: the local cluster's nats-server is open, by
-   * intent. Default true; a test of that refusal passes false.
+   * Which of the chart's refusals to answer with `intended`: a NATS without authentication
+   * (`nats.auth.unauthenticated`), no tenants file (`tenants.singleTenant`), no signing key
+   * (`signing.unsigned`). The local cluster's nats-server is open and one account, by intent, so
+   * each defaults to true; a test of a refusal passes false for it. A value file or `set` giving the
+   * tenants file or the key makes its answer moot (the chart reads it only without them).
    */
-  unauthenticatedIntended?: boolean;
+  intended?: { unauthenticated?: boolean; singleTenant?: boolean; unsigned?: boolean };
 }
+
+const intendedValues = { unauthenticated: "nats.auth.unauthenticated", singleTenant: "tenants.singleTenant", unsigned: "signing.unsigned" } as const;
 
 function valueArgs(values: ValueArgs): string[] {
   return [
-    ...(values.unauthenticatedIntended === false ? [] : ["--set", "nats.auth.unauthenticated=intended"]),
+    ...Object.entries(intendedValues).flatMap(([name, path]) =>
+      values.intended?.[name as keyof typeof intendedValues] === false ? [] : ["--set", `${path}=intended`],
+    ),
     ...(values.valuesFiles ?? []).flatMap((file) => ["--values", file]),
     ...Object.entries(values.set ?? {}).flatMap(([path, value]) => ["--set-json", `${path}=${JSON.stringify(value)}`]),
   ];

@@ -26,10 +26,12 @@ import { installKind } from "./support/crds.ts";
 const namespacedValues = join(CHART_DIR, "ci/namespaced-values.yaml");
 const tlsValues = join(CHART_DIR, "ci/tls-values.yaml");
 
+// The default values with the local cluster's answers to the chart's refusals (an open NATS, one
+// account, unsigned: cluster/helm.ts), and the two sets of ci/, which need none.
 const valueSets: { name: string; values: ValueArgs }[] = [
   { name: "default values", values: {} },
-  { name: "namespaced, custom resources, ServiceMonitor, PDB, token auth", values: { valuesFiles: [namespacedValues] } },
-  { name: "creds file, mutual TLS, dashboard", values: { valuesFiles: [tlsValues] } },
+  { name: "namespaced, custom resources, ServiceMonitor, PDB, token auth, tenants, signing", values: { valuesFiles: [namespacedValues], intended: { unauthenticated: false, singleTenant: false, unsigned: false } } },
+  { name: "creds file, mutual TLS, dashboard, tenants, signing", values: { valuesFiles: [tlsValues], intended: { unauthenticated: false, singleTenant: false, unsigned: false } } },
 ];
 
 // A cold build of Helm from the Go module proxy takes minutes on two cores; later runs reuse it.
@@ -82,6 +84,7 @@ describe("helm template with default values", () => {
       "ClusterRoleBinding/stagewatch",
       "ClusterRoleBinding/stagewatch-discovery",
       "Deployment/stagewatch",
+      "NetworkPolicy/stagewatch",
       "Service/stagewatch",
       "ServiceAccount/stagewatch",
     ]);
@@ -168,8 +171,8 @@ describe("helm template with default values", () => {
     for (const rule of role?.rules ?? []) expect(rule.verbs.every((verb) => read.includes(verb))).toBe(true);
   });
 
-  it("renders no NetworkPolicy unless enabled", () => {
-    expect(byKind(objects(), "NetworkPolicy")).toEqual([]);
+  it("renders no NetworkPolicy when told not to", () => {
+    expect(byKind(renderChart({ set: { "networkPolicy.enabled": false } }), "NetworkPolicy")).toEqual([]);
   });
 });
 
@@ -186,8 +189,8 @@ describe("helm template: Secrets' namespaces, the NetworkPolicy, limits", () => 
     expect(only(deploymentOf(objects).spec?.template.spec?.containers ?? []).args).toContain("--secret-namespaces=payments,billing");
   });
 
-  it("a NetworkPolicy: metrics from the monitoring namespace; egress to DNS, the API server and NATS only", () => {
-    const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", set: { "networkPolicy.enabled": true, "networkPolicy.apiServer.cidrs": ["10.96.0.1/32"] } });
+  it("the NetworkPolicy, on by default: metrics from the monitoring namespace; egress to DNS, the API server and NATS only", () => {
+    const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", set: { "networkPolicy.apiServer.cidrs": ["10.96.0.1/32"] } });
     const policy = only(byKind<KubernetesObject & { spec: Record<string, unknown> }>(objects, "NetworkPolicy"));
     expect(policy.spec).toEqual({
       podSelector: { matchLabels: { "app.kubernetes.io/name": "stagewatch", "app.kubernetes.io/instance": "stagewatch" } },
@@ -204,6 +207,27 @@ describe("helm template: Secrets' namespaces, the NetworkPolicy, limits", () => 
         { ports: [{ port: 443, protocol: "TCP" }, { port: 6443, protocol: "TCP" }], to: [{ ipBlock: { cidr: "10.96.0.1/32" } }] },
         { to: [{ namespaceSelector: {}, podSelector: { matchLabels: { "app.kubernetes.io/name": "nats" } } }], ports: [{ port: 4222, protocol: "TCP" }] },
       ],
+    });
+  });
+
+  it("metrics from no one: no ingress rule at all, since a rule with an empty `from` would admit everyone", () => {
+    const policy = only(byKind<KubernetesObject & { spec: Record<string, unknown> }>(renderChart({ set: { "networkPolicy.metrics.from": [] } }), "NetworkPolicy"));
+    expect(policy.spec).toMatchObject({ policyTypes: ["Ingress", "Egress"], ingress: [] });
+  });
+
+  it("metrics from the peers the operator names only; extra egress beside the policy's own", () => {
+    const namespaced = only(byKind<KubernetesObject & { spec: { ingress: unknown[]; egress: unknown[] } }>(renderChart({ valuesFiles: [namespacedValues] }), "NetworkPolicy"));
+    expect(namespaced.spec.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } }, podSelector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } } }],
+        ports: [{ port: 9090, protocol: "TCP" }],
+      },
+    ]);
+    const tls = only(byKind<KubernetesObject & { spec: { egress: unknown[] } }>(renderChart({ valuesFiles: [tlsValues] }), "NetworkPolicy"));
+    expect(tls.spec.egress).toHaveLength(4);
+    expect(tls.spec.egress[3]).toEqual({
+      to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "observability" } }, podSelector: { matchLabels: { "app.kubernetes.io/name": "otel-collector" } } }],
+      ports: [{ port: 4318, protocol: "TCP" }],
     });
   });
 
@@ -269,7 +293,7 @@ describe("helm template with non-default values", () => {
     expect([...readHealthChecks(file).keys()]).toEqual(["cert-manager.io/Certificate"]);
   });
 
-  it("creds file and mutual TLS: Secrets mounted read-only, file paths in the environment, dashboard ConfigMap", () => {
+  it("creds file and mutual TLS, tenants and signing: Secrets mounted read-only, file paths in the environment, dashboard ConfigMap", () => {
     const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", valuesFiles: [tlsValues] });
     const pod = deploymentOf(objects).spec?.template.spec;
     const container = only(pod?.containers ?? []);
@@ -277,11 +301,14 @@ describe("helm template with non-default values", () => {
       { name: "STAGEWATCH_REPLICA_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "NATS_URL", value: "tls://nats.messaging.svc:4222" },
       { name: "NATS_CREDS_FILE", value: "/etc/stagewatch/nats-credentials/stagewatch.creds" },
+      { name: "STAGEWATCH_TENANTS_FILE", value: "/etc/stagewatch/tenants/teams.yaml" },
       // Traces (tracing.*): the standard OTEL_* variables, the collector's headers from their Secret.
       { name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://otel-collector.observability:4318" },
       { name: "OTEL_SERVICE_NAME", value: "stagewatch" },
       { name: "OTEL_RESOURCE_ATTRIBUTES", value: "k8s.pod.name=$(STAGEWATCH_REPLICA_ID),k8s.namespace.name=platform" },
       { name: "OTEL_EXPORTER_OTLP_HEADERS", valueFrom: { secretKeyRef: { name: "otel-exporter", key: "headers" } } },
+      { name: "STAGEWATCH_SIGNING_KEY_FILE", value: "/etc/stagewatch/signing/signing.nk" },
+      { name: "STAGEWATCH_VERIFY_KEY", valueFrom: { configMapKeyRef: { name: "stagewatch-verify-keys", key: "STAGEWATCH_VERIFY_KEY" } } },
       { name: "NATS_TLS_CA_FILE", value: "/etc/stagewatch/nats-tls/ca.crt" },
       { name: "NATS_TLS_CERT_FILE", value: "/etc/stagewatch/nats-tls/tls.crt" },
       { name: "NATS_TLS_KEY_FILE", value: "/etc/stagewatch/nats-tls/tls.key" },
@@ -289,12 +316,16 @@ describe("helm template with non-default values", () => {
     expect(container.volumeMounts?.every((mount) => mount.readOnly === true)).toBe(true);
     expect(pod?.volumes?.map((volume) => [volume.name, volume.secret?.secretName])).toEqual([
       ["nats-credentials", "stagewatch-nats-creds"],
+      ["tenants", "stagewatch-tenants"],
       ["nats-tls", "stagewatch-nats-tls"],
+      ["signing-key", "stagewatch-signing"],
     ]);
     expect(pod?.imagePullSecrets).toEqual([{ name: "registry-credentials" }]);
     expect(container.image).toBe("registry.example.com/platform/stagewatch:0.1.0");
 
-    const dashboard = only(byKind<KubernetesObject & { data: Record<string, string> }>(objects, "ConfigMap"));
+    const configMaps = byKind<KubernetesObject & { data: Record<string, string> }>(objects, "ConfigMap");
+    expect(configMaps.map((configMap) => configMap.metadata?.name).sort()).toEqual(["stagewatch-dashboard", "stagewatch-verify-keys"]);
+    const dashboard = only(configMaps.filter((configMap) => configMap.metadata?.name === "stagewatch-dashboard"));
     expect(dashboard.metadata?.labels).toMatchObject({ grafana_dashboard: "1" });
     expect(dashboard.metadata?.annotations).toEqual({ grafana_folder: "Platform" });
     const shipped = JSON.parse(readFileSync(join(CHART_DIR, "dashboards/stagewatch.json"), "utf8")) as unknown;
@@ -333,16 +364,41 @@ describe("wrong values fail at install with a clear message", () => {
   });
 
   it("a NATS without authentication not said to be intended", () => {
-    const result = templateChart({ unauthenticatedIntended: false });
+    const result = templateChart({ intended: { unauthenticated: false } });
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain("nats.auth.type is none: anyone who reaches that NATS may send requests as any caller");
-    expect(templateChart({ unauthenticatedIntended: false, set: { "nats.auth.unauthenticated": "yes" } }).stderr).toContain("at '/nats/auth/unauthenticated': value must be one of");
+    expect(templateChart({ intended: { unauthenticated: false }, set: { "nats.auth.unauthenticated": "yes" } }).stderr).toContain("at '/nats/auth/unauthenticated': value must be one of");
+  });
+
+  it("no tenants file not said to be intended: refused, naming the value to set", () => {
+    const result = templateChart({ intended: { singleTenant: false } });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("tenants.existingSecret: name the Secret that holds the tenants file");
+    expect(result.stderr).toContain("Set tenants.singleTenant=intended if that is what you mean");
+    expect(templateChart({ intended: { singleTenant: false }, set: { "tenants.singleTenant": "yes" } }).stderr).toContain("at '/tenants/singleTenant': value must be one of");
+    expect(templateChart({ intended: { singleTenant: false }, set: { "tenants.existingSecret": "stagewatch-tenants" } }).status).toBe(0);
+  });
+
+  it("no signing key not said to be intended: refused, naming the value to set", () => {
+    const result = templateChart({ intended: { unsigned: false } });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("signing.existingSecret and signing.publicKeys: give the service a signing key");
+    expect(result.stderr).toContain("Set signing.unsigned=intended if that is what you mean");
+    expect(templateChart({ intended: { unsigned: false }, set: { "signing.unsigned": "yes" } }).stderr).toContain("at '/signing/unsigned': value must be one of");
+    const signed = { existingSecret: "stagewatch-signing", publicKeys: ["NDV56JXZSGQDWYYKNHNPJGOMJASLD6YH5OCFXJEMM3CT4GRVZ3VYGRTQ"] };
+    expect(templateChart({ intended: { unsigned: false }, set: { signing: signed } }).status).toBe(0);
+  });
+
+  it("the chart's own defaults, nothing said: refused", () => {
+    const result = templateChart({ intended: { unauthenticated: false, singleTenant: false, unsigned: false } });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/nats\.auth\.type is none|tenants\.existingSecret|signing\.existingSecret/);
   });
 });
 
 describe("tenants and NATS credentials come from files", () => {
   it("the tenants file and the user and password are the Secrets' files, mounted; no secret is an environment value", () => {
-    const objects = renderChart({ unauthenticatedIntended: false, set: { "nats.auth": { type: "userPassword", existingSecret: "nats-login" }, tenants: { existingSecret: "stagewatch-tenants" } } });
+    const objects = renderChart({ intended: { unauthenticated: false }, set: { "nats.auth": { type: "userPassword", existingSecret: "nats-login" }, tenants: { existingSecret: "stagewatch-tenants" } } });
     const pod = deploymentOf(objects).spec!.template.spec!;
     const env = Object.fromEntries((only(pod.containers).env ?? []).map((variable) => [variable.name, variable.value ?? variable.valueFrom]));
     expect(env).toMatchObject({
