@@ -14,6 +14,7 @@
 import type { ContainerStatus, Job, KubeObject, Pod } from "../kube/objects.js";
 import { ownedBy } from "../ownership/index.js";
 import { groupKind } from "./kinds.js";
+import { shownReason } from "./reasons.js";
 import { problemsOf } from "./rules/podProblems.js";
 import type { OwnedObjects } from "./rules/input.js";
 import type { Failure } from "./schemas.js";
@@ -42,7 +43,7 @@ function choose(pod: Pod, status: ContainerStatus, init: boolean): LogChoice {
   if (state?.terminated) return { read: { ...target, previous: false } };
   if (lastState?.terminated || status.restartCount > 0) return { read: { ...target, previous: true } };
   const which = init ? "init container" : "container";
-  return { note: `no log: pod ${pod.metadata.name} ${which} ${status.name} has not run (${state?.waiting?.reason ?? "waiting"})` };
+  return { note: `no log: pod ${pod.metadata.name} ${which} ${status.name} has not run (${shownReason(state?.waiting?.reason || "waiting")})` };
 }
 
 function finishedAt(pod: Pod): string {

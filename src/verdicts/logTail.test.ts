@@ -29,10 +29,15 @@ describe("logTailOf", () => {
     expect(tail.truncated).toBe(true);
   });
 
-  it("cuts a long line to its bound, the `…` included, and removes control characters", () => {
+  it("cuts a long line to its bound, the `…` included, and removes escape sequences and control characters", () => {
     const tail = logTailOf(target, `\u001b[31mERROR\u001b[0m Authorization: Bearer abc.def.ghi ${"z".repeat(50)}\r\n`, limits);
-    expect(tail.lines).toEqual([`[31mERROR[0m Authorization: Bearer [redacted] ${"z".repeat(60 - 47)}…`]);
+    expect(tail.lines).toEqual([`ERROR Authorization: Bearer [redacted] ${"z".repeat(60 - 39 - 1)}…`]);
     expect(tail.truncated).toBe(true);
+  });
+
+  it("a coloured key, bidi overrides and zero-width characters do not hide a credential, nor reach the tail", () => {
+    const log = "\u001b[36mINFO\u001b[0m[0001] starting \u001b[36mdb_password\u001b[0m=hunter2\n\u202eyek_ipa\u202c api_key=\u200babc123\n";
+    expect(logTailOf(target, log, { ...limits, lineChars: 200 }).lines).toEqual(["INFO[0001] starting db_password=[redacted]", "yek_ipa api_key=[redacted]"]);
   });
 
   it("redacts a PEM key across its lines, and one whose BEGIN is above the tail", () => {

@@ -19,9 +19,6 @@ export interface LogTailLimits {
 /** Enough for a stack trace's head or a migration tool's last statement and error. */
 export const logTailLimits: LogTailLimits = { lines: 20, bytes: 16 * 1024, lineChars: 500 };
 
-// C0 controls but tab, DEL, and C1 controls (ESC [ ... sequences lose their ESC and show as text).
-const controlCharacters = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
 /** The tail of `text`, a `tailLines: lines + 1`, `limitBytes: bytes` read of `target`'s log. */
 export function logTailOf(target: LogTarget, text: string, limits: LogTailLimits = logTailLimits): LogTail {
   const reachedLimit = new TextEncoder().encode(text).length >= limits.bytes;
@@ -34,10 +31,11 @@ export function logTailOf(target: LogTarget, text: string, limits: LogTailLimits
   }
   // Each line cut to its bound (and the scrubber's lookahead, so a credential straddling the bound
   // is still seen whole), then the lines scrubbed together: a PEM key spans lines, and is redacted
-  // as one (its lines become one `[redacted]`).
+  // as one (its lines become one `[redacted]`). Scrubbing removes the control characters (ESC [ ...
+  // sequences lose their ESC and show as text) and keeps the line feeds the lines are joined by.
   const windowChars = limits.lineChars + scrubLookahead;
   if (lines.some((raw) => raw.length > windowChars)) truncated = true;
-  const window = lines.map((raw) => raw.slice(0, windowChars).replace(controlCharacters, ""));
+  const window = lines.map((raw) => raw.slice(0, windowChars));
   const scrubbed = window.length === 0 ? [] : scrubCredentials(window.join("\n")).split("\n");
   const kept = scrubbed.map((line) => {
     if (line.length <= limits.lineChars) return line;

@@ -1,13 +1,15 @@
 // What a rule concludes about one resource, kstatus-style: a closed state, the cluster's own
 // CamelCase reason when there is one, and a line a person reads. Readings are built only through
-// these constructors, which is where cluster text is cut, scrubbed and folded onto one line: a
-// verdict prints one line a resource, and nothing unscrubbed may leave the service.
+// these constructors, which is where cluster text is cut, scrubbed, cleared of control characters
+// and folded onto one line, and where a reason that is not a reason word becomes `UnreadableReason`
+// (reasons.ts): a verdict prints one line a resource, and nothing unscrubbed may leave the service.
+import { shownReason } from "./reasons.js";
 import type { ResourceState, ResourceWarning } from "./schemas.js";
 import { scrubBounded } from "./scrub.js";
 
 export interface ResourceReading {
   readonly state: ResourceState;
-  /** The cluster's reason (`ImagePullBackOff`, `BackoffLimitExceeded`) or one of `readingReasons`. */
+  /** The cluster's reason (`ImagePullBackOff`, `BackoffLimitExceeded`), one of `readingReasons`, or `UnreadableReason`. */
   readonly reason?: string;
   readonly message: string;
   /**
@@ -58,7 +60,7 @@ const lineBreak = /(?<![^\S\n])[^\S\n]*\n\s*/g;
 
 /**
  * Cluster text as it may leave the service: cut to `maxChars` first (so a megabyte costs what the
- * bound costs), credentials scrubbed, on one line.
+ * bound costs), credentials scrubbed and control characters removed (scrub.ts), on one line.
  */
 export function clean(message: string, maxChars: number = maxMessageLength): string {
   if (maxChars !== maxMessageLength || message.length > memoizedLength) return cleanNow(message, maxChars);
@@ -84,7 +86,7 @@ const memoizedLength = 256;
 const recentlyCleaned = new Map<string, string>();
 
 export function pending(reason: string | undefined, message: string): ResourceReading {
-  return reason === undefined ? { state: "pending", message: clean(message) } : { state: "pending", reason, message: clean(message) };
+  return reason === undefined ? { state: "pending", message: clean(message) } : { state: "pending", reason: shownReason(reason), message: clean(message) };
 }
 
 export function settled(message: string): ResourceReading {
@@ -92,5 +94,5 @@ export function settled(message: string): ResourceReading {
 }
 
 export function failed(reason: string, message: string): ResourceReading {
-  return { state: "failed", reason, message: clean(message) };
+  return { state: "failed", reason: shownReason(reason), message: clean(message) };
 }

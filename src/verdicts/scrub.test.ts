@@ -13,11 +13,40 @@ const corpus = SecretShapes.parse(
   JSON.parse(readFileSync(new URL("../../test/fixtures/secret-shapes.json", import.meta.url), "utf8")),
 );
 
+/** 47 until issue 32, which added the shapes its review found passing (DSNs, env JSON, flags, cookies, vendor tokens, hashes, DER keys, hidden characters). */
+const shapesCaught = 80;
+
 describe("scrubCredentials: the corpus of secret shapes", () => {
   it.each(corpus.secrets)("$shape", ({ text, scrubbed, secrets }) => {
     const out = scrubCredentials(text);
     expect(out).toBe(scrubbed);
     for (const secret of secrets) expect(out).not.toContain(secret);
+  });
+
+  it(`catches all ${shapesCaught} shapes: none dropped from the corpus, none leaking`, () => {
+    const caught = corpus.secrets.filter(({ text, secrets }) => {
+      const out = scrubCredentials(text);
+      return secrets.every((secret) => !out.includes(secret));
+    });
+    expect(corpus.secrets).toHaveLength(shapesCaught);
+    expect(caught.map(({ shape }) => shape)).toEqual(corpus.secrets.map(({ shape }) => shape));
+  });
+});
+
+describe("scrubCredentials reads the text as a person sees it", () => {
+  it("removes control and format characters, and the output keeps none", () => {
+    expect(scrubCredentials("\u001b[1mtoken\u001b[0m=\u200babc123\r\nnext line\u2028done")).toBe("token=[redacted]\nnext line done");
+  });
+
+  it("NFKC-normalises first: fullwidth and ligature spellings of a credential name are caught", () => {
+    expect(scrubCredentials("ＡＰＩ＿ＫＥＹ=abc123 ﬁle=ok")).toBe("API_KEY=[redacted] file=ok");
+  });
+
+  it("a NFKC expansion cannot push scrubBounded past its bound", () => {
+    // U+FDFA is one character that NFKC writes as 18.
+    const out = scrubBounded("\ufdfa".repeat(500), 200);
+    expect(out).toHaveLength(200);
+    expect(out.endsWith("…")).toBe(true);
   });
 });
 

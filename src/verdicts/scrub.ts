@@ -16,9 +16,16 @@
 // - Past its start, a quantified part that overlaps what follows it (`[A-Z0-9 ]* PRIVATE KEY`)
 //   backtracks within its own run only, and values are a run of one class ended by a character
 //   outside it.
+// - A lookbehind that looks further back than one character (a command before its flag) is
+//   bounded: at most so many arguments, each a run of one class.
 // - The URL userinfo, whose password may hold `/` and `@`, is a scanner (urlUserinfo.ts).
 // bench/scrub.bench.ts measures the time per KiB on adversarial inputs.
-import { cut } from "./text.js";
+//
+// The patterns read the text as a person would see it: control and format characters removed first
+// (text.ts; `pass\u200Bword=` shows as `password=`), then NFKC-normalised (fullwidth `ｐａｓｓｗｏｒｄ`
+// and ligatures become the ASCII a pattern knows). What leaves is that text, not the original: the
+// removed characters are the ones no reader should get anyway.
+import { cut, withoutControlCharacters } from "./text.js";
 import { scrubUrlUserinfo } from "./urlUserinfo.js";
 
 const redacted = "[redacted]";
@@ -28,9 +35,60 @@ const credentialName = "(?:password|passwd|passphrase|pwd|secret|token|api[_-]?k
 /** A value: quoted whole, or a run up to the next separator. */
 const value = `"[^"]*"|'[^']*'|[^\\s&,;"']+`;
 
+/**
+ * An environment variable that holds a credential, by the convention of upper-case names made of
+ * `_`-separated words: one of the words says what it holds (`DB_PASS`, `SECRET_KEY_BASE`,
+ * `GITHUB_TOKEN`, `GOOGLE_APPLICATION_CREDENTIALS`), unless the last word says the value only
+ * points at one (`DB_PASSWORD_FILE`, `TLS_KEY_PATH`, `SECRET_NAME`). Whole words only: `KEYCLOAK_URL`
+ * and `MONKEY` hold none. Upper case only: `secretName=`, `max_tokens=` and `key=value` are
+ * ordinary Kubernetes text.
+ */
+const envCredentialName =
+  "(?:[A-Z0-9]+_)*?(?:PASS|PASSWD|PASSWORD|PASSPHRASE|PWD|SECRETS?|TOKENS?|KEYS?|CREDENTIALS?)(?:_(?!(?:FILE|PATH|DIR|NAME|URL|REF)(?![A-Z0-9_]))[A-Z0-9]+)*";
+/** An environment variable's name at most this long is looked at: one start a run, bounded work there. */
+const envName = `(?<![A-Za-z0-9_])(?=[A-Z][A-Z0-9_]{0,63}(?![A-Z0-9_]))`;
+
+/** One argument of a command line, and so many of them before a flag: the lookbehinds' bound. */
+const argument = "[^\\s;|&]+";
+const arguments_ = (count: number) => `(?:\\s+${argument}){0,${count}}`;
+/** A command's name as a word of its own (`/usr/bin/mysql` too), not inside another word. */
+const command = (names: string) => `(?<![A-Za-z0-9_.-])(?:${names})`;
+const mysqlCommands = "mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump|mariadb-admin";
+/** The CLIs whose `login` takes `-p <password>`: Docker, Podman, nerdctl, Buildah, Skopeo, ORAS, crane, Helm's `registry login`. */
+const loginCommands = "docker|podman|nerdctl|buildah|skopeo|oras|crane|helm";
+
+/** Whether a base64 word decodes to `user:password`, as the credentials of a Basic header do. */
+function isBasicCredentials(base64: string): boolean {
+  if (base64.length % 4 === 1) return false;
+  let decoded: string;
+  try {
+    decoded = atob(base64);
+  } catch {
+    return false;
+  }
+  // A word of letters ("Basic authentication") decodes to bytes, rarely a colon among printable ones.
+  return decoded.indexOf(":") > 0 && !/[\u0000-\u001f\u007f]/.test(decoded);
+}
+
 const selfIdentifying = [
-  // Docker Hub, GitHub, GitLab, Slack.
-  "(?:dckr_(?:pat|jti|oat)_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|xapp-)[A-Za-z0-9_\\-=]+",
+  // Docker Hub, GitHub, GitLab (personal, runner, deploy, trigger, CI job, feed, agent, OAuth,
+  // service account and incoming mail tokens), Slack.
+  "(?:dckr_(?:pat|jti|oat)_|gh[pousr]_|github_pat_|gl(?:pat|rt|dt|ptt|cbt|ft|agent|oas|soat|imt)-|xox[abposr]-|xapp-)[A-Za-z0-9_\\-=]+",
+  // HashiCorp Vault service, batch and recovery tokens.
+  "hv[sbr]\\.[A-Za-z0-9_-]{20,}",
+  // OpenAI project, service account and admin keys, Anthropic keys (`sk-ant-api03-...`).
+  "sk-(?:proj|svcacct|admin|ant)-[A-Za-z0-9_-]{20,}",
+  // SendGrid: `SG.` then the key id and the secret.
+  "SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{32,64}",
+  // bcrypt hashes (`$2a$`, `$2b$`, `$2y$`): crackable offline, so a secret like the password itself.
+  "\\$2[abxy]?\\$[0-9]{2}\\$[./A-Za-z0-9]{53}",
+  // Private keys as base64 DER without a PEM header: a SEQUENCE whose first element is the version
+  // INTEGER (PKCS#1, PKCS#8, SEC1; two-byte and one-byte lengths), an EC P-256 SEC1 key, an
+  // Ed25519 PKCS#8 key. Certificates and public keys also begin `MII`, but with a SEQUENCE
+  // (`MIIDdzCCAl+g`, `MIIBIjANBgkq`), and are not secret.
+  "(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA|MIG[A-Za-z0-9+/]AgE[AB]|MHcCAQEE|MC4CAQAwBQYDK2Vw)[A-Za-z0-9+/]{20,}={0,2}",
+  // A whole .dockerconfigjson, base64: `{"auths":` encoded.
+  "eyJhdXRocyI6[A-Za-z0-9+/]*={0,2}",
   // Stripe secret and restricted keys (publishable pk_ keys are public).
   "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}",
   "npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
@@ -68,16 +126,54 @@ const patterns: readonly (readonly [RegExp, Replacement])[] = [
   [new RegExp(`([=:])(?<=${credentialName}["']?\\s*[=:])(\\s*)(${value})`, "gi"), `$1$2${redacted}`],
   // Command lines: `--password hunter2`, `--db-password "x"`, `-token abc`; found from the space.
   [new RegExp(`(\\s)(?<=(?:^|[^A-Za-z0-9_-])-[A-Za-z0-9_-]*${credentialName}\\s)(\\s*)(?!-)(${value})`, "gi"), `$1$2${redacted}`],
+  // Environment assignments: `DB_PASS=x`, `SECRET_KEY_BASE="x"` (envCredentialName).
+  [new RegExp(`${envName}(${envCredentialName}=)(${value})`, "g"), `$1${redacted}`],
+  // An environment variable as Kubernetes shows one: JSON `{"name":"DB_PASS","value":"x"}`, YAML
+  // `name: DB_PASS` / `value: x`, Go's `{Name:DB_PASS Value:x}` and `Name:"DB_PASS", Value:"x"`.
+  // Found from the literal `name`; the name's run ends at its quote, the value at its own.
+  [
+    new RegExp(
+      `(?<![A-Za-z0-9_])(["']?[Nn]ame["']?\\s*[:=]\\s*(["']?)${envName}${envCredentialName}\\2[\\s,]*["']?[Vv]alue["']?\\s*[:=]\\s*)(?:"[^"]*"|'[^']*'|[^\\s,}"']+)`,
+      "g",
+    ),
+    `$1${redacted}`,
+  ],
+  // Flags that take a password: the mysql clients' `-pS3cret` (attached: a bare `-p` asks for it),
+  // sshpass's `-p pw`, a registry login's `-p pw`, curl's `-u user:pw` (`--user`, `--proxy-user`,
+  // `-U`). Never `-p` on its own: it is `mkdir -p`, `ssh -p 2222`, `docker run -p 8080:80`. Found
+  // from the flag, the command looked for behind it within a few arguments.
+  [new RegExp(`(\\s-p)(?<=${command(mysqlCommands)}${arguments_(16)}\\s-p)(?:${value})`, "g"), `$1${redacted}`],
+  [
+    new RegExp(`(\\s-p(?:=|\\s*))(?<=(?:${command("sshpass")}|${command(loginCommands)}${arguments_(4)}\\s+login)${arguments_(16)}\\s-p(?:=|\\s*))(?!-)(?:${value})`, "g"),
+    `$1${redacted}`,
+  ],
+  [
+    new RegExp(`(\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?<=${command("curl")}${arguments_(24)}\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?!-)(?:${value})`, "g"),
+    `$1${redacted}`,
+  ],
+  // Go's MySQL DSN, `user:password@tcp(db:3306)/app` (any network: `unix(`, `cloudsql(`): from the
+  // start of a run to the last `@` before the network, as urlUserinfo.ts does for URLs; a name=
+  // before it (`DSN=`) is kept.
+  [/(?<![^\s"'`])((?:[A-Za-z_][A-Za-z0-9_]*=)?)[^\s"'`:=]*:[^\s"'`]*(?=@[a-z][a-z0-9]*\()/g, `$1${redacted}`],
+  // Cookies, requested and set: every `name=value` of the header, attributes included.
+  [/\b((?:set-)?cookie["']?\s*:\s*["']?)[^\s;"',=]+=[^\s;"',]*(?:;\s?[^\s;"',]+)*/gi, `$1${redacted}`],
+  // A registry's credentials in a .dockerconfigjson: `"auth":"<base64 of user:password>"`, also
+  // JSON inside JSON (`\"auth\":\"...\"`).
+  [/(\\?"auth\\?"\s*:\s*)\\?"[^"\\\s]*\\?"/g, `$1${redacted}`],
+  // `Basic <base64>` outside an Authorization header (a client's debug line, a curl -v dump), when
+  // the word decodes to `user:password`.
+  [/(?<![A-Za-z0-9_-])(basic)(\s+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])/gi, (match, scheme: string, space: string, word: string) => (isBasicCredentials(word) ? `${scheme}${space}${redacted}` : match)],
   // Formats that say what they are, wherever they appear. One pattern, so one pass over the text.
   [new RegExp(`(?<![A-Za-z0-9_-])(?:${selfIdentifying.join("|")})`, "g"), redacted],
 ];
 
 /** The text with anything that looks like a credential replaced by `[redacted]`. Linear in the text. */
 export function scrubCredentials(text: string): string {
+  const shown = withoutControlCharacters(text).normalize("NFKC");
   const scrubbed = patterns.reduce(
     (out, [pattern, replacement]) =>
       typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement),
-    text,
+    shown,
   );
   return scrubUrlUserinfo(scrubbed);
 }

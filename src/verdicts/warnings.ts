@@ -9,6 +9,7 @@
 //   from last week's rollout of the same Deployment is not why this one waits.
 import type { ClusterWarning } from "../kube/warnings.js";
 import { clean, type ResourceReading } from "./reading.js";
+import { shownReason } from "./reasons.js";
 import type { ResourceWarning } from "./schemas.js";
 
 /** Event timestamps have whole seconds, and the API server's clock is not this one. */
@@ -31,7 +32,7 @@ export function newestWarning(candidates: Iterable<ClusterWarning | undefined>, 
 export function withWarning(reading: ResourceReading, warning: ClusterWarning | undefined, failOn: ReadonlySet<string>): ResourceReading {
   if (reading.state !== "pending" || warning === undefined) return reading;
   const shown = resourceWarning(warning);
-  if (failOn.has(warning.reason)) return { state: "failed", reason: warning.reason, message: reading.message, warning: shown };
+  if (failOn.has(shown.reason)) return { state: "failed", reason: shown.reason, message: reading.message, warning: shown };
   return { ...reading, warning: shown };
 }
 
@@ -51,7 +52,7 @@ function showWarning({ involved, reason, message, count, lastSeenMs }: ClusterWa
   return {
     kind: involved.kind,
     name: involved.name,
-    reason,
+    reason: shownReason(reason),
     message: clean(message, maxWarningMessageLength),
     count,
     lastSeen: new Date(lastSeenMs).toISOString(),

@@ -20,6 +20,7 @@
 // would help.
 import type { Condition, KubeObject } from "../../kube/objects.js";
 import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { shownReason } from "../reasons.js";
 import type { RuleInput } from "./input.js";
 import {
   conditionsOf,
@@ -41,7 +42,9 @@ function againstByConditions(conditions: readonly Condition[], failOn: ReadonlyS
   const fresh = (type: string) => conditions.filter((c) => c.type === type);
   for (const condition of negativeConditionTypes.flatMap(fresh)) {
     if (condition.status !== "True") continue;
-    const reason = condition.reason ?? condition.type;
+    // An empty reason is none (a Go status type without omitempty writes ""); failOn is matched
+    // against the reason as the verdict shows it, so a request names what it reads.
+    const reason = shownReason(condition.reason || condition.type);
     const terminal = terminalConditionTypes.has(condition.type) || failOn.has(reason);
     readings.push(terminal ? failed(reason, conditionWords(condition)) : pending(reason, conditionWords(condition)));
   }
@@ -49,11 +52,11 @@ function againstByConditions(conditions: readonly Condition[], failOn: ReadonlyS
   const positives = ["Ready", ...positiveConditionTypes.filter((t) => t !== "Ready")].flatMap(fresh);
   for (const condition of positives) {
     if (condition.status === "True") continue;
-    const reason = condition.reason ?? `Not${condition.type}`;
+    const reason = shownReason(condition.reason || `Not${condition.type}`);
     readings.push(failOn.has(reason) ? failed(reason, conditionWords(condition)) : pending(reason, conditionWords(condition)));
   }
   for (const condition of fresh(reconcilingConditionType)) {
-    if (condition.status === "True") readings.push(pending(condition.reason ?? "Reconciling", conditionWords(condition)));
+    if (condition.status === "True") readings.push(pending(condition.reason || "Reconciling", conditionWords(condition)));
   }
   return readings;
 }

@@ -1,14 +1,17 @@
 // What is wrong with a pod, as the kubelet and scheduler wrote it: the detail a workload's message
 // carries (`pod api-7f9c-x2 container api: ImagePullBackOff`), and the terminal reasons that fail
 // it at once. Init containers come first: while one is stuck, the app containers only say
-// PodInitializing.
+// PodInitializing. Reasons are taken as verdicts show them (reasons.ts) as they are read, so that
+// failOn, the failing container's choice and the message all see the same word.
 import type { ContainerStatus, Pod } from "../../kube/objects.js";
+import { shownReason } from "../reasons.js";
 
 export interface PodProblem {
   readonly pod: string;
   /** Undefined for pod-level problems (unschedulable, evicted). */
   readonly container?: string | undefined;
   readonly init: boolean;
+  /** As a verdict shows it: the kubelet's or scheduler's word, or `UnreadableReason`. */
   readonly reason: string;
   readonly message?: string | undefined;
 }
@@ -23,14 +26,14 @@ function containerProblem(pod: string, status: ContainerStatus, init: boolean): 
     if (waiting.reason === "CrashLoopBackOff") {
       // The cause of a crash loop is the last termination, not the back-off message.
       const last = status.lastState?.terminated;
-      const cause = last ? `last exit ${last.reason ?? "Error"} with code ${last.exitCode}${last.message ? `: ${last.message}` : ""}` : undefined;
+      const cause = last ? `last exit ${shownReason(last.reason || "Error")} with code ${last.exitCode}${last.message ? `: ${last.message}` : ""}` : undefined;
       return { pod, container: status.name, init, reason: waiting.reason, message: cause };
     }
     const message = backOffReasons.has(waiting.reason) ? undefined : waiting.message;
-    return { pod, container: status.name, init, reason: waiting.reason, message };
+    return { pod, container: status.name, init, reason: shownReason(waiting.reason), message };
   }
   if (terminated && terminated.exitCode !== 0) {
-    return { pod, container: status.name, init, reason: terminated.reason ?? "Error", message: terminated.message };
+    return { pod, container: status.name, init, reason: shownReason(terminated.reason || "Error"), message: terminated.message };
   }
   return undefined;
 }
@@ -42,10 +45,10 @@ export function podProblems(pod: Pod): PodProblem[] {
   const problems: PodProblem[] = [];
   const scheduled = status.conditions?.find((c) => c.type === "PodScheduled");
   if (scheduled?.status === "False") {
-    problems.push({ pod: name, init: false, reason: scheduled.reason ?? "Unschedulable", message: scheduled.message });
+    problems.push({ pod: name, init: false, reason: shownReason(scheduled.reason || "Unschedulable"), message: scheduled.message });
   }
   if (status.phase === "Failed" && status.reason) {
-    problems.push({ pod: name, init: false, reason: status.reason, message: status.message });
+    problems.push({ pod: name, init: false, reason: shownReason(status.reason), message: status.message });
   }
   for (const init of status.initContainerStatuses ?? []) {
     const problem = containerProblem(name, init, true);
@@ -57,7 +60,7 @@ export function podProblems(pod: Pod): PodProblem[] {
   }
   const ready = status.conditions?.find((c) => c.type === "Ready");
   if (problems.length === 0 && status.phase === "Running" && ready?.status === "False") {
-    problems.push({ pod: name, init: false, reason: ready.reason ?? "ContainersNotReady", message: ready.message });
+    problems.push({ pod: name, init: false, reason: shownReason(ready.reason || "ContainersNotReady"), message: ready.message });
   }
   return problems;
 }

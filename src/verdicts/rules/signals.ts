@@ -9,6 +9,7 @@
 // A condition carrying an observedGeneration older than metadata.generation describes the old spec
 // (kapp #435) and is read as "not observed yet", whatever it says.
 import type { Condition, KubeObject } from "../../kube/objects.js";
+import { isReasonShaped } from "../reasons.js";
 
 export const positiveConditionTypes: readonly string[] = [
   "Ready",
@@ -98,9 +99,13 @@ export function conditionWords(condition: Condition): string {
   return condition.type === "Ready" || !condition.message ? said : `${condition.type}: ${said}`;
 }
 
-/** A reason as verdicts carry it: the cluster's CamelCase word, or `fallback` for free text. */
+/**
+ * A word that may be a reason: `value` when it has a reason's shape (reasons.ts), else `fallback`,
+ * for values that are not reasons to begin with (a phase `Failed: see logs`, a CEL expression's
+ * text).
+ */
 export function reasonWord(value: string | undefined, fallback: string): string {
-  return value !== undefined && /^[A-Za-z][A-Za-z0-9_.:-]*$/.test(value) ? value : fallback;
+  return value !== undefined && isReasonShaped(value) ? value : fallback;
 }
 
 export interface Words {
