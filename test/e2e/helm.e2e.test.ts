@@ -112,6 +112,7 @@ describe("helm template with default values", () => {
       "--subject-prefix=stagewatch",
       "--log-level=info",
       "--jetstream-replicas=1",
+      "--replicas=1",
       "--lease-duration=15s",
       "--shutdown-grace=20s",
       "--warning-events=true",
@@ -120,6 +121,10 @@ describe("helm template with default values", () => {
       "--max-in-flight=2000",
       "--max-in-flight-per-caller=500",
       "--requests-per-second=50",
+      "--gets-per-second=100",
+      "--cancels-per-second=20",
+      "--lists-per-second=5",
+      "--max-pending-per-caller=200",
       "--event-stream-max-bytes=256MiB",
       "--max-events-per-observation=10000",
       "--records-max-bytes=256MiB",
@@ -232,9 +237,12 @@ describe("helm template: Secrets' namespaces, the NetworkPolicy, limits", () => 
   });
 
   it("passes every limit to the service as its flag", () => {
-    const objects = renderChart({ set: { limits: { maxInFlight: 10, maxInFlightPerCaller: 5, requestsPerSecond: 2, eventStreamMaxBytes: "2GiB", maxEventsPerObservation: 100, recordsMaxBytes: "64MiB", leasesMaxBytes: "8MiB", maxLogReads: 2, maxDeploymentLabels: 50, celCostLimit: 5000000, jetstreamWait: "2m" } } });
+    const limits = { maxInFlight: 10, maxInFlightPerCaller: 5, requestsPerSecond: 2, getsPerSecond: 7, cancelsPerSecond: 3, listsPerSecond: 1, maxPendingPerCaller: 40, eventStreamMaxBytes: "2GiB", maxEventsPerObservation: 100, recordsMaxBytes: "64MiB", leasesMaxBytes: "8MiB", maxLogReads: 2, maxDeploymentLabels: 50, celCostLimit: 5000000, jetstreamWait: "2m" };
+    const objects = renderChart({ set: { replicaCount: 3, limits } });
     const args = only(deploymentOf(objects).spec?.template.spec?.containers ?? []).args ?? [];
     expect(args).toEqual(expect.arrayContaining(["--max-in-flight=10", "--records-max-bytes=64MiB", "--cel-cost-limit=5000000", "--jetstream-wait=2m"]));
+    // Per-caller quotas hold for the service as a whole: the replicas running share them.
+    expect(args).toEqual(expect.arrayContaining(["--replicas=3", "--gets-per-second=7", "--cancels-per-second=3", "--lists-per-second=1", "--max-pending-per-caller=40"]));
   });
 });
 
