@@ -66,9 +66,8 @@ Limits (README "Limits"; each refusal names its limit):
   --max-pending-per-caller N
                           requests of one caller waiting or being handled at once (default ${defaults.maxPendingPerCaller})
   --event-stream-max-bytes SIZE
-                          the event streams' bytes, with --tenants split evenly between a stream
-                          per tenant and one for events without a tenant; a full stream drops its
-                          oldest events (default ${formatBytes(defaults.eventStreamMaxBytes)})
+                          the event streams' bytes (with --tenants, split evenly among a stream per
+                          tenant and the tenantless one); the oldest events go first (default ${formatBytes(defaults.eventStreamMaxBytes)})
   --max-events-per-observation N
                           events kept per observation; its oldest go first (default ${defaults.maxEventsPerObservation})
   --records-max-bytes SIZE
