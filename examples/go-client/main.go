@@ -5,11 +5,15 @@
 //
 //	go run . -deployment payments -namespace payments apps/v1/Deployment/api v1/ConfigMap/api-config
 //
-// Exit codes are `stagewatch observe`'s: 0 reached, 1 failed or timed out, 2 refused, 3 no service.
+// Exit codes are `stagewatch observe`'s: 0 reached, 1 failed or timed out, 2 refused, 3 no service,
+// or a success it could not verify.
 //
 // Given the service's public keys (-verify-key, else $STAGEWATCH_VERIFY_KEY), it believes only
 // events the service signed about this observation (verify.go) and skips anything else on the
-// subject, a forged verdict included.
+// subject, a forged verdict included. Given none, it verifies nothing, so a `succeeded` verdict is
+// no success (exit 3) unless -allow-unverified says an unsigned service is meant. Unlike
+// `stagewatch observe`, it does not learn the key on `<prefix>.keys` (README "Tenants and trust"
+// says how, and what that proves): give it the key.
 package main
 
 import (
@@ -96,6 +100,7 @@ func main() {
 	}
 	prefix := flag.String("prefix", defaultPrefix, "NATS subject prefix ($STAGEWATCH_SUBJECT_PREFIX, else stagewatch)")
 	verifyKey := flag.String("verify-key", os.Getenv("STAGEWATCH_VERIFY_KEY"), "the service's public keys, comma separated ($STAGEWATCH_VERIFY_KEY); none: nothing is verified")
+	allowUnverified := flag.Bool("allow-unverified", false, "without a key, take a succeeded verdict as reached (exit 0) rather than unknown (exit 3): for a service that signs nothing, on purpose")
 	flag.Parse()
 	keys := strings.FieldsFunc(*verifyKey, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 	request := Request{
@@ -183,10 +188,14 @@ func main() {
 			fmt.Fprintf(os.Stderr, "stalled: %s\n", event.Message)
 		case event.Type == "verdict" && event.Verdict != nil:
 			fmt.Println(event.Verdict.Message)
-			if event.Verdict.Outcome == "succeeded" {
-				os.Exit(0)
+			if event.Verdict.Outcome != "succeeded" {
+				os.Exit(1)
 			}
-			os.Exit(1)
+			if len(keys) == 0 && !*allowUnverified {
+				// Anyone who may publish on the events subjects could have written it.
+				fail(3, "the verdict says succeeded, but it was not verified (no STAGEWATCH_VERIFY_KEY): exit 3; give the service's key, or -allow-unverified")
+			}
+			os.Exit(0)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 // The AsyncAPI 3 document of stagewatch's NATS interface (SPEC section 7), written from the
-// service's side: it receives requests on four subjects (one queue group across replicas) and
+// service's side: it receives requests on five subjects (one queue group across replicas) and
 // answers each on the requester's inbox, and it sends events into a JetStream-backed subject tree.
 // Subject names, the queue group and the stream's retention come from the bus's own constants,
 // and the payloads are the schemas of jsonSchemas.ts, so a change in code shows up here.
-import { busNames, defaultEventStreamOptions, defaultSubjectPrefix, queueGroup, type RequestKind } from "../../src/bus/index.ts";
+import { busNames, defaultEventStreamOptions, defaultSubjectPrefix, keysRequest, queueGroup, type AnsweredRequest } from "../../src/bus/index.ts";
 import { maxBodyBytes } from "../../src/verdicts/schemas.ts";
 import { jsonSchemas, type ContractSchemaName, type JsonSchema } from "./jsonSchemas.ts";
 
@@ -21,8 +21,8 @@ function message(name: ContractSchemaName, summary: string) {
   return { name, title: name, summary, contentType: "application/json", payload: schemaRef(name) };
 }
 
-/** One request/reply subject: its channel, the reply channel (the requester's inbox) and the operation. */
-function requestReply(verb: RequestKind, request: ContractSchemaName, reply: ContractSchemaName, description: string) {
+/** One request/reply subject: its channel, the reply channel (the requester's inbox) and the operation; `request` undefined: an empty body. */
+function requestReply(verb: AnsweredRequest, request: ContractSchemaName | undefined, reply: ContractSchemaName, description: string) {
   const replyChannel = `${verb}Reply`;
   return {
     channels: {
@@ -31,7 +31,7 @@ function requestReply(verb: RequestKind, request: ContractSchemaName, reply: Con
         title: `${defaultSubjectPrefix}.${verb}`,
         description: `${description} With a tenants file the service takes it on \`{prefix}.${verb}.<tenant>\` instead, from a NATS account's service import only (README "Tenants and trust"); a team's clients still send on \`{prefix}.${verb}\` in their own account.`,
         parameters: { prefix: ref("components/parameters/prefix") },
-        messages: { [request]: ref(`components/messages/${request}`) },
+        messages: request === undefined ? {} : { [request]: ref(`components/messages/${request}`) },
       },
       [replyChannel]: {
         // NATS request/reply: the answer goes to the inbox the request named, not a fixed subject.
@@ -44,7 +44,7 @@ function requestReply(verb: RequestKind, request: ContractSchemaName, reply: Con
       action: "receive",
       channel: ref(`channels/${verb}`),
       summary: description,
-      messages: [ref(`channels/${verb}/messages/${request}`)],
+      messages: request === undefined ? [] : [ref(`channels/${verb}/messages/${request}`)],
       reply: { channel: ref(`channels/${replyChannel}`), messages: [ref(`channels/${replyChannel}/messages/${reply}`)] },
       bindings: { nats: { queue: queueGroup, bindingVersion: "0.1.0" } },
     },
@@ -63,6 +63,12 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
   const cancel = requestReply("cancel", "CancelRequest", "CancelReply", "Cancels an observation in progress; its verdict becomes `cancelled`.");
   const get = requestReply("get", "GetRequest", "GetReply", "The current verdict of an observation, on any replica.");
   const list = requestReply("list", "ListRequest", "ListReply", "The observations in progress the caller may see, on any replica.");
+  const keys = requestReply(
+    keysRequest,
+    undefined,
+    "KeysReply",
+    "The public keys the service's verdicts verify with, for a client given none; the request's body is empty. Answered by the service alone only where nothing else may answer (see the KeysReply schema): a client given a key need not ask.",
+  );
   const schemas = jsonSchemas((name) => `#/components/schemas/${name}`);
   return {
     asyncapi: "3.0.0",
@@ -79,6 +85,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       ...cancel.channels,
       ...get.channels,
       ...list.channels,
+      ...keys.channels,
       events: {
         address: "{prefix}.events.{deployment}.{observationId}",
         title: `${names.prefix}.events.<deployment>.<observationId>`,
@@ -129,6 +136,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       cancel: cancel.operation,
       get: get.operation,
       list: list.operation,
+      keys: keys.operation,
       publishEvents: {
         action: "send",
         channel: ref("channels/events"),
@@ -162,6 +170,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         GetReply: message("GetReply", "The current verdict, or refused."),
         ListRequest: message("ListRequest", "Ask for the observations in progress."),
         ListReply: message("ListReply", "The observations in progress the caller may see, or refused."),
+        KeysReply: message("KeysReply", "The service's public keys; none when it signs nothing."),
         ProgressEvent: message("ProgressEvent", "A resource's state or reason changed."),
         StageEvent: message("StageEvent", "A stage was reached."),
         StalledEvent: message("StalledEvent", "Nothing moved for the request's stallSeconds: what the observation waits on."),

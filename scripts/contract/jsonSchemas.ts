@@ -51,6 +51,11 @@ export const contractSchemas = {
   CancelReply: { schema: wire.CancelReply, description: "The reply on `<prefix>.cancel`: the observation's verdict after the cancel, or an error (`not_found`)." },
   GetRequest: { schema: wire.GetRequest, description: "What `<prefix>.get` accepts." },
   GetReply: { schema: wire.GetReply, description: "The reply on `<prefix>.get`: the observation's current verdict, or an error (`not_found`)." },
+  KeysReply: {
+    schema: wire.KeysReply,
+    description:
+      "The reply on `<prefix>.keys` (an empty request): the public keys the service's verdicts verify with, the signing key's first, then those it still trusts during a rotation; none when it signs nothing. Unsigned: a key learned here is worth who else could have answered. In the account layout of deploy/nats/accounts.conf only the service can (a team's members may neither subscribe to `<prefix>.keys` nor publish to an inbox, which a client can confirm by asking the NATS server: both are refused on its connection); on a single account anyone with its credentials can, and a key learned there proves only that whoever answered also signed. A key given to the client (STAGEWATCH_VERIFY_KEY) needs no such question.",
+  },
   ListRequest: { schema: wire.ListRequest, description: "What `<prefix>.list` accepts: optionally one deployment's observations only." },
   InProgressItem: { schema: wire.InProgressItem, description: "One observation in progress: what was asked, how far it got, its budget and the replica holding its lease." },
   ListReply: {

@@ -3,7 +3,8 @@
 // observation's first event, so following an observation after its verdict was published still
 // yields that verdict: there is no race between "request accepted" and "subscribed".
 //
-// Given the service's public keys (`verifyKey`), the client believes only what the service signed
+// Given the service's public keys (`verifyKey`, else learned from the service where only it can
+// answer: keyDiscovery.ts), the client believes only what the service signed
 // about the observation it asked about: any other event on the subject (unsigned, signed by
 // another key, altered, copied from another observation) is treated as absent, counted
 // (`rejected`) and logged once per observation, and the client keeps reading. The service's own
@@ -20,6 +21,7 @@ import type { z } from "zod";
 import { silentLogger, type Logger } from "../logging/index.js";
 import { checkEvent, checkVerdict, type Expected, type Trust } from "../signing/trust.js";
 import { verifyKeysFromEnv, verifyKeysOf, type VerifyKey } from "../signing/keys.js";
+import { configuredVerification, learnVerifyKeys, type Verification } from "./keyDiscovery.js";
 import {
   CancelReply,
   GetReply,
@@ -64,6 +66,12 @@ export type ObserverSettings = {
    * $STAGEWATCH_VERIFY_KEY (comma or white space separated); createObserver verifies nothing.
    */
   verifyKey?: string | readonly string[];
+  /**
+   * connectObserver given no key (none here, none in the environment): ask the service for its
+   * keys on `<prefix>.keys` and verify with them; `verification` says what that proves (only in
+   * the account layout are they the service's word). Default true; createObserver never learns.
+   */
+  learnVerifyKey?: boolean;
   /** Where an event or answer that failed verification is reported (once per observation followed). Default: nowhere. */
   logger?: Logger;
   /**
@@ -102,15 +110,21 @@ export type Observer = {
   list(options?: { deployment?: string }): Promise<{ items: InProgressItem[]; unreadable: { observationId: string; problem: string }[] }>;
   /** Stops following; unsettled verdicts reject with ObserverUnavailableError. Closes the connection if the observer opened it. */
   close(): Promise<void>;
-  /** Whether verdicts and events are verified (a `verifyKey` was given). */
+  /** Whether verdicts and events are verified (a `verifyKey` was given, or one learned). */
   readonly verifies: boolean;
+  /**
+   * Where the keys came from and whether a verdict they verify is the service's word: not when
+   * none, nor when learned where anyone holding this client's credentials could have answered.
+   * Act on a `succeeded` verdict only when `trusted`.
+   */
+  readonly verification: Verification;
   /** Events and answers treated as absent because they failed verification, since the observer was made. */
   readonly rejected: number;
 };
 
 /** Connects to NATS and returns an observer owning that connection. */
 export async function connectObserver(options: ObserverOptions): Promise<Observer> {
-  const { prefix, requestTimeoutMs, verdictGraceMs, verifyKey, logger, traceContext, ...connection } = options;
+  const { prefix, requestTimeoutMs, verdictGraceMs, verifyKey, learnVerifyKey, logger, traceContext, ...connection } = options;
   const config = parseWith(NatsConnectionConfig, connection);
   if (!config.ok) throw new NatsConfigError(config.issues);
   const resolvedPrefix = prefix ?? subjectPrefixFromEnv(process.env);
@@ -124,19 +138,31 @@ export async function connectObserver(options: ObserverOptions): Promise<Observe
   } catch (cause) {
     throw new ObserverUnavailableError(`cannot connect to NATS at ${config.value.servers.join(", ")}`, { cause });
   }
-  return observerOn(nc, { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs, logger, traceContext }, keys, () => nc.close());
+  const settings = { prefix: resolvedPrefix, requestTimeoutMs, verdictGraceMs, logger, traceContext };
+  let verification: Verification;
+  try {
+    verification =
+      keys.length > 0 || learnVerifyKey === false ? configuredVerification(keys) : await learnVerifyKeys(nc, busNames(resolvedPrefix), requestTimeoutMs ?? defaultRequestTimeoutMs);
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  return observerOn(nc, settings, verification, () => nc.close());
 }
 
 /** An observer on a connection the caller owns (the demo shares the service's). */
 export function createObserver(nc: NatsConnection, settings: ObserverSettings = {}): Observer {
-  return observerOn(nc, settings, keysOf(settings.verifyKey ?? []), async () => {});
+  return observerOn(nc, settings, configuredVerification(keysOf(settings.verifyKey ?? [])), async () => {});
 }
+
+const defaultRequestTimeoutMs = 10_000;
 
 const keysOf = (verifyKey: string | readonly string[]): VerifyKey[] => verifyKeysOf(typeof verifyKey === "string" ? verifyKey : verifyKey.join(","));
 
-function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readonly VerifyKey[], closeConnection: () => Promise<void>): Observer {
+function observerOn(nc: NatsConnection, settings: ObserverSettings, verification: Verification, closeConnection: () => Promise<void>): Observer {
+  const { keys } = verification;
   const names = busNames(settings.prefix ?? defaultSubjectPrefix);
-  const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
+  const requestTimeoutMs = settings.requestTimeoutMs ?? defaultRequestTimeoutMs;
   const verdictGraceMs = settings.verdictGraceMs ?? 30_000;
   const logger = settings.logger ?? silentLogger;
   const js = jetstream(nc);
@@ -366,6 +392,7 @@ function observerOn(nc: NatsConnection, settings: ObserverSettings, keys: readon
       await closeConnection();
     },
     verifies: keys.length > 0,
+    verification,
     get rejected() {
       return rejected;
     },

@@ -15,13 +15,14 @@ export {
   defaultSubjectPrefix,
   InvalidSubjectTokenError,
   isSubjectToken,
+  keysRequest,
   newObservationId,
   queueGroup,
   requestKinds,
   subjectPrefixFromEnv,
   subjectPrefixVariable,
 } from "./subjects.js";
-export type { BusNames, RequestKind } from "./subjects.js";
+export type { AnsweredRequest, BusNames, RequestKind } from "./subjects.js";
 export { contentHash, sha256Hex } from "./contentHash.js";
 export { canonicalJson } from "../signing/canonicalForm.js";
 export {
@@ -37,6 +38,8 @@ export type { NatsConnectionConfigInput } from "./connectionOptions.js";
 export { noopBusMetrics, requestResults } from "./telemetry.js";
 export type { BusMetrics, RequestResult } from "./telemetry.js";
 export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
+export { startKeysResponder } from "./keysResponder.js";
+export type { KeysResponder, KeysResponderOptions } from "./keysResponder.js";
 export { identifyCaller, requestInfoHeader, serviceImportReplyPrefix } from "./callerIdentity.js";
 export type { ArrivedRequest, CallerIdentification } from "./callerIdentity.js";
 export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
@@ -74,5 +77,7 @@ export type { DeploymentHistories } from "./deploymentHistories.js";
 export { inProgressItem, leaseState, listInProgress, listVisible, readInProgress } from "./inProgress.js";
 export type { InProgressListing, InProgressObservation, LeaseState, LeaseTable, ListScope, UnreadableObservation } from "./inProgress.js";
 export { connectObserver, createObserver } from "./client.js";
+export { keySources } from "./keyDiscovery.js";
+export type { KeySource, Verification } from "./keyDiscovery.js";
 export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings, TraceContextFields } from "./client.js";
 export { activeTraceContext } from "./activeTraceContext.js";

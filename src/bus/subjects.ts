@@ -52,6 +52,15 @@ export function newObservationId(): string {
 /** The requests the service answers, each on `<prefix>.<request>` (and `<prefix>.<request>.<tenant>` with a tenants file). */
 export const requestKinds = ["observe", "cancel", "get", "list"] as const;
 export type RequestKind = (typeof requestKinds)[number];
+/**
+ * The request answered with the public keys the service signs with (keysResponder.ts), on
+ * `<prefix>.keys` and, with a tenants file, `<prefix>.keys.<tenant>` like the four: in the account
+ * layout only the service can answer it, so a client given no key learns the key there. Answered
+ * outside the four's queue: it costs the service nothing but a constant reply.
+ */
+export const keysRequest = "keys";
+/** Every subject the service answers requests on. */
+export type AnsweredRequest = RequestKind | typeof keysRequest;
 
 export type BusNames = {
   readonly prefix: string;
@@ -59,14 +68,16 @@ export type BusNames = {
   readonly cancel: string;
   readonly get: string;
   readonly list: string;
+  /** `<prefix>.keys`: the service's public keys (keysRequest). */
+  readonly keys: string;
   /**
    * Where a tenant's requests arrive in the service's account: `<prefix>.<request>.<tenant>`. The
    * service's account exports `<prefix>.<request>.*` with the account token at the last position,
    * so the server lets each account import only the subject that names it.
    */
-  tenantRequest(request: RequestKind, tenant: string): string;
+  tenantRequest(request: AnsweredRequest, tenant: string): string;
   /** Every tenant's requests of one kind, as the service subscribes them. */
-  anyTenantRequest(request: RequestKind): string;
+  anyTenantRequest(request: AnsweredRequest): string;
   /** Every event subject, both layouts: what the one event stream captures without a tenants file. */
   readonly allEvents: string;
   /** Events without a tenant, `<prefix>.events.<deployment>.<id>`: what that stream keeps beside tenants' streams. */
@@ -118,6 +129,7 @@ export function busNames(prefix: string = defaultSubjectPrefix): BusNames {
     cancel: `${prefix}.cancel`,
     get: `${prefix}.get`,
     list: `${prefix}.list`,
+    keys: `${prefix}.${keysRequest}`,
     tenantRequest: (request, tenant) => `${prefix}.${request}.${assertToken("tenant", tenant)}`,
     anyTenantRequest: (request) => `${prefix}.${request}.*`,
     allEvents: `${prefix}.events.>`,

@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises";
 // The bus client's own modules rather than bus/index.js, which also brings the service's side
 // (KV records, leases, the request server): observe's start-up is what every CI job pays.
 import { connectObserver, type ObservationRun } from "../bus/client.js";
+import type { Verification } from "../bus/keyDiscovery.js";
 import { ObservationRejectedError } from "../bus/clientErrors.js";
 import { natsConfigFromEnv } from "../bus/connectionOptions.js";
 import { ObservationRequest, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../verdicts/schemas.js";
@@ -24,7 +25,16 @@ import { progressUntilVerdict } from "./progressUntilVerdict.js";
 import type { ProgressView } from "./progressViews.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
-import { rejectionReport, resolveVerifyKeys, unverifiedNotice, verifyKeyHelp, verifyKeyOption } from "./verification.js";
+import {
+  allowUnverifiedOption,
+  rejectionReport,
+  resolveVerifyKeys,
+  unverifiedSuccess,
+  unverifiedSuccessNotice,
+  verificationNotice,
+  verifyKeyHelp,
+  verifyKeyOption,
+} from "./verification.js";
 
 export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
 
@@ -58,7 +68,7 @@ Flags:
                           scrubbed; the service needs serve --container-logs, local mode your
                           own get on pods/log)
   --json                  print the verdict as JSON, with "mode": local or service (who decided), and
-                          "verified": whether it was verified
+                          "verified": whether it was verified with a trusted key
   --verdict-file FILE     also write the verdict, as the service signed it, to FILE (evidence for
                           the CI job's artifacts; check it with 'stagewatch verify FILE')
 ${verifyKeyHelp}
@@ -77,7 +87,8 @@ ${subjectPrefixHelp}
 
 Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
 STAGEWATCH_VERIFY_KEY; KUBECONFIG; TRACEPARENT and TRACESTATE (the trace a CI pipeline runs in).
-Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer, NATS or API server unreachable.
+Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer, NATS or API server
+unreachable, or (service mode) a succeeded verdict that could not be verified with a trusted key.
 `;
 
 export async function observeCommand(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -97,6 +108,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     progress: { type: "string", default: "auto" },
     "verdict-file": { type: "string" },
     ...verifyKeyOption,
+    ...allowUnverifiedOption,
     ...subjectPrefixOption,
     mode: { type: "string" },
     "nats-url": { type: "string" },
@@ -179,10 +191,19 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     const verdict = await run.verdict;
     view.finish(verdict);
     if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
+    const { verification } = session;
     // `mode` and `verified` are observe's own notes beside the verdict, not part of what the service signed.
-    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, mode, verified: session.verifies }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
-    if (mode === "local") io.stderr.write(localNotice);
-    else if (!session.verifies) io.stderr.write(unverifiedNotice);
+    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, mode, verified: verification?.trusted ?? false }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
+    if (verification === undefined) {
+      io.stderr.write(localNotice);
+      return exitCodeOf(verdict);
+    }
+    const notice = verificationNotice(verification);
+    if (notice) io.stderr.write(notice);
+    if (unverifiedSuccess(verdict, verification, values["allow-unverified"])) {
+      io.stderr.write(unverifiedSuccessNotice);
+      return exitCodes.unavailable;
+    }
     return exitCodeOf(verdict);
   } finally {
     const note = await session.close();
@@ -195,8 +216,10 @@ export interface ObserveSession {
   readonly run: ObservationRun;
   /** The observation's verdict so far (the live view's start). */
   current(): Promise<ObservationVerdict | undefined>;
-  /** Whether the verdict is verified as the service's (never in local mode). */
+  /** Whether the verdict is checked against keys (never in local mode). */
   readonly verifies: boolean;
+  /** Service mode: where the keys came from and whether the verdict is then the service's word. Local mode: none. */
+  readonly verification?: Verification;
   /**
    * Ends the follow, without waiting for what it opened to finish closing; resolves with a line for
    * stderr, if there is something to say (messages that failed verification).
@@ -230,7 +253,7 @@ async function openServiceSession(request: ObservationRequestInput, options: { e
     await close();
     throw error;
   }
-  return { run, current: () => observer.get(run.observationId), verifies: observer.verifies, close };
+  return { run, current: () => observer.get(run.observationId), verifies: observer.verifies, verification: observer.verification, close };
 }
 
 /**

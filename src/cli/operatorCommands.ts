@@ -1,9 +1,9 @@
 // `stagewatch get ID` and `stagewatch cancel ID`: what an operator runs to see or stop one
 // observation without writing NATS code. Thin over the `<prefix>.get` and `<prefix>.cancel`
 // subjects (any replica answers), with observe's exit codes: for `get`, 0 in progress or
-// succeeded, 1 failed, timed out or cancelled; for `cancel`, 0 once the observation is decided
-// (by this cancel or before it); for both, 2 bad input or no such observation, 3 no service or
-// NATS unreachable.
+// succeeded, 1 failed, timed out or cancelled, 3 succeeded but not verified with a trusted key
+// (unless --allow-unverified); for `cancel`, 0 once the observation is decided (by this cancel or
+// before it); for both, 2 bad input or no such observation, 3 no service or NATS unreachable.
 // The bus client's own modules, not bus/index.js (the service's side too): see observeCommand.ts.
 import { connectObserver, type Observer } from "../bus/client.js";
 import { natsConfigFromEnv } from "../bus/connectionOptions.js";
@@ -13,7 +13,8 @@ import { parseCommandArgsWithOperands } from "./args.js";
 import type { CommandIo } from "./commandIo.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "./subjectPrefix.js";
 import { exitCodes, UsageError } from "./usage.js";
-import { resolveVerifyKeys, unverifiedNotice, verifyKeyHelp, verifyKeyOption } from "./verification.js";
+import type { Verification } from "../bus/keyDiscovery.js";
+import { allowUnverifiedOption, resolveVerifyKeys, unverifiedSuccess, unverifiedSuccessNotice, verificationNotice, verifyKeyHelp, verifyKeyOption } from "./verification.js";
 import { verdictTable } from "./verdictTable.js";
 
 const common = `  -o, --output FORMAT     table (default) or json (the ObservationVerdict, schema/json/ObservationVerdict.json)
@@ -31,7 +32,8 @@ export const getUsage = `Usage: stagewatch get OBSERVATION_ID [flags]
 Prints an observation: its stages, outcome, age and budget left, and one row per resource.
 
 Flags:
-${common}Exit codes: 0 in progress or succeeded, 1 failed, timed out or cancelled, ${commonExits}
+${common}Exit codes: 0 in progress or succeeded, 1 failed, timed out or cancelled, 3 succeeded but
+not verified with a trusted key (unless --allow-unverified), ${commonExits}
 `;
 
 export const cancelUsage = `Usage: stagewatch cancel OBSERVATION_ID [--reason R] [flags]
@@ -50,14 +52,16 @@ interface OperatorArgs {
   observationId: string;
   output: (typeof outputFormats)[number];
   prefix: string;
-  /** The service's public keys; none: answers are not verified. */
+  /** The service's public keys; none: those the service gives, if any (bus/keyDiscovery.ts). */
   verifyKey: string[];
+  allowUnverified: boolean;
   reason?: string | undefined;
 }
 
 const commonOptions = {
   output: { type: "string", short: "o", default: "table" },
   ...verifyKeyOption,
+  ...allowUnverifiedOption,
   ...subjectPrefixOption,
   help: { type: "boolean", short: "h" },
 } as const;
@@ -77,24 +81,27 @@ function parseOperatorArgs(argv: readonly string[], io: CommandIo, usage: string
     output: values.output as OperatorArgs["output"],
     prefix: resolveSubjectPrefix(values["subject-prefix"], io.env),
     verifyKey: resolveVerifyKeys(values["verify-key"], io.env).map((key) => key.publicKey),
+    allowUnverified: values["allow-unverified"],
     reason: (values as { reason?: string }).reason,
   };
 }
 
-async function withObserver<T>(env: NodeJS.ProcessEnv, { prefix, verifyKey }: OperatorArgs, use: (observer: Observer) => Promise<T>): Promise<T> {
+/** The answer `use` got, and how the observer verified it. */
+async function withObserver<T>(env: NodeJS.ProcessEnv, { prefix, verifyKey }: OperatorArgs, use: (observer: Observer) => Promise<T>): Promise<{ answer: T; verification: Verification }> {
   const nats = natsConfigFromEnv(env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const observer = await connectObserver({ ...nats.value, prefix, verifyKey });
   try {
-    return await use(observer);
+    return { answer: await use(observer), verification: observer.verification };
   } finally {
     await observer.close();
   }
 }
 
-function print(io: CommandIo, verdict: ObservationVerdict, { output, verifyKey }: OperatorArgs): void {
+function print(io: CommandIo, verdict: ObservationVerdict, verification: Verification, { output }: OperatorArgs): void {
   io.stdout.write(output === "json" ? `${JSON.stringify(verdict, null, 2)}\n` : verdictTable(verdict, Date.now()));
-  if (verifyKey.length === 0) io.stderr.write(unverifiedNotice);
+  const notice = verificationNotice(verification);
+  if (notice) io.stderr.write(notice);
 }
 
 function notFound(io: CommandIo, observationId: string): number {
@@ -105,18 +112,22 @@ function notFound(io: CommandIo, observationId: string): number {
 export async function getCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = parseOperatorArgs(argv, io, getUsage, false);
   if (args === undefined) return exitCodes.reached;
-  const verdict = await withObserver(io.env, args, (observer) => observer.get(args.observationId));
+  const { answer: verdict, verification } = await withObserver(io.env, args, (observer) => observer.get(args.observationId));
   if (verdict === undefined) return notFound(io, args.observationId);
-  print(io, verdict, args);
+  print(io, verdict, verification, args);
+  if (unverifiedSuccess(verdict, verification, args.allowUnverified)) {
+    io.stderr.write(unverifiedSuccessNotice);
+    return exitCodes.unavailable;
+  }
   return verdict.outcome === "in_progress" || verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
 }
 
 export async function cancelCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const args = parseOperatorArgs(argv, io, cancelUsage, true);
   if (args === undefined) return exitCodes.reached;
-  const verdict = await withObserver(io.env, args, (observer) => observer.cancel(args.observationId, args.reason));
+  const { answer: verdict, verification } = await withObserver(io.env, args, (observer) => observer.cancel(args.observationId, args.reason));
   if (verdict === undefined) return notFound(io, args.observationId);
   if (verdict.outcome !== "cancelled") io.stderr.write(`stagewatch: observation ${args.observationId} was already decided: ${verdict.outcome}\n`);
-  print(io, verdict, args);
+  print(io, verdict, verification, args);
   return exitCodes.reached;
 }

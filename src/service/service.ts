@@ -17,6 +17,7 @@ import {
   openLeaseStore,
   openObservationRecords,
   requestKinds,
+  startKeysResponder,
   startRequestServer,
   toConnectionOptions,
 } from "../bus/index.js";
@@ -179,6 +180,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       metrics: busMetrics,
       logger: busLogger,
     });
+    const keysAnswers = startKeysResponder({ connection, prefix: config.subjectPrefix, keys: signer.verifyKeys, tenants: config.tenants !== undefined, logger: busLogger });
     let natsConnected = true;
     void (async () => {
       for await (const status of connection.status()) {
@@ -216,7 +218,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       // the records and the leases, which the next owner repairs from.
       stop: async () => {
         const graceMs = config.shutdownGraceMs;
-        await requests.stop();
+        await Promise.all([requests.stop(), keysAnswers.stop()]);
         adopter.stop();
         await withinMs(engine.handOver(), graceMs);
         leases.stopHeartbeat();

@@ -11,6 +11,8 @@ import { checkEvent, checkVerdict, type Trust } from "./trust.js";
 export interface ServiceSigner {
   /** The public key verdicts and events are signed with; undefined when the service signs nothing. */
   readonly publicKey: string | undefined;
+  /** Every key it trusts, its own first (then a rotation's previous one): what it tells clients on `<prefix>.keys`. None when it signs nothing. */
+  readonly verifyKeys: readonly string[];
   /** `body` signed, for a body the service itself just made; unchanged when it signs nothing. */
   sign<T extends object>(body: T): T & { signature?: Signature };
   /** A verdict of `observationId` the service may publish as its own. Without a key, any verdict (presence is all there is to check). */
@@ -24,6 +26,7 @@ export function serviceSigner(key: SigningKey, alsoTrusted: readonly VerifyKey[]
   const trusted = [key.verifyKey, ...alsoTrusted.filter((other) => other.publicKey !== key.publicKey)];
   return {
     publicKey: key.publicKey,
+    verifyKeys: trusted.map((trustedKey) => trustedKey.publicKey),
     sign: (body) => signBody(body, key),
     trustsVerdict: (verdict, observationId) => checkVerdict(verdict, trusted, { observationId }),
     trustsEvent: (event, observationId) => checkEvent(event, trusted, { observationId }),
@@ -35,6 +38,7 @@ const unchecked: Trust = { trusted: true, key: "(none: this service signs nothin
 /** A service started without a signing key: nothing signed, nothing checked, as before signatures existed. */
 export const unsignedService: ServiceSigner = {
   publicKey: undefined,
+  verifyKeys: [],
   sign: (body) => body,
   trustsVerdict: () => unchecked,
   trustsEvent: () => unchecked,

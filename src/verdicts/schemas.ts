@@ -447,6 +447,18 @@ export const ListReply = z.discriminatedUnion("ok", [
 ]);
 export type ListReply = z.infer<typeof ListReply>;
 
+/**
+ * The reply on `<prefix>.keys`: the public keys verdicts are signed with, the signing key's first,
+ * then the ones the service still trusts during a rotation; none when it signs nothing. It is
+ * unsigned, and need not be signed: what a client learns from it is worth what the place it was
+ * answered is worth (who else could answer there), not what it says (README "Tenants and trust").
+ */
+export const KeysReply = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), keys: z.array(z.string().regex(/^N[A-Z2-7]{55}$/, "must be an nkeys server public key")) }),
+  ErrorReply,
+]);
+export type KeysReply = z.infer<typeof KeysReply>;
+
 export const GetReply = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), verdict: ObservationVerdict }),
   ErrorReply,

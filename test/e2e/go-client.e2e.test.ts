@@ -12,6 +12,7 @@ import { output } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";
 import { useServes } from "./support/serve.ts";
+import { e2eVerifyKey } from "./support/signing.ts";
 import { apply } from "./support/stagewatch.ts";
 
 // A first `go build` fetches nats.go from the Go module proxy.
@@ -45,8 +46,9 @@ describe("examples/go-client against stagewatch serve", () => {
     if (namespace) await deleteNamespace(namespace);
   });
 
+  /** The client as a CI job runs it: with the service's key (signing.ts), unless `env` says otherwise. */
   const run = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandResult> =>
-    runToCompletion(client, args, { cwd: dir, env: { NATS_URL: natsUrl(), ...env }, timeoutMs: 120_000 });
+    runToCompletion(client, args, { cwd: dir, env: { NATS_URL: natsUrl(), STAGEWATCH_VERIFY_KEY: e2eVerifyKey(), ...env }, timeoutMs: 120_000 });
 
   it("a healthy Deployment and its ConfigMap: exit 0, the verdict message on stdout, progress on stderr", async () => {
     await apply(kc, configMap(namespace, "api-config").manifest, deployment({ namespace, name: "api", replicas: 1 }).manifest);
@@ -55,6 +57,17 @@ describe("examples/go-client against stagewatch serve", () => {
     expect(result.stdout).toBe("deployment api reached healthy: 2 resources settled\n");
     expect(result.stderr).toMatch(/^observing 2 resources as \S+\n/);
     expect(result.stderr).toContain("stage healthy reached\n");
+  });
+
+  it("without the service's key, a success it cannot verify: exit 3, unless -allow-unverified", async () => {
+    const args = ["-prefix", prefix, "-deployment", "api", "-namespace", namespace, "-timeout", "2m", "apps/v1/Deployment/api"];
+    const unverified = await run(args, { STAGEWATCH_VERIFY_KEY: "" });
+    expect(unverified.status, output(unverified)).toBe(3);
+    expect(unverified.stdout).toBe("deployment api reached healthy: 1 resource settled\n");
+    expect(unverified.stderr).toContain("the verdict says succeeded, but it was not verified (no STAGEWATCH_VERIFY_KEY): exit 3");
+    // Go's flags come before the resources.
+    const allowed = await run(["-allow-unverified", ...args], { STAGEWATCH_VERIFY_KEY: "" });
+    expect(allowed.status, output(allowed)).toBe(0);
   });
 
   it("ImagePullBackOff, the prefix from STAGEWATCH_SUBJECT_PREFIX: exit 1", async () => {

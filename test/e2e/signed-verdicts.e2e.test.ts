@@ -8,8 +8,10 @@
  * duplicate; it replays the service's genuine verdict of another observation; it answers `get`
  * where no service runs. The client and `stagewatch observe` given the service's public key report
  * the real outcome and count what they ignored, and so does examples/go-client, which checks the
- * signatures in Go; without the key the forgery still wins, as the README says. Then the key is
- * rotated, and the chart is rendered with a signing key.
+ * signatures in Go. Without the key, `observe` and the client learn it from the service on
+ * `<prefix>.keys` and ignore the forgery too, saying that on one account the key proves little; a
+ * client that verifies nothing still ends on the forgery, and the Go client, which learns nothing,
+ * then takes no success (exit 3). Then the key is rotated, and the chart is rendered with a signing key.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -26,6 +28,7 @@ import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/sc
 import { applyObjects, ensureHelm, lintChart, renderChart, templateChart } from "../cluster/helm.ts";
 import { REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";
+import { forgedVerdict, watchObservations } from "./support/forger.ts";
 import { compiledStagewatch, output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, type Declared } from "./support/manifests.ts";
@@ -48,7 +51,8 @@ let publicKey: string;
 let keys: VerifyKey[];
 const observers: Observer[] = [];
 
-const stagewatch = (args: string[], env: NodeJS.ProcessEnv = {}) => runStagewatch(args, { cwd: dir, env: { NATS_URL: natsUrl(), ...env } });
+/** `stagewatch ARGS` with no key unless `env` gives this file's (not the e2e services' key: this file's service signs with its own). */
+const stagewatch = (args: string[], env: NodeJS.ProcessEnv = {}) => runStagewatch(args, { cwd: dir, env: { NATS_URL: natsUrl(), STAGEWATCH_VERIFY_KEY: "", ...env } });
 
 /**
  * `stagewatch serve` signing with the seed in `keyFile`, on this file's prefix: started here
@@ -58,8 +62,9 @@ const stagewatch = (args: string[], env: NodeJS.ProcessEnv = {}) => runStagewatc
 const serve = (keyFile: string, env: NodeJS.ProcessEnv = {}) =>
   startServe(compiledStagewatch().cli, { kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), dir, args: [`--subject-prefix=${prefix}`, `--signing-key=${keyFile}`], env });
 
-async function observer(verifyKey: string | readonly string[]): Promise<Observer> {
-  const made = await connectObserver({ servers: natsUrl(), prefix, verifyKey });
+/** A client given `verifyKey`; given none, it learns the key from the service unless `learn` is false. */
+async function observer(verifyKey: string | readonly string[], learn = true): Promise<Observer> {
+  const made = await connectObserver({ servers: natsUrl(), prefix, verifyKey, learnVerifyKey: learn });
   observers.push(made);
   return made;
 }
@@ -91,30 +96,6 @@ afterAll(async () => {
   if (namespace) await deleteNamespace(namespace);
 });
 
-/** A plausible verdict, as a forger writes it: what the service would say, with the outcome it wants, and no signature. */
-function forgedVerdict(observationId: string, deployment: string, outcome: ObservationVerdict["outcome"] = "succeeded"): ObservationEvent {
-  const at = new Date().toISOString();
-  return {
-    type: "verdict",
-    observationId,
-    deployment,
-    at,
-    verdict: {
-      observationId,
-      key: "whatever",
-      deployment,
-      required: "healthy",
-      reached: "healthy",
-      outcome,
-      resources: [],
-      message: `deployment ${deployment} reached healthy: 1 resource settled`,
-      startedAt: at,
-      deadline: at,
-      decidedAt: at,
-    },
-  };
-}
-
 /** The forger's publish, under the message id the service's verdict had before signatures. */
 const forge = (observationId: string, deployment: string): Promise<PubAck> =>
   forgerJs.publish(names.eventSubject(deployment, observationId), JSON.stringify(forgedVerdict(observationId, deployment)), { msgID: `${observationId}.verdict` });
@@ -131,32 +112,15 @@ async function storedMessages(deployment: string, observationId: string): Promis
   }
 }
 
-/** The forger's side of `stagewatch observe`: it reads the service's answer on the requester's inbox, and forges at once. */
+/**
+ * The forger's side of `stagewatch observe`: it reads the service's answer on the requester's inbox,
+ * and forges at once. It watches before the client under test starts: a client that starts fast
+ * (the Go one) could otherwise send its request first and never be forged at.
+ */
 async function forgeEveryObservation(deployment: string): Promise<{ forged: Promise<PubAck>[]; stop(): void }> {
-  const inboxes = new Set<string>();
   const forged: Promise<PubAck>[] = [];
-  const requests = forger.subscribe(names.observe, {
-    callback: (_, message) => {
-      if (message.reply) inboxes.add(message.reply);
-    },
-  });
-  const replies = forger.subscribe("_INBOX.>", {
-    callback: (_, message) => {
-      if (!inboxes.has(message.subject)) return;
-      const reply = message.json<{ ok: boolean; observationId?: string }>();
-      if (reply.ok && reply.observationId) forged.push(forge(reply.observationId, deployment));
-    },
-  });
-  // The server has both subscriptions before the client under test is started: a client that starts
-  // fast (the Go one) could otherwise send its request first and never be forged at.
-  await forger.flush();
-  return {
-    forged,
-    stop() {
-      requests.unsubscribe();
-      replies.unsubscribe();
-    },
-  };
+  const watching = await watchObservations(forger, names, ({ observationId }) => forged.push(forge(observationId, deployment)));
+  return { forged, stop: () => watching.stop() };
 }
 
 /** A manifest file declaring `objects`, as a chart renders them. */
@@ -172,20 +136,26 @@ describe("a forged succeeded verdict published first under the verdict's old mes
   it("the client given the service's key reports the real failed outcome, counts the one event it ignored, and the service's verdict is on the stream", async () => {
     const api = deployment({ namespace, name: "api", fault: Fault.ImagePullBackOff, image: "registry.example/api:does-not-exist" });
     const verifying = await observer(publicKey);
-    const trusting = await observer([]);
+    const trusting = await observer([], false);
+    const learning = await observer([]);
     // Not applied yet: the observation cannot be decided before the forger has published.
     const run = await verifying.observe(observeRequest({ deployment: "api", resources: [api.identity], absentGraceSeconds: 120, timeoutSeconds: 180 }));
     failedId = run.observationId;
     const ack = await forge(run.observationId, "api");
     expect(ack.duplicate).toBe(false);
-    // What the forger gets from a client without the key: the observation ends on its word.
+    // What the forger gets from a client that verifies nothing: the observation ends on its word.
     expect((await trusting.follow(run.observationId).verdict).outcome).toBe("succeeded");
+    // A client given no key learned the service's: the forgery is ignored, but on this one-account
+    // NATS the key proves only that whoever answered `keys` also signed.
+    expect(learning.verification).toMatchObject({ source: "unproven", trusted: false, keys: [{ publicKey }] });
+    const learned = learning.follow(run.observationId).verdict;
 
     await apply(kc, api.manifest);
     const { events, verdict } = await collect(run);
     expect(verdict).toMatchObject({ observationId: run.observationId, outcome: "failed", failure: { reason: "ImagePullBackOff" } });
     expect(verifying.verifies).toBe(true);
     expect(verifying.rejected).toBe(1);
+    expect(await learned).toMatchObject({ outcome: "failed", signature: { key: publicKey } });
     for (const event of events) expect(checkEvent(event, keys, { observationId: run.observationId }), JSON.stringify(event)).toMatchObject({ trusted: true });
 
     const verdicts = (await storedMessages("api", run.observationId)).filter((message) => message.body.type === "verdict");
@@ -230,16 +200,20 @@ describe("a forged succeeded verdict published first under the verdict's old mes
     // The file is what the service signed: without observe's own notes beside it (verified, mode).
     expect(printed).toMatchObject({ mode: "service" });
     expect(evidence).toEqual(Object.fromEntries(Object.entries(printed).filter(([name]) => name !== "verified" && name !== "mode")));
-    const valid = await stagewatch(["verify", verdictFile, "--key", publicKey]);
+    const valid = await stagewatch(["verify", verdictFile, "--verify-key", publicKey, "--outcome", "failed", "--deployment", "ghost", "--key", evidence.key]);
     expect(valid.status, output(valid)).toBe(0);
-    expect(valid.stdout).toBe(`valid: observation ${evidence.observationId}, deployment ghost, key ${evidence.key}: failed (signed by ${publicKey})\n`);
+    expect(valid.stdout).toBe(
+      `valid: observation ${evidence.observationId}, deployment ghost, key ${evidence.key}, tenant (none), namespaces ${namespace}: failed, decided at ${evidence.decidedAt} (signed by ${publicKey})\n`,
+    );
+    // As a gate (the outcome succeeded unless told otherwise), the same genuine file is no pass.
+    expect((await stagewatch(["verify", verdictFile, "--verify-key", publicKey])).status).toBe(1);
     // observe's --json output, as the CI example keeps it, verifies too.
     const jsonOutput = join(dir, "ghost-output.json");
     writeFileSync(jsonOutput, result.stdout);
-    expect((await stagewatch(["verify", jsonOutput], { STAGEWATCH_VERIFY_KEY: publicKey })).status).toBe(0);
+    expect((await stagewatch(["verify", jsonOutput, "--outcome", "failed"], { STAGEWATCH_VERIFY_KEY: publicKey })).status).toBe(0);
     const tampered = join(dir, "ghost-tampered.json");
     writeFileSync(tampered, JSON.stringify({ ...evidence, outcome: "succeeded" }));
-    const invalid = await stagewatch(["verify", tampered, "--key", publicKey]);
+    const invalid = await stagewatch(["verify", tampered, "--verify-key", publicKey]);
     expect(invalid.status, output(invalid)).toBe(1);
     expect(invalid.stdout).toContain("does not match the content");
 
@@ -248,10 +222,10 @@ describe("a forged succeeded verdict published first under the verdict's old mes
     expect(got.stderr).toBe("");
     const unverified = await stagewatch(["get", evidence.observationId, `--subject-prefix=${prefix}`]);
     expect(unverified.status, output(unverified)).toBe(1);
-    expect(unverified.stderr).toContain("stagewatch: verdict not verified (no STAGEWATCH_VERIFY_KEY): anyone who may publish events could forge it\n");
+    expect(unverified.stderr).toContain(`stagewatch: verdict not verified: ${publicKey} was learned on ${prefix}.keys, where this client's own credentials may answer too`);
   });
 
-  it("stagewatch observe without a key still ends on the forgery, and says the verdict was not verified", async () => {
+  it("stagewatch observe without a key learns the service's, ignores the forgery and exits 1; the learned key is not taken for proof", async () => {
     const ghost = deployment({ namespace, name: "ghost-unverified" });
     const forging = await forgeEveryObservation("ghost-unverified");
     let result: CommandResult;
@@ -260,9 +234,11 @@ describe("a forged succeeded verdict published first under the verdict's old mes
     } finally {
       forging.stop();
     }
-    expect(result.status, output(result)).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: "succeeded", verified: false });
-    expect(result.stderr).toContain("stagewatch: verdict not verified");
+    expect(forging.forged).toHaveLength(1);
+    expect(result.status, output(result)).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: "failed", verified: false, failure: { reason: "NotFound" } });
+    expect(result.stderr).toMatch(/^stagewatch: ignored an event of observation \S+ that failed verification \(no signature\)$/m);
+    expect(result.stderr).toContain(`stagewatch: verdict not verified: ${publicKey} was learned on ${prefix}.keys`);
   });
 });
 
@@ -342,7 +318,7 @@ describe("examples/go-client given the service's key", () => {
 
   it.each([
     ["with STAGEWATCH_VERIFY_KEY: skips the forgery and exits 1 on the service's verdict", true],
-    ["without: ends on the forgery, exit 0", false],
+    ["without: ends on the forgery, but takes no unverified success: exit 3", false],
   ])("%s", async (_, verifying) => {
     const name = verifying ? "go-verified" : "go-unverified";
     const forging = await forgeEveryObservation(name);
@@ -358,8 +334,9 @@ describe("examples/go-client given the service's key", () => {
       expect(result.stdout).toMatch(new RegExp(`^deployment ${name} cannot reach \\w+: Deployment ${namespace}/${name}: .*NotFound`));
       expect(result.stderr).toContain("ignored an event that failed verification (no signature)\n");
     } else {
-      expect(result.status, output(result)).toBe(0);
+      expect(result.status, output(result)).toBe(3);
       expect(result.stdout).toBe(`deployment ${name} reached healthy: 1 resource settled\n`);
+      expect(result.stderr).toContain("the verdict says succeeded, but it was not verified (no STAGEWATCH_VERIFY_KEY): exit 3");
     }
   });
 });

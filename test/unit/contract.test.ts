@@ -11,9 +11,9 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { contractFiles } from "../../scripts/contract/files.ts";
 import { contractSchemas } from "../../scripts/contract/jsonSchemas.ts";
 import { serviceSigner } from "../../src/signing/index.ts";
-import { newKey } from "../../src/signing/testing/keys.ts";
+import { newKey, oldKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
-import { CancelRequest, GetRequest, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { CancelRequest, GetRequest, KeysReply, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
 import { observation } from "../fixtures/observation.ts";
 
 const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));
@@ -133,5 +133,12 @@ describe("the JSON Schemas validate what the code sends and refuse what it refus
       expect(validate("ObservationEvent", event)).toEqual([]);
     }
     expect(validate("Signature", { key: newKey.publicKey, sig: "not base64url!" })).not.toEqual([]);
+  });
+
+  test("the keys a service answers with on <prefix>.keys: its own and a rotation's previous one, or none", () => {
+    expect(validate("KeysReply", { ok: true, keys: serviceSigner(newKey, [oldKey.verifyKey]).verifyKeys })).toEqual([]);
+    expect(validate("KeysReply", { ok: true, keys: [] })).toEqual([]);
+    expect(KeysReply.safeParse({ ok: true, keys: ["SNAGJSASU"] }).success).toBe(false);
+    expect(validate("KeysReply", { ok: true, keys: ["SNAGJSASU"] })).not.toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * Shell pipelines as a CI job runs them: `bash -euo pipefail` with the real `kubectl` (built by
  * test/cluster/build.sh from the same Kubernetes module as the control plane), the real `helm`
  * (build-helm.sh) and the compiled `stagewatch` on PATH, and nothing of this process's
- * environment but what a CI job would set (KUBECONFIG, NATS_URL).
+ * environment but what a CI job would set (KUBECONFIG, NATS_URL, STAGEWATCH_VERIFY_KEY).
  */
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -13,6 +13,7 @@ import { runToCompletion, scratchDir, type CommandResult } from "../../cluster/s
 import { compiledStagewatch } from "./cli.ts";
 import { createNamespace, deleteNamespace, kubeconfigPath, natsUrl } from "./cluster.ts";
 import { useServes } from "./serve.ts";
+import { e2eVerifyKey } from "./signing.ts";
 
 export interface Pipelines {
   /** The directory holding `kubectl`, `helm` and `stagewatch`, first on the scripts' PATH. */
@@ -41,6 +42,8 @@ export async function pipelines(options: { dir: string; cli: string; kubeconfigP
     HOME: home,
     KUBECONFIG: options.kubeconfigPath,
     NATS_URL: options.natsUrl,
+    // The service's public key, as a CI job of the cluster gets it from the chart's ConfigMap.
+    STAGEWATCH_VERIFY_KEY: e2eVerifyKey(),
   };
   return {
     bin,

@@ -1,7 +1,8 @@
 /**
  * `stagewatch serve` as the CLI, pipeline and operator tests run it: the global setup's compiled
  * CLI as a process of its own, each service under a subject prefix of its own, so test files never
- * answer each other's requests or read each other's records.
+ * answer each other's requests or read each other's records, signing with the file's e2e key
+ * (signing.ts) as an install of the chart does.
  *
  * `useServes()` registers an afterAll in the file (or describe) that calls it: every service
  * started through it is stopped, and what its prefix left on NATS (the event stream and every KV
@@ -14,6 +15,7 @@ import { scratchDir, startServe, type RunningService } from "../../cluster/stage
 import { removeBus } from "./bus.ts";
 import { compiledStagewatch } from "./cli.ts";
 import { kubeconfigPath, natsUrl } from "./cluster.ts";
+import { e2eSigningKeyFile } from "./signing.ts";
 
 export interface ServeUnderPrefix extends RunningService {
   readonly prefix: string;
@@ -25,8 +27,10 @@ export interface ServeUnderPrefix extends RunningService {
 export interface ServeOptions {
   /** Names the prefix (`e2e-<name>-<hex>`) and the scratch directory. */
   name: string;
-  /** More flags (`--replica-id`, `--container-logs`, `--namespaces`). */
+  /** More flags (`--replica-id`, `--container-logs`, `--namespaces`); a `--signing-key` of its own replaces the e2e key. */
   args?: readonly string[];
+  /** Sign with the e2e key (signing.ts), as the chart's default install must. Default true. */
+  signed?: boolean;
   /** Added to the environment `stagewatch serve` documents. */
   env?: NodeJS.ProcessEnv;
   /** Default: the e2e cluster's admin kubeconfig. */
@@ -56,11 +60,12 @@ export function useServes(): Serves {
       prefixes.push(prefix);
       const byEnvironment = options.prefixFrom === "environment";
       const dir = scratchDir(`serve-${options.name}`);
+      const signed = options.signed !== false && !(options.args ?? []).some((arg) => arg.startsWith("--signing-key"));
       const service = await startServe(options.cli ?? compiledStagewatch().cli, {
         kubeconfigPath: options.kubeconfigPath ?? kubeconfigPath(),
         natsUrl: natsUrl(),
         dir,
-        args: [...(byEnvironment ? [] : [`--subject-prefix=${prefix}`]), ...(options.args ?? [])],
+        args: [...(byEnvironment ? [] : [`--subject-prefix=${prefix}`]), ...(signed ? [`--signing-key=${e2eSigningKeyFile()}`] : []), ...(options.args ?? [])],
         env: { ...(byEnvironment && { STAGEWATCH_SUBJECT_PREFIX: prefix }), ...options.env },
       });
       started.push(service);
