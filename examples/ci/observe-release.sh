@@ -12,6 +12,9 @@
 # Environment:
 #   KUBECONFIG, NATS_URL (and NATS_CREDS_FILE, ...)   the cluster and the NATS its stagewatch uses
 #   STAGEWATCH_SUBJECT_PREFIX   that cluster's prefix when several clusters share the NATS
+#   STAGEWATCH_VERIFY_KEY       the service's public key (the chart's ConfigMap <release>-verify-keys):
+#                               without it, a success counts only where the key learned from the
+#                               service is its word (README "Tenants and trust"), else exit 3
 #   STAGEWATCH_REQUIRE          applied, bootstrapped or healthy (default healthy)
 #   STAGEWATCH_KEY              idempotency key (default: one per CI job, from GitHub's run id and
 #                               attempt or GitLab's job id)
@@ -22,7 +25,8 @@
 #
 # Exit codes, stagewatch observe's: 0 the required stage was reached; 1 the release failed or timed
 # out (also: kubectl apply failed); 2 bad input (fix the job, do not retry); 3 no stagewatch service
-# answered, after the attempts: the outcome is unknown, not a failed release.
+# answered, after the attempts, or a success that could not be verified (not retried): the outcome
+# is unknown, not a failed release.
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -65,6 +69,11 @@ if ! kubectl apply -f "$manifests" -o json >"$applied"; then
   exit 1
 fi
 
+# Exit 3 with a verdict printed: a success stagewatch could not verify, which asking again does not change.
+unverified() {
+  [ -s "$verdict_file" ] && node -e 'process.exit(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).verified === false ? 0 : 1)' "$verdict_file" 2>/dev/null
+}
+
 # The same key on every attempt: a retry follows the observation the first one started (the
 # service answers it as a replay), it never starts a second one.
 attempt=1
@@ -72,7 +81,7 @@ while :; do
   status=0
   stagewatch observe -f "$applied" --deployment "$deployment" --require "$require" --timeout "$timeout" \
     --key "$key" --json >"$verdict_file" || status=$?
-  [ "$status" -eq 3 ] && [ "$attempt" -lt "$attempts" ] || break
+  [ "$status" -eq 3 ] && [ "$attempt" -lt "$attempts" ] && ! unverified || break
   echo "stagewatch ${deployment}: no stagewatch answered (attempt ${attempt} of ${attempts}); asking again in ${retry_delay}s" >&2
   attempt=$((attempt + 1))
   sleep "$retry_delay"
@@ -88,6 +97,13 @@ case $status in
   0) echo "stagewatch ${deployment}: $(message)" ;;
   1) say error "$(message)" ;;
   2) rm -f "$verdict_file"; say error "bad input: see stagewatch's message above; retrying will not help" ;;
-  3) rm -f "$verdict_file"; say warning "no stagewatch service answered after ${attempts} attempts: the release's outcome is unknown" ;;
+  3)
+    if unverified; then
+      say error "the verdict says succeeded, but it could not be verified as the service's: set STAGEWATCH_VERIFY_KEY (see stagewatch's message above)"
+    else
+      say warning "no stagewatch service answered after ${attempts} attempts: the release's outcome is unknown"
+    fi
+    rm -f "$verdict_file"
+    ;;
 esac
 exit "$status"

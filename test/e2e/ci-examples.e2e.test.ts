@@ -64,6 +64,19 @@ describe("examples/ci/observe-release.sh", () => {
     expect(existsSync(join(root, "stagewatch-verdict.json"))).toBe(false);
   });
 
+  it("no STAGEWATCH_VERIFY_KEY on this one-account NATS: a healthy release is no success it can vouch for, exit 3 at once, no retry, no verdict file", async () => {
+    const config = configMap(pipeline.namespace, "unverified-config");
+    const root = checkout("unverified", config.manifest);
+    const result = await job(root, "unverified k8s/ 2m", { STAGEWATCH_VERIFY_KEY: "", STAGEWATCH_RETRY_DELAY: "1" });
+    expect(result.status, output(result)).toBe(3);
+    expect(result.stderr).not.toContain("asking again");
+    expect(result.stderr).toContain("stagewatch: exit 3: the verdict says succeeded, but it could not be verified as the service's");
+    expect(result.stdout).toBe(
+      "stagewatch unverified: error: the verdict says succeeded, but it could not be verified as the service's: set STAGEWATCH_VERIFY_KEY (see stagewatch's message above)\n",
+    );
+    expect(existsSync(join(root, "stagewatch-verdict.json"))).toBe(false);
+  });
+
   it("bad input (a deployment name stagewatch refuses): exit 2 at once, no retry", async () => {
     const web = deployment({ namespace: pipeline.namespace, name: "web", replicas: 2 });
     const root = checkout("bad-input", web.manifest);
