@@ -101,7 +101,15 @@ const selfIdentifying = [
 
 type Replacement = string | ((match: string, ...groups: string[]) => string);
 
-const patterns: readonly (readonly [RegExp, Replacement])[] = [
+/**
+ * A pattern, its replacement, and for the costlier ones a precondition: what any match holds, a
+ * literal the regex engine finds by a fast scan, so that ordinary text, which holds none, skips a
+ * pattern that tries every word (the DSN) or every upper-case run (environment names). Linear
+ * itself: no unbounded run after the literal (`PASS[A-Z_]*=` would rescan a run from each `PASS`).
+ */
+type Pattern = readonly [RegExp, Replacement, RegExp?];
+
+const patterns: readonly Pattern[] = [
   // PEM private keys, across lines: from BEGIN to END, or to the end of a text cut before its END.
   [/-----BEGIN[A-Z0-9 ]* PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]* PRIVATE KEY(?: BLOCK)?-----|$)/g, redacted],
   // An END left over (every BEGIN went above) is a key whose head was cut off, as a log tail cuts.
@@ -127,7 +135,7 @@ const patterns: readonly (readonly [RegExp, Replacement])[] = [
   // Command lines: `--password hunter2`, `--db-password "x"`, `-token abc`; found from the space.
   [new RegExp(`(\\s)(?<=(?:^|[^A-Za-z0-9_-])-[A-Za-z0-9_-]*${credentialName}\\s)(\\s*)(?!-)(${value})`, "gi"), `$1$2${redacted}`],
   // Environment assignments: `DB_PASS=x`, `SECRET_KEY_BASE="x"` (envCredentialName).
-  [new RegExp(`${envName}(${envCredentialName}=)(${value})`, "g"), `$1${redacted}`],
+  [new RegExp(`${envName}(${envCredentialName}=)(${value})`, "g"), `$1${redacted}`, /PASS|PWD|SECRET|TOKEN|KEY|CREDENTIAL/],
   // An environment variable as Kubernetes shows one: JSON `{"name":"DB_PASS","value":"x"}`, YAML
   // `name: DB_PASS` / `value: x`, Go's `{Name:DB_PASS Value:x}` and `Name:"DB_PASS", Value:"x"`.
   // Found from the literal `name`; the name's run ends at its quote, the value at its own.
@@ -137,32 +145,35 @@ const patterns: readonly (readonly [RegExp, Replacement])[] = [
       "g",
     ),
     `$1${redacted}`,
+    /[Nn]ame/,
   ],
   // Flags that take a password: the mysql clients' `-pS3cret` (attached: a bare `-p` asks for it),
   // sshpass's `-p pw`, a registry login's `-p pw`, curl's `-u user:pw` (`--user`, `--proxy-user`,
   // `-U`). Never `-p` on its own: it is `mkdir -p`, `ssh -p 2222`, `docker run -p 8080:80`. Found
   // from the flag, the command looked for behind it within a few arguments.
-  [new RegExp(`(\\s-p)(?<=${command(mysqlCommands)}${arguments_(16)}\\s-p)(?:${value})`, "g"), `$1${redacted}`],
+  [new RegExp(`(\\s-p)(?<=${command(mysqlCommands)}${arguments_(16)}\\s-p)(?:${value})`, "g"), `$1${redacted}`, /mysql|mariadb/],
   [
     new RegExp(`(\\s-p(?:=|\\s*))(?<=(?:${command("sshpass")}|${command(loginCommands)}${arguments_(4)}\\s+login)${arguments_(16)}\\s-p(?:=|\\s*))(?!-)(?:${value})`, "g"),
     `$1${redacted}`,
+    /sshpass|login/,
   ],
   [
     new RegExp(`(\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?<=${command("curl")}${arguments_(24)}\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?!-)(?:${value})`, "g"),
     `$1${redacted}`,
+    /curl/,
   ],
   // Go's MySQL DSN, `user:password@tcp(db:3306)/app` (any network: `unix(`, `cloudsql(`): from the
   // start of a run to the last `@` before the network, as urlUserinfo.ts does for URLs; a name=
   // before it (`DSN=`) is kept.
-  [/(?<![^\s"'`])((?:[A-Za-z_][A-Za-z0-9_]*=)?)[^\s"'`:=]*:[^\s"'`]*(?=@[a-z][a-z0-9]*\()/g, `$1${redacted}`],
+  [/(?<![^\s"'`])((?:[A-Za-z_][A-Za-z0-9_]*=)?)[^\s"'`:=]*:[^\s"'`]*(?=@[a-z][a-z0-9]*\()/g, `$1${redacted}`, /@[a-z][a-z0-9]*\(/],
   // Cookies, requested and set: every `name=value` of the header, attributes included.
-  [/\b((?:set-)?cookie["']?\s*:\s*["']?)[^\s;"',=]+=[^\s;"',]*(?:;\s?[^\s;"',]+)*/gi, `$1${redacted}`],
+  [/\b((?:set-)?cookie["']?\s*:\s*["']?)[^\s;"',=]+=[^\s;"',]*(?:;\s?[^\s;"',]+)*/gi, `$1${redacted}`, /cookie/i],
   // A registry's credentials in a .dockerconfigjson: `"auth":"<base64 of user:password>"`, also
   // JSON inside JSON (`\"auth\":\"...\"`).
-  [/(\\?"auth\\?"\s*:\s*)\\?"[^"\\\s]*\\?"/g, `$1${redacted}`],
+  [/(\\?"auth\\?"\s*:\s*)\\?"[^"\\\s]*\\?"/g, `$1${redacted}`, /"auth\\?"/],
   // `Basic <base64>` outside an Authorization header (a client's debug line, a curl -v dump), when
   // the word decodes to `user:password`.
-  [/(?<![A-Za-z0-9_-])(basic)(\s+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])/gi, (match, scheme: string, space: string, word: string) => (isBasicCredentials(word) ? `${scheme}${space}${redacted}` : match)],
+  [/(?<![A-Za-z0-9_-])(basic)(\s+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])/gi, (match, scheme: string, space: string, word: string) => (isBasicCredentials(word) ? `${scheme}${space}${redacted}` : match), /basic/i],
   // Formats that say what they are, wherever they appear. One pattern, so one pass over the text.
   [new RegExp(`(?<![A-Za-z0-9_-])(?:${selfIdentifying.join("|")})`, "g"), redacted],
 ];
@@ -170,11 +181,10 @@ const patterns: readonly (readonly [RegExp, Replacement])[] = [
 /** The text with anything that looks like a credential replaced by `[redacted]`. Linear in the text. */
 export function scrubCredentials(text: string): string {
   const shown = withoutControlCharacters(text).normalize("NFKC");
-  const scrubbed = patterns.reduce(
-    (out, [pattern, replacement]) =>
-      typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement),
-    shown,
-  );
+  const scrubbed = patterns.reduce((out, [pattern, replacement, precondition]) => {
+    if (precondition !== undefined && !precondition.test(out)) return out;
+    return typeof replacement === "string" ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  }, shown);
   return scrubUrlUserinfo(scrubbed);
 }
 
