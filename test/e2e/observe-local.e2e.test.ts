@@ -196,7 +196,13 @@ describe("local mode and the service judge alike", () => {
       const api = deployment({ namespace, name: "twice", replicas: 3 });
       await apply(admin, api.manifest);
       const local = await observeLocally("twice", [api.manifest]);
-      const service = await observeLocally("twice", [api.manifest], ["--subject-prefix", stagewatch.prefix], { KUBECONFIG: kubeconfigPath(), NATS_URL: natsUrl() });
+      // This in-process service signs nothing, and the client is told that is meant (as an
+      // installation with the chart's signing.unsigned: intended must).
+      const service = await observeLocally("twice", [api.manifest], ["--subject-prefix", stagewatch.prefix, "--allow-unverified"], {
+        KUBECONFIG: kubeconfigPath(),
+        NATS_URL: natsUrl(),
+        STAGEWATCH_VERIFY_KEY: "",
+      });
       expect(local.result.status, output(local.result)).toBe(0);
       expect(service.result.status, output(service.result)).toBe(0);
       expect(local.verdict.mode).toBe("local");
