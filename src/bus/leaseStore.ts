@@ -68,7 +68,11 @@ export interface LeaseWatch {
   stop(): void;
 }
 
-/** What a lease watch delivers: every lease and heartbeat stored now, then every change, in order. */
+/**
+ * What a lease watch delivers: every lease and heartbeat stored now, then every change, in order.
+ * `watch` resolves once those stored now are delivered, so a table built from it is complete from
+ * then on (adoption, and `list`, read it).
+ */
 export interface LeaseWatchHandlers {
   lease(change: LeaseChange): void;
   heartbeat(change: HeartbeatChange): void;
@@ -109,6 +113,9 @@ export function leaseHeldUntil(lease: Lease, heartbeat: Heartbeat | undefined): 
   const covers = heartbeat !== undefined && lease.incarnation !== undefined && heartbeat.replica === lease.holder && heartbeat.incarnation === lease.incarnation;
   return covers ? Math.max(own, Date.parse(heartbeat.expiresAt)) : own;
 }
+
+/** The longest `watch` waits for the bucket's replay: a full 32 MiB bucket (about 150,000 leases) replays in a few seconds. */
+const replayWaitMs = 30_000;
 
 const heartbeatKeyPrefix = "heartbeats.";
 
@@ -175,6 +182,8 @@ export function leaseStoreIn(kv: KV): LeaseStore {
     },
     async watch(handlers) {
       const watcher = await kv.watch();
+      let replayed!: () => void;
+      const caughtUp = new Promise<void>((resolve) => (replayed = resolve));
       void (async () => {
         for await (const entry of watcher) {
           const put = entry.operation === "PUT";
@@ -185,8 +194,16 @@ export function leaseStoreIn(kv: KV): LeaseStore {
             const lease = put ? parsed(Lease, entry.string()) : undefined;
             handlers.lease({ observationId: entry.key, entry: lease && { observationId: entry.key, lease, revision: entry.revision } });
           }
+          // The last value stored when the watch began has none pending after it.
+          if (entry.isUpdate || entry.delta === 0) replayed();
         }
       })();
+      // Counted after the watch began: a key written since arrives on the watch either way.
+      if ((await kv.status()).values === 0) replayed();
+      // Bounded: a replay that never says it is done leaves the table filling as before, not the start-up hanging.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([caughtUp, new Promise<void>((resolve) => (timer = setTimeout(resolve, replayWaitMs)))]);
+      clearTimeout(timer);
       return { stop: () => watcher.stop() };
     },
   };

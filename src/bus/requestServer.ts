@@ -14,7 +14,7 @@ import { silentLogger, type Logger } from "../logging/index.js";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import { asyncScheduler, type SchedulerLike } from "rxjs";
 import type { z } from "zod";
-import { defaultCallerQuotas, soleCaller, type Caller, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
+import { callerLabel, defaultCallerQuotas, soleCaller, type Caller, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
 import {
   CancelRequest,
   GetRequest,
@@ -178,10 +178,10 @@ export function startRequestServer(options: RequestServerOptions): RequestServer
    * the service's own account can send one: it is refused once handled) counts as one caller.
    */
   const arrivingCaller = (tenantToken: string | undefined): ArrivingCaller => {
-    if (!options.tenants) return { id: soleCaller.id, who: `caller ${soleCaller.id}`, quotas: undefined };
+    if (!options.tenants) return { id: soleCaller.id, who: callerLabel(soleCaller), quotas: undefined };
     const tenant = tenantToken === undefined ? undefined : options.tenants.get(tenantToken);
     if (tenant === undefined) return { id: "(no tenant)", who: "a caller of no tenant", quotas: undefined };
-    return { id: tenant.id, who: `tenant ${tenant.id}`, quotas: tenant.quotas };
+    return { id: tenant.id, who: callerLabel(tenant), quotas: tenant.quotas };
   };
 
   const refused = (from: ArrivingCaller, kind: RequestKind, msg: Msg, reply: ErrorReply, limit?: string): void => {
