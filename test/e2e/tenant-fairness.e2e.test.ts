@@ -119,7 +119,9 @@ describe("TEAM_B holding 900 requests outstanding", () => {
     } finally {
       await flood.stop(60_000);
     }
-    const report = JSON.parse(readFileSync(floodLog, "utf8").trim().split("\n").at(-1)!) as FloodReport;
+    // The process's output reaches its log file through a pipe: it may land just after the exit.
+    const reportLine = await eventually("TEAM_B's flood report", async () => readFileSync(floodLog, "utf8").split("\n").find((line) => line.startsWith('{"answers"')), { timeoutMs: 10_000 });
+    const report = JSON.parse(reportLine) as FloodReport;
     const refusedB = Object.values(report.answers).reduce((sum, counts) => sum + (counts.quota ?? 0), 0);
     const answeredB = Object.values(report.answers).reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0);
     const serveLog = readFileSync(join(started.dir, "serve.log"), "utf8");
