@@ -37,7 +37,6 @@ export async function openLocalSession(request: ObservationRequest, options: Loc
   return {
     run: observation,
     current: () => observation.get(),
-    verifies: false,
     close: async () => {
       process.off("SIGINT", onInterrupt);
       process.off("SIGTERM", onTerminate);

@@ -216,8 +216,6 @@ export interface ObserveSession {
   readonly run: ObservationRun;
   /** The observation's verdict so far (the live view's start). */
   current(): Promise<ObservationVerdict | undefined>;
-  /** Whether the verdict is checked against keys (never in local mode). */
-  readonly verifies: boolean;
   /** Service mode: where the keys came from and whether the verdict is then the service's word. Local mode: none. */
   readonly verification?: Verification;
   /**
@@ -253,7 +251,7 @@ async function openServiceSession(request: ObservationRequestInput, options: { e
     await close();
     throw error;
   }
-  return { run, current: () => observer.get(run.observationId), verifies: observer.verifies, verification: observer.verification, close };
+  return { run, current: () => observer.get(run.observationId), verification: observer.verification, close };
 }
 
 /**
