@@ -21,10 +21,11 @@
 // - The URL userinfo, whose password may hold `/` and `@`, is a scanner (urlUserinfo.ts).
 // bench/scrub.bench.ts measures the time per KiB on adversarial inputs.
 //
-// The patterns read the text as a person would see it: control and format characters removed first
-// (text.ts; `pass\u200Bword=` shows as `password=`), then NFKC-normalised (fullwidth `ｐａｓｓｗｏｒｄ`
-// and ligatures become the ASCII a pattern knows). What leaves is that text, not the original: the
-// removed characters are the ones no reader should get anyway.
+// The patterns read the text as a person would see it: escape sequences, control and format
+// characters removed first (text.ts; `pass\u200Bword=` and a logger's `ESC[36mpassword ESC[0m=`
+// show as `password=`), then NFKC-normalised (fullwidth `ｐａｓｓｗｏｒｄ` and ligatures become the
+// ASCII a pattern knows). What leaves is that text, not the original: the removed characters are
+// the ones no reader should get anyway.
 import { cut, withoutControlCharacters } from "./text.js";
 import { scrubUrlUserinfo } from "./urlUserinfo.js";
 
@@ -50,7 +51,7 @@ const envName = `(?<![A-Za-z0-9_])(?=[A-Z][A-Z0-9_]{0,63}(?![A-Z0-9_]))`;
 
 /** One argument of a command line, and so many of them before a flag: the lookbehinds' bound. */
 const argument = "[^\\s;|&]+";
-const arguments_ = (count: number) => `(?:\\s+${argument}){0,${count}}`;
+const precedingArguments = (count: number) => `(?:\\s+${argument}){0,${count}}`;
 /** A command's name as a word of its own (`/usr/bin/mysql` too), not inside another word. */
 const command = (names: string) => `(?<![A-Za-z0-9_.-])(?:${names})`;
 const mysqlCommands = "mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump|mariadb-admin";
@@ -151,14 +152,14 @@ const patterns: readonly Pattern[] = [
   // sshpass's `-p pw`, a registry login's `-p pw`, curl's `-u user:pw` (`--user`, `--proxy-user`,
   // `-U`). Never `-p` on its own: it is `mkdir -p`, `ssh -p 2222`, `docker run -p 8080:80`. Found
   // from the flag, the command looked for behind it within a few arguments.
-  [new RegExp(`(\\s-p)(?<=${command(mysqlCommands)}${arguments_(16)}\\s-p)(?:${value})`, "g"), `$1${redacted}`, /mysql|mariadb/],
+  [new RegExp(`(\\s-p)(?<=${command(mysqlCommands)}${precedingArguments(16)}\\s-p)(?:${value})`, "g"), `$1${redacted}`, /mysql|mariadb/],
   [
-    new RegExp(`(\\s-p(?:=|\\s*))(?<=(?:${command("sshpass")}|${command(loginCommands)}${arguments_(4)}\\s+login)${arguments_(16)}\\s-p(?:=|\\s*))(?!-)(?:${value})`, "g"),
+    new RegExp(`(\\s-p(?:=|\\s*))(?<=(?:${command("sshpass")}|${command(loginCommands)}${precedingArguments(4)}\\s+login)${precedingArguments(16)}\\s-p(?:=|\\s*))(?!-)(?:${value})`, "g"),
     `$1${redacted}`,
     /sshpass|login/,
   ],
   [
-    new RegExp(`(\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?<=${command("curl")}${arguments_(24)}\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?!-)(?:${value})`, "g"),
+    new RegExp(`(\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?<=${command("curl")}${precedingArguments(24)}\\s(?:-u|-U|--user|--proxy-user)(?:=|\\s*))(?!-)(?:${value})`, "g"),
     `$1${redacted}`,
     /curl/,
   ],
