@@ -10,7 +10,9 @@
 // `<prefix>.keys` is an import of the service's account, and no one holding the team's credentials
 // may take the request or put an answer on the asker's inbox, so only the service can have
 // answered. On a single account it refuses neither: the key then proves only that whoever answered
-// `keys` also signed the verdict, which a forger answering both would satisfy.
+// `keys` also signed the verdict, which a forger answering both would satisfy. What the server says
+// is about this connection's user: the layout gives every user of a team's account the same
+// permissions ($TEAM_PERMISSIONS), and a user of the same account given more is one no client can see.
 //
 // The cost: a round trip at connect, only when no key is given, and in the account layout two
 // permission violations in the NATS server's log per client (the price of asking the server
