@@ -9,6 +9,8 @@
 // - events.k8s.io/v1 clients (the scheduler) write `eventTime` and, once it repeats, `series`
 //   (`count`, `lastObservedTime`); read through core/v1 their `count` is 0 and the timestamps null.
 
+import { heldPrefix, maxHeldReasonChars, maxHeldTextChars } from "./heldText.js";
+
 /** The object an event is about, as its `involvedObject` names it. */
 export interface InvolvedObject {
   readonly uid: string;
@@ -79,20 +81,9 @@ export function warnedObjectKey(object: WarnedObject | InvolvedObject): string {
   return `${uid}/${object.kind}/${namespace ?? ""}/${name}`;
 }
 
-/**
- * What is kept of an event's message and reason. A verdict shows at most a kilobyte of a message
- * (verdicts/reading.ts), but anyone who may create events in a namespace can write a megabyte: it
- * is cut here, as it comes off the watch, so the warning index holds kilobytes an object.
- */
-export const maxWarningMessageChars = 4 * 1024;
-export const maxWarningReasonChars = 256;
-
-/** The first `maxChars` UTF-16 units of `text`, without a lone half of a surrogate pair at the end. */
-function prefix(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const last = text.charCodeAt(maxChars - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
-}
+/** What is kept of an event's message and reason as it comes off the watch (heldText.ts). */
+export const maxWarningMessageChars = maxHeldTextChars;
+export const maxWarningReasonChars = maxHeldReasonChars;
 
 /**
  * The warning a core/v1 Event carries; undefined when the value is not an object with metadata.
@@ -122,8 +113,8 @@ export function decodeWarningEvent(raw: unknown): WarningEventLine | undefined {
     warning: {
       involved: { uid, kind, name, ...(apiVersion && { apiVersion }), ...(namespace && { namespace }) },
       eventNamespace,
-      reason: prefix(reason, maxWarningReasonChars),
-      message: prefix(str(raw.message) ?? "", maxWarningMessageChars),
+      reason: heldPrefix(reason, maxWarningReasonChars),
+      message: heldPrefix(str(raw.message) ?? "", maxWarningMessageChars),
       count,
       lastSeenMs,
     },

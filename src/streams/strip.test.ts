@@ -363,6 +363,42 @@ describe("stripObject", () => {
   });
 });
 
+describe("cluster prose in the cache", () => {
+  const huge = (head: string) => `${head}${"x".repeat(900 * 1024)}`;
+
+  it("holds a custom resource's 900 KiB reason, message and status string as their first 256, 4,096 and 4,096 characters", () => {
+    const raw = {
+      apiVersion: "widgets.example.io/v1",
+      kind: "Widget",
+      metadata: { name: "w", namespace: "team-b", uid: "7a1f0c4e-5b2d-4e8f-9a63-0c1d2e3f4a5b", resourceVersion: "9001", generation: 3 },
+      status: {
+        observedGeneration: 3,
+        phase: huge("Pending"),
+        conditions: [{ type: "Ready", status: "False", reason: huge("Failing"), message: huge("round 29: "), lastTransitionTime: "2026-12-03T10:00:00Z" }],
+      },
+    };
+    const stripped = stripObject(raw, target("widgets.example.io/v1", "Widget", "widgets.example.io/Widget"))!;
+    const status = stripped.status as { phase: string; conditions: { reason: string; message: string }[] };
+    expect(status.conditions[0]!.reason).toHaveLength(256);
+    expect(status.conditions[0]!.message).toHaveLength(4096);
+    expect(status.conditions[0]!.message.startsWith("round 29: ")).toBe(true);
+    expect(status.phase).toHaveLength(4096);
+    expect(JSON.stringify(stripped).length).toBeLessThan(9 * 1024);
+  });
+
+  it("holds a pod's waiting and terminated reasons and messages cut, the Job's kubelet texts too", () => {
+    const raw = structuredClone(fixture("pod-running.json")) as { status: { containerStatuses: Record<string, unknown>[] } };
+    raw.status.containerStatuses[0]!.state = { waiting: { reason: huge("CrashLoopBackOff"), message: huge("back-off 5m0s") } };
+    raw.status.containerStatuses[0]!.lastState = { terminated: { exitCode: 1, reason: huge("Error"), message: huge("panic: "), finishedAt: "2026-12-03T10:00:00Z" } };
+    const stripped = stripObject(raw, target("v1", "Pod", "core/Pod"))!;
+    const [container] = (stripped.status as { containerStatuses: { state: { waiting: { reason: string; message: string } }; lastState: { terminated: { reason: string; message: string } } }[] }).containerStatuses;
+    expect(container!.state.waiting.reason).toHaveLength(256);
+    expect(container!.state.waiting.message).toHaveLength(4096);
+    expect(container!.lastState.terminated.reason).toHaveLength(256);
+    expect(container!.lastState.terminated.message).toHaveLength(4096);
+  });
+});
+
 describe("readsTheSame", () => {
   const pod: StripTarget = { apiVersion: "v1", kind: "Pod", kindKey: "core/Pod", metadataOnly: false };
   const running = fixture("pod-running.json") as { metadata: Record<string, unknown>; status: { containerStatuses: Record<string, unknown>[] } };

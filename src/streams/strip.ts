@@ -33,6 +33,10 @@
 // The rules must decide the same on a stripped object as on the full one; strip.test.ts checks it
 // for every fixture of the corpus.
 // - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
+// - cut although kept: the cluster's prose (reasons, messages, any other string of status) at the
+//   lengths kube/heldText.ts gives, longer than anything a verdict shows of them: a custom
+//   resource's 900 KiB reason is held as 256 characters, however many observations read it.
+import { heldPrefix, maxHeldReasonChars, maxHeldTextChars } from "../kube/heldText.js";
 import type { Condition, ContainerState, ContainerStatus, KubeObject, ObjectMeta, OwnerReference } from "../kube/objects.js";
 import { revisionAnnotation } from "../kube/objects.js";
 import { selectFields, type KeptFields } from "./fieldSelection.js";
@@ -224,7 +228,7 @@ function genericStatus(raw: unknown): Body["status"] {
   if (!isRecord(raw)) return undefined;
   const status: Json = {};
   for (const [key, value] of Object.entries(raw)) {
-    if (isScalar(value)) status[key] = value;
+    if (isScalar(value)) status[key] = typeof value === "string" ? heldPrefix(value, maxHeldTextChars) : value;
     else if (Array.isArray(value)) status[key] = emptyList;
     else if (isRecord(value)) status[key] = emptyRecord;
   }
@@ -313,8 +317,8 @@ function conditions(raw: unknown, types?: ReadonlySet<string>): Condition[] | un
       defined({
         type: condition.type,
         status: condition.status,
-        reason: str(condition.reason),
-        message: str(condition.message),
+        reason: reasonText(condition.reason),
+        message: text(condition.message),
         observedGeneration: num(condition.observedGeneration),
       }),
     );
@@ -347,13 +351,13 @@ function containerState(raw: unknown): ContainerState | undefined {
   if (!isRecord(raw)) return undefined;
   const { waiting, running, terminated } = raw;
   return nonEmpty({
-    waiting: isRecord(waiting) ? defined({ reason: str(waiting.reason), message: str(waiting.message) }) : undefined,
+    waiting: isRecord(waiting) ? defined({ reason: reasonText(waiting.reason), message: text(waiting.message) }) : undefined,
     running: isRecord(running) ? emptyRecord : undefined,
     terminated: isRecord(terminated)
       ? defined({
           exitCode: num(terminated.exitCode) ?? 0,
-          reason: str(terminated.reason),
-          message: str(terminated.message),
+          reason: reasonText(terminated.reason),
+          message: text(terminated.message),
           finishedAt: str(terminated.finishedAt),
         })
       : undefined,
@@ -389,7 +393,8 @@ function scalars(raw: unknown, fields: readonly string[]): Json {
   const kept: Json = {};
   if (!isRecord(raw)) return kept;
   for (const name of fields) {
-    if (isScalar(raw[name])) kept[name] = raw[name];
+    const value = raw[name];
+    if (isScalar(value)) kept[name] = typeof value === "string" ? heldPrefix(value, maxHeldTextChars) : value;
   }
   return kept;
 }
@@ -423,5 +428,7 @@ function isScalar(value: unknown): value is string | number | boolean {
 }
 
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
+const text = (value: unknown) => (typeof value === "string" ? heldPrefix(value, maxHeldTextChars) : undefined);
+const reasonText = (value: unknown) => (typeof value === "string" ? heldPrefix(value, maxHeldReasonChars) : undefined);
 const num = (value: unknown) => (typeof value === "number" ? value : undefined);
 const bool = (value: unknown) => (typeof value === "boolean" ? value : undefined);
