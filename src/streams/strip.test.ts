@@ -378,7 +378,7 @@ describe("cluster prose in the cache", () => {
       },
     };
     const stripped = stripObject(raw, target("widgets.example.io/v1", "Widget", "widgets.example.io/Widget"))!;
-    const status = stripped.status as { phase: string; conditions: { reason: string; message: string }[] };
+    const status = stripped.status as unknown as { phase: string; conditions: { reason: string; message: string }[] };
     expect(status.conditions[0]!.reason).toHaveLength(256);
     expect(status.conditions[0]!.message).toHaveLength(4096);
     expect(status.conditions[0]!.message.startsWith("round 29: ")).toBe(true);
@@ -391,7 +391,7 @@ describe("cluster prose in the cache", () => {
     raw.status.containerStatuses[0]!.state = { waiting: { reason: huge("CrashLoopBackOff"), message: huge("back-off 5m0s") } };
     raw.status.containerStatuses[0]!.lastState = { terminated: { exitCode: 1, reason: huge("Error"), message: huge("panic: "), finishedAt: "2026-12-03T10:00:00Z" } };
     const stripped = stripObject(raw, target("v1", "Pod", "core/Pod"))!;
-    const [container] = (stripped.status as { containerStatuses: { state: { waiting: { reason: string; message: string } }; lastState: { terminated: { reason: string; message: string } } }[] }).containerStatuses;
+    const [container] = (stripped.status as unknown as { containerStatuses: { state: { waiting: { reason: string; message: string } }; lastState: { terminated: { reason: string; message: string } } }[] }).containerStatuses;
     expect(container!.state.waiting.reason).toHaveLength(256);
     expect(container!.state.waiting.message).toHaveLength(4096);
     expect(container!.lastState.terminated.reason).toHaveLength(256);
