@@ -74,7 +74,8 @@ type Listing = { items: InProgressItem[]; unreadable: { observationId: string; p
 
 /** The service's answer; the KV buckets when nobody listens on the list subject (no replica runs, or one from before `list` was a request). */
 async function listed(nats: NatsConnectionConfig, prefix: string, deployment: string | undefined, nowMs: number, io: CommandIo): Promise<Listing> {
-  const observer = await connectObserver({ ...nats, prefix, verifyKey: [] });
+  // A listing carries no verdict: nothing to verify, so no key to learn either.
+  const observer = await connectObserver({ ...nats, prefix, verifyKey: [], learnVerifyKey: false });
   try {
     return await observer.list(deployment === undefined ? {} : { deployment });
   } catch (error) {
