@@ -33,7 +33,16 @@ beforeAll(async () => {
   namespace = await createNamespace("fuzz");
   // The inspector lets the test ask for a full collection before it reads the heap, so the
   // comparison is of what is retained, not of when V8 chose to collect.
-  fleet = new ServeFleet({ kubeconfigPath: kubeconfigPath(), natsUrl: natsUrl(), env: { NODE_OPTIONS: "--inspect=127.0.0.1:0" } });
+  // The per-caller rates are lifted: this file tries the validation of what arrives, and the one
+  // caller's 100 requests in flight would otherwise be mostly `quota`, counted before a body is read
+  // (the rates themselves: request-bounds.e2e, tenant-fairness.e2e).
+  const unlimited = ["requests", "gets", "cancels"].map((kind) => `--${kind}-per-second=1000000`);
+  fleet = new ServeFleet({
+    kubeconfigPath: kubeconfigPath(),
+    natsUrl: natsUrl(),
+    env: { NODE_OPTIONS: "--inspect=127.0.0.1:0" },
+    args: [...unlimited, `--max-pending-per-caller=${IN_FLIGHT * 2}`],
+  });
   const replica = await fleet.start("fuzzed");
   serve = replica.service;
   logFile = replica.logFile;
