@@ -118,13 +118,13 @@ const patterns: readonly Pattern[] = [
   // Docker Hub: the quoted user, and the token id that follows it.
   [/(pull rate limit as )'[^']*'(?::\s*[A-Za-z0-9_\-+/.]+=*)?/gi, `$1${redacted}`],
   // Other registries: "... as user alice" / "for user alice".
-  [/\b((?:as|for) user)\s+['"]?[^\s'",;:]+['"]?/gi, `$1 ${redacted}`],
+  [/\b((?:as|for) user)[^\S\r\n]+['"]?[^\s'",;:]+['"]?/gi, `$1 ${redacted}`],
   // Authorization headers, also as JSON members ("Authorization":"Basic ..."), and bare bearer tokens.
   [
-    /\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?[^\s,;"']+/gi,
+    /\b(authorization["']?[^\S\r\n]*[:=][^\S\r\n]*["']?)(?:(bearer|basic|token)[^\S\r\n]+)?[^\s,;"']+/gi,
     (_match, header: string, scheme: string | undefined) => `${header}${scheme ? `${scheme} ` : ""}${redacted}`,
   ],
-  [/\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*/gi, `$1 ${redacted}`],
+  [/\b(bearer)[^\S\r\n]+[A-Za-z0-9\-._~+/]+=*/gi, `$1 ${redacted}`],
   // Presigned URLs (S3, GCS, Azure SAS, CloudFront): whoever holds the signature holds the access.
   [/([?&;](?:x-amz-(?:signature|credential|security-token)|x-goog-(?:signature|credential)|sig|signature)=)[^&\s"'#]+/gi, `$1${redacted}`],
   // key=value / key: value / "key":"value" / {'key': 'value'} for any name ending in a credential
@@ -174,7 +174,7 @@ const patterns: readonly Pattern[] = [
   [/(\\?"auth\\?"\s*:\s*)\\?"[^"\\\s]*\\?"/g, `$1${redacted}`, /"auth\\?"/],
   // `Basic <base64>` outside an Authorization header (a client's debug line, a curl -v dump), when
   // the word decodes to `user:password`.
-  [/(?<![A-Za-z0-9_-])(basic)(\s+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])/gi, (match, scheme: string, space: string, word: string) => (isBasicCredentials(word) ? `${scheme}${space}${redacted}` : match), /basic/i],
+  [/(?<![A-Za-z0-9_-])(basic)([^\S\r\n]+)([A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])/gi, (match, scheme: string, space: string, word: string) => (isBasicCredentials(word) ? `${scheme}${space}${redacted}` : match), /basic/i],
   // Formats that say what they are, wherever they appear. One pattern, so one pass over the text.
   [new RegExp(`(?<![A-Za-z0-9_-])(?:${selfIdentifying.join("|")})`, "g"), redacted],
 ];
