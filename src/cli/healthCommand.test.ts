@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { HealthCheckConfig } from "../verdicts/index.js";
 import { libraryEntries } from "../verdicts/library/entries.js";
@@ -10,18 +10,14 @@ import { UsageError } from "./usage.js";
 
 async function run(...argv: string[]): Promise<{ code: number; out: string }> {
   let out = "";
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await healthCommand(argv), out };
-  } finally {
-    write.mockRestore();
-  }
+  const io = {
+    stdout: { write: (text: string) => (out += text) },
+    stderr: { write: () => true, isTTY: false },
+    readStdin: async () => "",
+    env: {},
+  };
+  return { code: await healthCommand(argv, io), out };
 }
-
-afterEach(() => vi.restoreAllMocks());
 
 describe("stagewatch health", () => {
   test("lists every entry with its API version and source", async () => {

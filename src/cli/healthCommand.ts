@@ -8,6 +8,7 @@ import { groupOf } from "../kube/kinds.js";
 import { libraryEntries } from "../verdicts/library/entries.js";
 import type { LibraryEntry } from "../verdicts/library/entry.js";
 import { parseCommandArgsWithOperands } from "./args.js";
+import type { CommandIo } from "./commandIo.js";
 import { readHealthChecks } from "./healthChecksFile.js";
 import { exitCodes, UsageError } from "./usage.js";
 
@@ -30,14 +31,14 @@ function table(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")).join("\n");
 }
 
-export async function healthCommand(argv: readonly string[]): Promise<number> {
+export async function healthCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommandArgsWithOperands(argv, {
     output: { type: "string", short: "o", default: "table" },
     "health-checks": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
-    process.stdout.write(healthUsage);
+    io.stdout.write(healthUsage);
     return exitCodes.reached;
   }
   if (values.output !== "table" && values.output !== "json") throw new UsageError("-o/--output: must be table or json");
@@ -51,16 +52,16 @@ export async function healthCommand(argv: readonly string[]): Promise<number> {
     if (matching.length > 1) throw new UsageError(`${wanted}: several kinds of that name (${matching.map(keyOf).join(", ")}): name it group/Kind`);
     const { source, ...check } = matching[0]!;
     const document = values.output === "json" ? JSON.stringify({ healthChecks: [check] }, null, 2) : `# ${source}\n${stringify({ healthChecks: [check] }, { lineWidth: 0 })}`;
-    process.stdout.write(`${document.trimEnd()}\n`);
+    io.stdout.write(`${document.trimEnd()}\n`);
     return exitCodes.reached;
   }
 
   if (values.output === "json") {
     const entries = libraryEntries.map((entry) => ({ kind: keyOf(entry), apiVersion: entry.apiVersion, source: entry.source, overridden: overridden.has(keyOf(entry)) }));
-    process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
     return exitCodes.reached;
   }
   const rows = [["KIND", "API VERSION", "SOURCE"], ...libraryEntries.map((entry) => [`${keyOf(entry)}${overridden.has(keyOf(entry)) ? " (overridden)" : ""}`, entry.apiVersion, entry.source])];
-  process.stdout.write(`${table(rows)}\n${libraryEntries.length} entries; a group '*.x' matches every group ending in '.x', a kind '*' every kind of it\n`);
+  io.stdout.write(`${table(rows)}\n${libraryEntries.length} entries; a group '*.x' matches every group ending in '.x', a kind '*' every kind of it\n`);
   return exitCodes.reached;
 }

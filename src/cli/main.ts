@@ -26,6 +26,9 @@ const commands: Record<string, () => Promise<Command>> = {
   keys: async () => (await import("./keysCommand.js")).keysCommand,
 };
 
+/** Every command's name: the reference pages (scripts/docs) are one per name. */
+export const commandNames: readonly string[] = Object.keys(commands);
+
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "-h" || name === "--help" || name === "help") {
