@@ -31,7 +31,7 @@ ENV NODE_ENV=production
 # V8 grows the young generation to 2 x 64 MiB on a machine with memory to spare and keeps it,
 # nearly empty after each scavenge: 120 MiB of the service's 400 MiB resident at 20,000 pods
 # (bench/results/cluster-profile-*.json). 16 MiB semi-spaces bound it to 48 MiB; the watch path's
-# garbage dies young either way (README "Performance", memory).
+# garbage dies young either way (docs/design/performance.md, "Memory outside the heap").
 ENV NODE_OPTIONS=--max-semi-space-size=16
 # glibc gives each thread that allocates an arena of its own (libuv's pool, V8's workers), up to
 # 8 per core, each keeping what it once held: two arenas left a started replica 13 MiB smaller and

@@ -14,7 +14,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.e2e.test.ts"],
           // Starts (or, with E2E_KUBECONFIG and E2E_NATS_URL, reuses) a real control plane and NATS
-          // server; a cold first run also builds them from Go modules (see README).
+          // server; a cold first run also builds them from Go modules (see CONTRIBUTING.md).
           globalSetup: ["test/e2e/support/global-setup.ts"],
           fileParallelism: false,
           testTimeout: 120_000,

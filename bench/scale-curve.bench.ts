@@ -275,7 +275,8 @@ const sizes = (process.env["SCALE_CURVE_SIZES"] ?? "20000x1000,100000x1000,20000
   return { pods, observations };
 });
 // As bench cluster's default: a namespace of 200,000 pods is no cluster's layout, and ObjectCache.list
-// overflows the stack past about 125,000 objects of a kind in one namespace (README "Past one replica").
+// overflows the stack past about 125,000 objects of a kind in one namespace
+// (docs/design/performance.md, "One replica by size").
 const namespaces = Number(process.env["SCALE_CURVE_NAMESPACES"] ?? 10);
 const churnEvents = Number(process.env["SCALE_CURVE_CHURN"] ?? 40_000);
 const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] ?? 200);

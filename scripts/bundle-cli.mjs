@@ -9,7 +9,7 @@
 // heap and 157 MiB resident before it connected to anything, most of it the Kubernetes client's
 // 2,742 generated model modules (its config module imports the whole generated client); bundled,
 // tree-shaking keeps what the service reaches: 23 MiB of heap and 114 MiB resident
-// (README, "Memory outside the heap").
+// (docs/design/performance.md, "Memory outside the heap").
 // The chunks sit one directory below dist/, as dist/cli/*.js do, so `import.meta.url`-relative
 // paths (the demo's examples) resolve the same.
 import { build } from "esbuild";

@@ -14,7 +14,7 @@
 #   STAGEWATCH_SUBJECT_PREFIX   that cluster's prefix when several clusters share the NATS
 #   STAGEWATCH_VERIFY_KEY       the service's public key (the chart's ConfigMap <release>-verify-keys):
 #                               without it, a success counts only where the key learned from the
-#                               service is its word (README "Tenants and trust"), else exit 3
+#                               service is its word (docs/user/verifying.md), else exit 3
 #   STAGEWATCH_REQUIRE          applied, bootstrapped or healthy (default healthy)
 #   STAGEWATCH_KEY              idempotency key (default: one per CI job, from GitHub's run id and
 #                               attempt or GitLab's job id)

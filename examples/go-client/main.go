@@ -12,7 +12,7 @@
 // events the service signed about this observation (verify.go) and skips anything else on the
 // subject, a forged verdict included. Given none, it verifies nothing, so a `succeeded` verdict is
 // no success (exit 3) unless -allow-unverified says an unsigned service is meant. Unlike
-// `stagewatch observe`, it does not learn the key on `<prefix>.keys` (README "Tenants and trust"
+// `stagewatch observe`, it does not learn the key on `<prefix>.keys` (docs/user/verifying.md
 // says how, and what that proves): give it the key.
 package main
 

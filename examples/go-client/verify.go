@@ -1,4 +1,4 @@
-// Checking the service's signatures (README "Tenants and trust", schema/json/Signature.json): an
+// Checking the service's signatures (docs/user/verifying.md, schema/json/Signature.json): an
 // event counts only if it is signed by one of the service's public keys over its canonical form,
 // and is about the observation (and, for a verdict, the request) this client asked about.
 package main

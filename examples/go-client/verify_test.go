@@ -2,7 +2,7 @@ package main
 
 import "testing"
 
-// The known answer of README "Tenants and trust" (src/signing/signature.test.ts signs it): the
+// The known answer of docs/user/verifying.md (src/signing/signature.test.ts signs it): the
 // same bytes canonicalised here must verify, and nothing else.
 const testKey = "NDV56JXZSGQDWYYKNHNPJGOMJASLD6YH5OCFXJEMM3CT4GRVZ3VYGRTQ"
 const testSig = "FdSGXqPHwax3rsswnXtkl9YIPy2sJsv2ZsDCLQL1XH8_bWVl_xQwG6XJH-m4S4xHozUaGvH0t9W90sCLsN3jAA"

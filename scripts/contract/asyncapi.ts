@@ -29,7 +29,7 @@ function requestReply(verb: AnsweredRequest, request: ContractSchemaName | undef
       [verb]: {
         address: `{prefix}.${verb}`,
         title: `${defaultSubjectPrefix}.${verb}`,
-        description: `${description} With a tenants file the service takes it on \`{prefix}.${verb}.<tenant>\` instead, from a NATS account's service import only (README "Tenants and trust"); a team's clients still send on \`{prefix}.${verb}\` in their own account.`,
+        description: `${description} With a tenants file the service takes it on \`{prefix}.${verb}.<tenant>\` instead, from a NATS account's service import only (docs/operator/tenants-and-trust.md); a team's clients still send on \`{prefix}.${verb}\` in their own account.`,
         parameters: { prefix: ref("components/parameters/prefix") },
         messages: request === undefined ? {} : { [request]: ref(`components/messages/${request}`) },
       },

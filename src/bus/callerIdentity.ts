@@ -1,13 +1,14 @@
-// Who sent a request, as the NATS server says it (README "Tenants and trust"). With a tenants file
-// the service lives in an account of its own and exports `<prefix>.<request>.*` with the account
-// token at the last position: the server lets each team's account import only the subject that
-// names it, and on every message that crosses the import it stamps the Nats-Request-Info header
-// with the importing account (`acc`), replacing whatever the client set, and gives it a reply
-// subject of its own (`_R_.`). So a request is believed only when it came that way: the header is
-// there, names the account the subject names, and the reply is the server's. A client inside the
-// service's own account crosses no import, and its header is whatever it wrote: that account's
-// permissions (only the service's user, which may not publish requests) are what keep it out;
-// these checks refuse what such a client sends naively, and every request of a misconfigured import.
+// Who sent a request, as the NATS server says it (docs/operator/tenants-and-trust.md). With a
+// tenants file the service lives in an account of its own and exports `<prefix>.<request>.*` with
+// the account token at the last position: the server lets each team's account import only the
+// subject that names it, and on every message that crosses the import it stamps the
+// Nats-Request-Info header with the importing account (`acc`), replacing whatever the client set,
+// and gives it a reply subject of its own (`_R_.`). So a request is believed only when it came that
+// way: the header is there, names the account the subject names, and the reply is the server's. A
+// client inside the service's own account crosses no import, and its header is whatever it wrote:
+// that account's permissions (only the service's user, which may not publish requests) are what
+// keep it out; these checks refuse what such a client sends naively, and every request of a
+// misconfigured import.
 import { z } from "zod";
 import { soleCaller, type Caller, type TenantDirectory } from "../tenants/index.js";
 import type { FieldIssue } from "../verdicts/schemas.js";

@@ -11,9 +11,9 @@
 // verdict is on the stream under a message id no one else can take first (eventMessageId), so a
 // forged `succeeded` published before it can neither end the observation nor hide the real one.
 //
-// A team whose NATS account holds no copy of the service's stream (the accounts layout of README
-// "Tenants and trust": each team is exported its own events subjects, nothing more) follows by
-// subscribing to them and asking `get` once subscribed: a verdict published before the
+// A team whose NATS account holds no copy of the service's stream (the account layout of
+// docs/operator/tenants-and-trust.md: each team is exported its own events subjects, nothing more)
+// follows by subscribing to them and asking `get` once subscribed: a verdict published before the
 // subscription is in the record, and one published after it arrives on the subject.
 import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { connect, RequestError, TimeoutError, type NatsConnection } from "@nats-io/transport-node";

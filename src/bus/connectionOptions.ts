@@ -69,7 +69,8 @@ export class NatsCredentialsError extends Error {
 }
 
 /**
- * The variables the README documents for `stagewatch serve`; unset variables are left out.
+ * The variables docs/operator/install.md documents for `stagewatch serve`; unset variables are
+ * left out.
  * NATS_TOKEN, NATS_USER and NATS_PASSWORD may each come from a file instead (`NATS_TOKEN_FILE`,
  * ...: a mounted Secret, so the secret is in no process environment); one trailing line end is
  * dropped, as `kubectl create secret --from-file` keeps what the file held.

@@ -223,7 +223,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   return signal === "nats-closed" ? 1 : 0;
 }
 
-/** Trace export from the OTEL_* variables (README "Tracing"); a value it cannot use is bad input, named. */
+/** Trace export from the OTEL_* variables (docs/user/tracing.md); a value it cannot use is bad input, named. */
 function tracesFromEnv(env: NodeJS.ProcessEnv): TraceExportChoice {
   try {
     return traceExportFromEnv(env);

@@ -1,6 +1,7 @@
-// The engine's limits (README "Limits"): admission (in flight per replica and per caller; requests
-// a second are counted on arrival, src/bus/arrivalLimits.ts), records and events under the server's max_payload (refused
-// `too_large` when a record could not fit, compacted when readings would grow one past it).
+// The engine's limits (docs/operator/limits.md): admission (in flight per replica and per caller;
+// requests a second are counted on arrival, src/bus/arrivalLimits.ts), records and events under the
+// server's max_payload (refused `too_large` when a record could not fit, compacted when readings
+// would grow one past it).
 import { describe, expect, it } from "vitest";
 import { legacyWarning } from "../../test/fixtures/kube/events.js";
 import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";

@@ -1,6 +1,7 @@
-// Signed verdicts in the engine (README "Tenants and trust"): every verdict it stores, answers and
-// publishes carries the service's signature, and after adopting a decided record it publishes the
-// stored verdict only if the service signed it, whatever someone else put on the subject first.
+// Signed verdicts in the engine (docs/operator/tenants-and-trust.md): every verdict it stores,
+// answers and publishes carries the service's signature, and after adopting a decided record it
+// publishes the stored verdict only if the service signed it, whatever someone else put on the
+// subject first.
 import { describe, expect, it } from "vitest";
 import { deployment, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { checkEvent, checkVerdict, serviceSigner, signBody } from "../signing/index.js";

@@ -66,7 +66,7 @@ export interface ObservationEngineOptions {
   admissionLimits?: Partial<AdmissionLimits>;
   /** Each deployment's recent observations: read as one begins (its expectation), appended when one is decided. None: no history. */
   history?: DeploymentHistories;
-  /** Exports each decided observation as a trace (README "Tracing"); none: no traces. */
+  /** Exports each decided observation as a trace (docs/user/tracing.md); none: no traces. */
   traces?: TraceSink;
 }
 

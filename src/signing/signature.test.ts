@@ -78,8 +78,9 @@ describe("signBody and verifyBody", () => {
     });
   });
 
-  // A vector for implementations in other languages (README "Tenants and trust"): this body,
-  // signed with the test seed of src/signing/testing/keys.ts (oldKey), gives exactly this signature.
+  // A vector for implementations in other languages (docs/user/verifying.md, "A known answer"):
+  // this body, signed with the test seed of src/signing/testing/keys.ts (oldKey), gives exactly
+  // this signature.
   it("a known answer", () => {
     const body = { b: [1, "é", 1.5], a: { z: true, y: null } };
     expect(signedContent(body).toString("utf8")).toBe('{"a":{"y":null,"z":true},"b":[1,"é",1.5]}');

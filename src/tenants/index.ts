@@ -1,4 +1,5 @@
-// Callers and tenants (README "Tenants and trust"): the tenants file and what each caller may do.
+// Callers and tenants (docs/operator/tenants-and-trust.md): the tenants file and what each caller
+// may do.
 export { forbiddenParts, maySee, mayObserveIn, soleCaller, tenantCaller } from "./caller.js";
 export type { Caller } from "./caller.js";
 export { callerLabel, defaultCallerQuotas, describeShare, formatQuota, quotasOf, replicaShare } from "./quotas.js";

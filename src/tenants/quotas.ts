@@ -9,7 +9,7 @@
 // `quota`, retryable, and the retry may reach another replica.
 import type { Caller } from "./caller.js";
 
-/** Each limit under the name its refusals give (README "Limits"). */
+/** Each limit under the name its refusals give (docs/operator/limits.md). */
 export type CallerQuotas = {
   /** Observations in flight. */
   readonly inFlightPerCaller: number;

@@ -1,5 +1,5 @@
-// Traces of observations (README "Tracing"): each decided observation as OpenTelemetry spans under
-// the caller's trace, built from its record, exported over OTLP in the background.
+// Traces of observations (docs/user/tracing.md): each decided observation as OpenTelemetry spans
+// under the caller's trace, built from its record, exported over OTLP in the background.
 export { observationSpans } from "./observationSpans.js";
 export type { SpanAttributes, SpanEventRecord, SpanRecord } from "./observationSpans.js";
 export { noopTraceMetrics, OtlpTraceSink } from "./otlpTraceSink.js";

@@ -1,6 +1,6 @@
 // Exports each decided observation's spans over OTLP with the OpenTelemetry JS SDK (its batch
 // span processor and OTLP/HTTP protobuf exporter), configured by the standard OTEL_* variables:
-// off unless an endpoint is set (README "Tracing"). The spans are built from the record
+// off unless an endpoint is set (docs/user/tracing.md). The spans are built from the record
 // (observationSpans.ts) and handed to the batch processor, which exports them in the background:
 // `export` returns at once, so a verdict never waits for a collector, and a collector that is
 // down costs a counted, logged failure per batch and the spans of that batch, nothing else.

@@ -176,7 +176,7 @@ export const ObservationRequest = z
     loadBalancerAddress: z.enum(loadBalancerAddressChoices).optional(),
     /**
      * The W3C trace context of the caller's trace (a CI pipeline's, `TRACEPARENT`): the observation
-     * is exported as spans under it when the service exports traces (README "Tracing").
+     * is exported as spans under it when the service exports traces (docs/user/tracing.md).
      */
     traceparent: TraceParent.optional(),
     tracestate: TraceState.optional(),
@@ -292,7 +292,7 @@ export type Failure = z.infer<typeof Failure>;
  * The service's Ed25519 signature of the body it is a member of: `key` the public key that
  * signed (an nkeys public key), `sig` the 64-byte signature, base64url without padding, over the
  * UTF-8 of the body's canonical JSON (RFC 8785) without this member (src/signing/canonicalForm.ts,
- * README "Tenants and trust"). Absent when the service runs without a signing key.
+ * docs/user/verifying.md). Absent when the service runs without a signing key.
  */
 export const Signature = z.object({
   key: z.string().regex(/^[A-Z2-7]{56}$/, "must be an nkeys public key"),
@@ -451,7 +451,7 @@ export type ListReply = z.infer<typeof ListReply>;
  * The reply on `<prefix>.keys`: the public keys verdicts are signed with, the signing key's first,
  * then the ones the service still trusts during a rotation; none when it signs nothing. It is
  * unsigned, and need not be signed: what a client learns from it is worth what the place it was
- * answered is worth (who else could answer there), not what it says (README "Tenants and trust").
+ * answered is worth (who else could answer there), not what it says (docs/user/verifying.md).
  */
 export const KeysReply = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), keys: z.array(z.string().regex(/^N[A-Z2-7]{55}$/, "must be an nkeys server public key")) }),

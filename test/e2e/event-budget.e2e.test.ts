@@ -1,5 +1,6 @@
 /**
- * One tenant cannot evict another's events (issue 32, finding 3's second half; README "Limits").
+ * One tenant cannot evict another's events (issue 32, finding 3's second half;
+ * docs/operator/limits.md).
  * The event stream discards its oldest events when full, whoever wrote the newest: with one stream
  * for every tenant, TEAM_B writing fast evicted TEAM_A's earlier verdict, which an adopting replica
  * (hasVerdict) and any reader of the stream look for there. With a tenants file each tenant has a

@@ -1,7 +1,7 @@
 /**
- * examples/go-client, the README's example of a client in another language, built with Go and run
- * against `stagewatch serve` on the e2e cluster and NATS server: it speaks the subjects and the
- * event stream of schema/asyncapi.yaml with nothing from this repository but that contract.
+ * examples/go-client, docs/user/clients.md's example of a client in another language, built with Go
+ * and run against `stagewatch serve` on the e2e cluster and NATS server: it speaks the subjects and
+ * the event stream of schema/asyncapi.yaml with nothing from this repository but that contract.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

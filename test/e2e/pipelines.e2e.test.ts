@@ -1,5 +1,5 @@
 /**
- * The pipelines of README's "Using it from an apply tool", run as a CI job runs them: bash with
+ * The pipelines of docs/user/observing.md ("Pipelines"), run as a CI job runs them: bash with
  * pipefail, the real kubectl and helm, the compiled `stagewatch observe -f -` reading what they
  * print, against `stagewatch serve` on the e2e cluster and NATS server.
  *

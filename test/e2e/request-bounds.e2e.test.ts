@@ -34,7 +34,7 @@ const names = busNames(prefix);
 
 type Field = "observationId" | "key" | "deployment";
 
-/** The bounds as the README's "Limits" states them, written out again so the test checks the schemas against them. */
+/** The bounds as docs/operator/limits.md states them, written out again so the test checks the schemas against them. */
 const withinBounds: Record<Field, (value: string) => boolean> = {
   observationId: (value) => /^[A-Za-z0-9_-]{1,64}$/.test(value),
   deployment: (value) => /^[a-z0-9-]{1,63}$/.test(value),

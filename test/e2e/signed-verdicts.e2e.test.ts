@@ -1,9 +1,9 @@
 /**
- * Signed verdicts end to end (README "Tenants and trust"): the compiled `stagewatch serve
- * --signing-key` with a key pair made by `stagewatch keys create`, against the cluster and
- * nats-server of the e2e project, and a forger on the same NATS account: it may publish on the
- * events subjects and read every subject, as any client of an open bus may. It publishes a
- * `succeeded` verdict under the message id `<id>.verdict` before the service decides an
+ * Signed verdicts end to end (docs/operator/tenants-and-trust.md, docs/user/verifying.md): the
+ * compiled `stagewatch serve --signing-key` with a key pair made by `stagewatch keys create`,
+ * against the cluster and nats-server of the e2e project, and a forger on the same NATS account: it
+ * may publish on the events subjects and read every subject, as any client of an open bus may. It
+ * publishes a `succeeded` verdict under the message id `<id>.verdict` before the service decides an
  * observation that fails, which before signatures made the stream drop the service's verdict as a
  * duplicate; it replays the service's genuine verdict of another observation; it answers `get`
  * where no service runs. The client and `stagewatch observe` given the service's public key report
@@ -11,7 +11,8 @@
  * signatures in Go. Without the key, `observe` and the client learn it from the service on
  * `<prefix>.keys` and ignore the forgery too, saying that on one account the key proves little; a
  * client that verifies nothing still ends on the forgery, and the Go client, which learns nothing,
- * then takes no success (exit 3). Then the key is rotated, and the chart is rendered with a signing key.
+ * then takes no success (exit 3). Then the key is rotated, and the chart is rendered with a signing
+ * key.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -297,7 +298,8 @@ describe("examples/go-client given the service's key", () => {
     const goBinary = spawnSync("sh", ["-c", "command -v go"], { encoding: "utf8" }).stdout.trim() || (existsSync("/usr/local/go/bin/go") ? "/usr/local/go/bin/go" : "go");
     const source = join(REPO_ROOT, "examples/go-client");
     const env = { ...process.env, CGO_ENABLED: "0" };
-    // Its unit test: the README's known answer verifies with the canonical form written in Go.
+    // Its unit test: the known answer of docs/user/verifying.md verifies with the canonical form
+    // written in Go.
     const tested = spawnSync(goBinary, ["test", "-mod=readonly", "."], { cwd: source, encoding: "utf8", env });
     if (tested.status !== 0) throw new Error(`go test failed:\n${tested.stdout}${tested.stderr}`);
     client = join(dir, "go-client");

@@ -1,9 +1,9 @@
 /**
- * Several clusters on one NATS, one subject prefix each (README "Several clusters on one NATS"):
- * two `stagewatch serve` processes on the one e2e NATS server, each given its prefix only by
- * STAGEWATCH_SUBJECT_PREFIX, as a pod's environment would. Every request is answered by the
- * service of its prefix and no other (each counts what it answered on /metrics), each keeps its
- * own records, and the CLI and the TypeScript client follow the variable; a flag or option wins.
+ * Several clusters on one NATS, one subject prefix each (docs/user/observing.md, "Several clusters
+ * on one NATS"): two `stagewatch serve` processes on the one e2e NATS server, each given its prefix
+ * only by STAGEWATCH_SUBJECT_PREFIX, as a pod's environment would. Every request is answered by the
+ * service of its prefix and no other (each counts what it answered on /metrics), each keeps its own
+ * records, and the CLI and the TypeScript client follow the variable; a flag or option wins.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";

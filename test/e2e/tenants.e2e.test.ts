@@ -1,12 +1,12 @@
 /**
- * Callers and tenants end to end (issue 17, README "Tenants and trust"): a nats-server of this
- * file's own with the shipped account layout (deploy/nats/accounts.conf: STAGEWATCH holding the
- * service, TEAM_A, TEAM_B, the admin PLATFORM), the compiled `stagewatch serve` in STAGEWATCH
+ * Callers and tenants end to end (issue 17, docs/operator/tenants-and-trust.md): a nats-server of
+ * this file's own with the shipped account layout (deploy/nats/accounts.conf: STAGEWATCH holding
+ * the service, TEAM_A, TEAM_B, the admin PLATFORM), the compiled `stagewatch serve` in STAGEWATCH
  * with the shipped tenants file (deploy/nats/tenants.yaml) and a signing key, against the e2e
  * cluster. Each team is a client of its own account, as its CI jobs would be, and tries what the
  * issue lists: another team's namespace, cluster-scoped kinds and log tails; another team's
- * observation by id; the service's stream, buckets and queue group; the same key as another
- * team; a Nats-Request-Info header of its own making. Then a `serve --tenants` on the shared,
+ * observation by id; the service's stream, buckets and queue group; the same key as another team; a
+ * Nats-Request-Info header of its own making. Then a `serve --tenants` on the shared,
  * single-account server takes a request whose header a same-account client wrote.
  */
 import { execFile } from "node:child_process";

@@ -1,8 +1,9 @@
 // The contract the code cites lives in the repository: every "SPEC section N" (or "SPEC §N") in
-// src/, test/ and the README names a section heading of docs/design/contract.md, which keeps the
-// original contract's twelve numbers and titles; and every relative link in docs/ reaches a file
-// that exists, and the heading or explicit anchor it names. Links are what a reader follows, so a
-// renamed file or heading fails here rather than in someone's browser.
+// src/, test/, the README, CONTRIBUTING.md and docs/ names a section heading of
+// docs/design/contract.md, which keeps the original contract's twelve numbers and titles; and every
+// relative link in docs/ reaches a file that exists, and the heading or explicit anchor it names.
+// Links are what a reader follows, so a renamed file or heading fails here rather than in someone's
+// browser.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -185,8 +186,14 @@ describe("docs/design/contract.md", () => {
     for (const [number, title] of headings) expect(anchors).toContain(githubSlug(`${number}. ${title}`));
   });
 
-  it("has a section for every SPEC section cited in src/, test/ and README.md", () => {
-    const sources = [...filesUnder(join(root, "src"), ".ts"), ...filesUnder(join(root, "test"), ".ts"), join(root, "README.md")];
+  it("has a section for every SPEC section cited in src/, test/, README.md, CONTRIBUTING.md and docs/", () => {
+    const sources = [
+      ...filesUnder(join(root, "src"), ".ts"),
+      ...filesUnder(join(root, "test"), ".ts"),
+      join(root, "README.md"),
+      join(root, "CONTRIBUTING.md"),
+      ...filesUnder(join(root, "docs"), ".md"),
+    ];
     const dangling = sources.flatMap((path) =>
       specReferences(readFileSync(path, "utf8"))
         .filter(({ section }) => !headings.has(section))

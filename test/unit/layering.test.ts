@@ -1,14 +1,14 @@
-// README "How the code is laid out" says which folder of src/ may import which; this reads every
-// module's imports (type-only and dynamic ones too: a type from another folder is a dependency on
-// it as much as a value) and fails on one the table does not allow. Imports within a folder, and
-// from src/cli.ts and src/index.ts (the entry points, above every folder), are always allowed.
-// Unit tests next to the code count as the code they test.
+// CONTRIBUTING.md "How the code is laid out" says which folder of src/ may import which; this reads
+// every module's imports (type-only and dynamic ones too: a type from another folder is a
+// dependency on it as much as a value) and fails on one the table does not allow. Imports within a
+// folder, and from src/cli.ts and src/index.ts (the entry points, above every folder), are always
+// allowed. Unit tests next to the code count as the code they test.
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, test } from "vitest";
 import { importsOf, srcDir } from "./support/importGraph.ts";
 
-/** The README's "may import" column, folder by folder. */
+/** CONTRIBUTING.md's "may import" column, folder by folder. */
 const mayImport: Record<string, readonly string[]> = {
   logging: [],
   kube: [],
@@ -35,7 +35,7 @@ const modules = readdirSync(srcDir, { recursive: true, withFileTypes: true })
   .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
   .map((entry) => join(entry.parentPath, entry.name));
 
-describe("layering (README: How the code is laid out)", () => {
+describe("layering (CONTRIBUTING.md: How the code is laid out)", () => {
   test("the table names every folder of src/", () => {
     expect(new Set(modules.map(folderOf).filter((folder) => folder !== undefined))).toEqual(new Set(Object.keys(mayImport)));
   });

@@ -24,7 +24,8 @@
 // - An expression whose estimated cost on an object passes the cost limit (celCost.ts) is not
 //   evaluated: the reading is pending, HealthCheckError naming the limit.
 //
-// CEL is evaluated by @bufbuild/cel; why that library is in the README (conformance, speed, upkeep).
+// CEL is evaluated by @bufbuild/cel; why that library is in docs/design/decisions.md (conformance,
+// speed, upkeep).
 // It has no optional-field syntax (`status.?conditions`): guard with `has(status.conditions)`.
 import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
 import { z } from "zod";
