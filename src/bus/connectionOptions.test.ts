@@ -37,7 +37,7 @@ describe("NatsConnectionConfig", () => {
 });
 
 describe("natsConfigFromEnv", () => {
-  it("reads the variables the README documents", () => {
+  it("reads the variables docs/reference/environment.md documents", () => {
     const parsed = natsConfigFromEnv({
       NATS_URL: "tls://nats.messaging:4222",
       NATS_USER: "stagewatch",

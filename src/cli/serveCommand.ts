@@ -52,7 +52,7 @@ ${subjectPrefixHelp}
                           'stagewatch keys create FILE'; default: $${signingKeyFileVariable};
                           none: nothing is signed, and clients cannot tell a forged verdict)
 
-Limits (README "Limits"; each refusal names its limit):
+Limits (docs/operator/limits.md; each refusal names its limit):
   --max-in-flight N       observations in flight on this replica, every caller together (default ${defaults.maxInFlight})
   --replicas N            the replicas running: the per-caller limits below, and a tenant's
                           quotas, hold for the service as a whole, each replica taking its
