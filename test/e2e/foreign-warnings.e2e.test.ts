@@ -6,11 +6,12 @@
  * with ImagePullBackOff in failOn, must neither fail nor show the text; a genuine Warning about the
  * same pod, written in team A's namespace, still fails it at once.
  */
-import { ApiException, CoreV1Api, type CoreV1Event, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
+import { ApiException, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Observer } from "../../src/bus/index.ts";
 import { useAccountLayout } from "./support/accountLayout.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.ts";
+import { kubeletWarning } from "./support/events.ts";
 import { deployment } from "./support/manifests.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
 import { teamMember } from "./support/teamMember.ts";
@@ -34,24 +35,6 @@ afterAll(async () => {
   await Promise.all([namespaceA, namespaceB].filter(Boolean).map(deleteNamespace));
 });
 
-/** A Warning about `pod` as the kubelet writes one, created in `namespace` naming `involvedNamespace`. */
-function warningAbout(pod: V1Pod, where: { namespace: string; involvedNamespace: string }, reason: string, message: string): CoreV1Event {
-  const now = new Date();
-  return {
-    metadata: { name: `${pod.metadata!.name}.${now.getTime().toString(16)}${Math.random().toString(16).slice(2, 6)}`, namespace: where.namespace },
-    involvedObject: { apiVersion: "v1", kind: "Pod", namespace: where.involvedNamespace, name: pod.metadata!.name!, uid: pod.metadata!.uid! },
-    reason,
-    message,
-    source: { component: "kubelet", host: pod.spec?.nodeName ?? "kwok-node-0" },
-    firstTimestamp: now,
-    lastTimestamp: now,
-    count: 1,
-    type: "Warning",
-    reportingComponent: "kubelet",
-    reportingInstance: pod.spec?.nodeName ?? "kwok-node-0",
-  };
-}
-
 const statusOf = (call: Promise<unknown>) => call.then(() => 201, (error: unknown) => (error instanceof ApiException ? error.code : Promise.reject(error)));
 
 describe("another namespace's Warning naming your pod", () => {
@@ -66,15 +49,15 @@ describe("another namespace's Warning naming your pod", () => {
 
     // What the API server lets TEAM_B do: an Event in its own namespace naming the UID; not one
     // naming team A's namespace from its own (422), nor one in team A's (403: `view` only).
-    expect(await statusOf(attacker.createNamespacedEvent({ namespace: namespaceB, body: warningAbout(pod, { namespace: namespaceB, involvedNamespace: namespaceB }, "ImagePullBackOff", lure) }))).toBe(201);
-    expect(await statusOf(attacker.createNamespacedEvent({ namespace: namespaceB, body: warningAbout(pod, { namespace: namespaceB, involvedNamespace: namespaceA }, "ImagePullBackOff", lure) }))).toBe(422);
-    expect(await statusOf(attacker.createNamespacedEvent({ namespace: namespaceA, body: warningAbout(pod, { namespace: namespaceA, involvedNamespace: namespaceA }, "ImagePullBackOff", lure) }))).toBe(403);
+    expect(await statusOf(attacker.createNamespacedEvent({ namespace: namespaceB, body: kubeletWarning(pod, { namespace: namespaceB, involvedNamespace: namespaceB, reason: "ImagePullBackOff", message: lure }) }))).toBe(201);
+    expect(await statusOf(attacker.createNamespacedEvent({ namespace: namespaceB, body: kubeletWarning(pod, { namespace: namespaceB, involvedNamespace: namespaceA, reason: "ImagePullBackOff", message: lure }) }))).toBe(422);
+    expect(await statusOf(attacker.createNamespacedEvent({ namespace: namespaceA, body: kubeletWarning(pod, { namespace: namespaceA, involvedNamespace: namespaceA, reason: "ImagePullBackOff", message: lure }) }))).toBe(403);
 
     // A genuine, non-terminal warning written after the forgery: the one Warning watch delivers in
     // resourceVersion order, so once it shows, the forgery has been read and judged.
     const admins = admin.makeApiClient(CoreV1Api);
     const probe = "Readiness probe failed: HTTP probe failed with statuscode: 503";
-    await admins.createNamespacedEvent({ namespace: namespaceA, body: warningAbout(pod, { namespace: namespaceA, involvedNamespace: namespaceA }, "Unhealthy", probe) });
+    await admins.createNamespacedEvent({ namespace: namespaceA, body: kubeletWarning(pod, { namespace: namespaceA, involvedNamespace: namespaceA, reason: "Unhealthy", message: probe }) });
     const seen = await eventually("the genuine Unhealthy warning in TEAM_A's reading", async () => {
       const verdict = await teamA.get(run.observationId);
       if (!verdict) throw new Error(`TEAM_A cannot get its own observation ${run.observationId}`);
@@ -86,7 +69,7 @@ describe("another namespace's Warning naming your pod", () => {
     // The same reason written where the pod lives is evidence: terminal at once.
     await admins.createNamespacedEvent({
       namespace: namespaceA,
-      body: warningAbout(pod, { namespace: namespaceA, involvedNamespace: namespaceA }, "ImagePullBackOff", 'Back-off pulling image "registry.example/api:v2"'),
+      body: kubeletWarning(pod, { namespace: namespaceA, involvedNamespace: namespaceA, reason: "ImagePullBackOff", message: 'Back-off pulling image "registry.example/api:v2"' }),
     });
     const verdict = await run.verdict;
     expect(verdict).toMatchObject({ outcome: "failed", tenant: "TEAM_A", failure: { reason: "ImagePullBackOff" } });

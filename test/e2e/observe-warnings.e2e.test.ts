@@ -9,6 +9,7 @@ import { AppsV1Api, CoreV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ObservationEvent, ResourceVerdict } from "../../src/verdicts/schemas.js";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
+import { kubeletWarning } from "./support/events.js";
 import { deployment, type Manifest } from "./support/manifests.js";
 import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
 
@@ -125,25 +126,9 @@ describe("a pod whose volume names a missing ConfigMap", () => {
   it("shows the kubelet's FailedMount, reached from the pod through its ReplicaSet", async () => {
     const { run } = await observeNeverReady("web", 0);
     const pod = await eventually("the web pod", async () => (await core.listNamespacedPod({ namespace, labelSelector: "app=web" })).items[0]);
-    const now = new Date();
     const message = 'MountVolume.SetUp failed for volume "config" : configmap "web-config" not found';
     // What the kubelet's recorder writes for a mount that fails (kwok mounts nothing).
-    await core.createNamespacedEvent({
-      namespace,
-      body: {
-        metadata: { name: `${pod.metadata!.name}.${Date.now().toString(16)}`, namespace },
-        involvedObject: { apiVersion: "v1", kind: "Pod", namespace, name: pod.metadata!.name!, uid: pod.metadata!.uid!, resourceVersion: pod.metadata!.resourceVersion! },
-        reason: "FailedMount",
-        message,
-        source: { component: "kubelet", host: pod.spec?.nodeName ?? "kwok-node-0" },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-        type: "Warning",
-        reportingComponent: "kubelet",
-        reportingInstance: pod.spec?.nodeName ?? "kwok-node-0",
-      },
-    });
+    await core.createNamespacedEvent({ namespace, body: kubeletWarning(pod, { reason: "FailedMount", message }) });
     const reading = await nextReading(run.progress[Symbol.asyncIterator](), warningOf("FailedMount"));
     expect(reading.message).toContain(`; Pod ${pod.metadata!.name}: FailedMount: ${message}`);
     await stagewatch.observer.cancel(run.observationId, "seen");
