@@ -1,7 +1,7 @@
 // Checks that hold for every kind and run before its rule, as kstatus's checkGenericProperties:
 // whatever a status says, it is not read while the object is going away or describes an older
 // spec than the one applied.
-import { pending, readingReasons, type ResourceReading } from "../reading.js";
+import { pending, readingReasons, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 /** A pending reading when a generic check holds the resource back; undefined to let its rule decide. */
