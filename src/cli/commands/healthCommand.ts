@@ -50,7 +50,8 @@ export async function healthCommand(argv: readonly string[], io: CommandIo): Pro
     const matching = libraryEntries.filter((entry) => keyOf(entry) === wanted || entry.kind === wanted);
     if (matching.length === 0) throw new UsageError(`${wanted}: no entry in the health library (stagewatch health lists them)`);
     if (matching.length > 1) throw new UsageError(`${wanted}: several kinds of that name (${matching.map(keyOf).join(", ")}): name it group/Kind`);
-    const { source, ...check } = matching[0]!;
+    // failsBeforeObserving is the library's alone: a configured check is read only once observedGeneration catches up.
+    const { source, failsBeforeObserving: _lag, ...check } = matching[0]!;
     const document = values.output === "json" ? JSON.stringify({ healthChecks: [check] }, null, 2) : `# ${source}\n${stringify({ healthChecks: [check] }, { lineWidth: 0 })}`;
     io.stdout.write(`${document.trimEnd()}\n`);
     return exitCodes.reached;

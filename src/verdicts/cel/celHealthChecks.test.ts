@@ -70,7 +70,7 @@ const cases: Case[] = [
   {
     name: "Certificate: the generic checks run first (generation not observed)",
     input: { object: { ...certificate([ready]), status: { observedGeneration: 1, conditions: [ready] } } },
-    expected: { state: "pending", reason: "GenerationNotObserved", message: "generation 2 not yet observed by its controller (status is for 1)" },
+    expected: { state: "pending", reason: "GenerationNotObserved", message: "generation 2 not yet observed by its controller (status is for 1); Ready=True Ready: Certificate is up to date and has not expired" },
   },
   {
     name: "captured Gadget with nested status: current holds",

@@ -13,7 +13,7 @@ import { settleCertificateSigningRequest } from "../rules/csr.js";
 import { settleDaemonSet } from "../rules/daemonset.js";
 import { settleDeployment } from "../rules/deployment.js";
 import { existenceOnlyKinds, settleExisting } from "../rules/existence.js";
-import { libraryRuleFor } from "../library/index.js";
+import { libraryEntryFor, libraryRuleFor } from "../library/index.js";
 import { checkGeneric } from "../rules/genericChecks.js";
 import { readyImages } from "../evidence/readyImages.js";
 import type { OwnedObjects, Rule, RuleInput } from "../rules/input.js";
@@ -64,7 +64,11 @@ export function evaluateResource({ healthChecks, ...input }: EvaluationInput): R
   const full: RuleInput = { ...input, owned: input.owned ?? nothingOwned };
   const { apiVersion, kind } = full.object;
   const key = groupKind(apiVersion, kind);
-  const reading = checkGeneric(full) ?? (healthChecks?.get(key) ?? libraryRuleFor(key) ?? ruleFor(apiVersion, kind))(full);
+  const configured = healthChecks?.get(key);
+  // A failure read despite a lagging observedGeneration is the library's call, per entry: a
+  // configured check's failed expression need not pin its conditions to the generation.
+  const lagTolerant = configured === undefined && libraryEntryFor(key)?.failsBeforeObserving !== undefined ? libraryRuleFor(key) : undefined;
+  const reading = checkGeneric(full, lagTolerant) ?? (configured ?? libraryRuleFor(key) ?? ruleFor(apiVersion, kind))(full);
   if (reading.state !== "settled") return reading;
   // What the settled workload runs goes into its verdict: it is read once, as it settles.
   const images = readyImages(full.object, full.owned);

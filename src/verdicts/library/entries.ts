@@ -952,7 +952,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: helm.toolkit.fluxcd.io/v2 HelmReleaseStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of helm-controller)"
+    "source": "Flux v2.6: helm.toolkit.fluxcd.io/v2 HelmReleaseStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of helm-controller)",
+    "failsBeforeObserving": "helm-controller v1.6 (0f61a86) internal/controller/helmrelease_controller.go: status.observedGeneration is patched only on success or a terminal error (the stalls), so ArtifactFailed, DependencyNotReady and a release retried at once leave it at -1 (the CRD's default, api/v2 HelmReleaseStatus) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "iammanager.keikoproj.io/v1alpha1",
@@ -1227,11 +1228,12 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
     "kind": "Kustomization",
     "current": "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))",
-    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
+    "inProgress": "(has(spec.suspend) && spec.suspend) || (has(status.conditions) && status.conditions.exists(c, c.type == 'Reconciling' && c.status == 'True' && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation))\n  && !status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['BuildFailed'] && (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation)))",
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True') || (c.type == 'Ready' && c.status == 'False' && has(c.reason) && c.reason in ['BuildFailed'])))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: kustomize.toolkit.fluxcd.io/v1 KustomizationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of kustomize-controller)"
+    "source": "Flux v2.6: kustomize.toolkit.fluxcd.io/v1 KustomizationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of kustomize-controller)",
+    "failsBeforeObserving": "kustomize-controller v1.9 (186fb3b) internal/controller/kustomization_controller.go: finalizeStatus sets status.observedGeneration only when Ready is True; a failed build, apply or health check (BuildFailed, ReconciliationFailed, HealthCheckFailed, ArtifactFailed) and the FeatureGateDisabled stall leave it at -1 (the CRD's default, api/v1 KustomizationStatus) or the last good generation, which kustomization_configuration_error_test.go expects; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "kyverno.io/v1",
@@ -1935,7 +1937,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 BucketStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 BucketStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)",
+    "failsBeforeObserving": "source-controller v1.9 (39b711b) internal/reconcile/reconcile.go ComputeReconcileResult: status.observedGeneration is patched on success and on a stall only, so a failed fetch (the default case, Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default, api/v1) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
@@ -1945,7 +1948,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 GitRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 GitRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)",
+    "failsBeforeObserving": "source-controller v1.9 (39b711b) internal/reconcile/reconcile.go ComputeReconcileResult: status.observedGeneration is patched on success and on a stall only, so a failed fetch (the default case, Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default, api/v1) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
@@ -1955,7 +1959,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmChartStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmChartStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)",
+    "failsBeforeObserving": "source-controller v1.9 (39b711b) internal/reconcile/reconcile.go ComputeReconcileResult: status.observedGeneration is patched on success and on a stall only, so a failed fetch (the default case, Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default, api/v1) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
@@ -1965,7 +1970,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 HelmRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)",
+    "failsBeforeObserving": "source-controller v1.9 (39b711b) internal/reconcile/reconcile.go ComputeReconcileResult: status.observedGeneration is patched on success and on a stall only, so a failed fetch (the default case, Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default, api/v1) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "source.toolkit.fluxcd.io/v1",
@@ -1975,7 +1981,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)"
+    "source": "Flux v2.6: source.toolkit.fluxcd.io/v1 OCIRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of source-controller)",
+    "failsBeforeObserving": "source-controller v1.9 (39b711b) internal/reconcile/reconcile.go ComputeReconcileResult: status.observedGeneration is patched on success and on a stall only, so a failed fetch (the default case, Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default, api/v1) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "sparkoperator.k8s.io/v1beta2",

@@ -17,6 +17,13 @@ export const LibraryEntry = HealthCheck.extend({
   kind: z.string().regex(/^(\*|[A-Za-z][A-Za-z0-9]*)$/, "a kind (Zalando's is 'postgresql'), or '*'"),
   /** The project and version whose API and controller the entry reads, and what it reads there. */
   source: z.string().min(1),
+  /**
+   * Set for kinds whose controller leaves status.observedGeneration behind on a failed reconcile
+   * (Flux's keep -1 or the last good generation): where its source does so. With it, a failure the
+   * entry reads from conditions stamped with the object's generation counts while
+   * observedGeneration lags (genericChecks.ts); without it, nothing is read until it catches up.
+   */
+  failsBeforeObserving: z.string().min(1).optional(),
 });
 export type LibraryEntry = z.infer<typeof LibraryEntry>;
 

@@ -137,7 +137,7 @@ const cases: Case[] = [
   {
     name: "status.observedGeneration behind metadata.generation (generic check)",
     input: { object: notebook(6, { observedGeneration: 5, conditions: [condition("Ready", "True")] }) },
-    expected: { state: "pending", reason: "GenerationNotObserved", message: "generation 6 not yet observed by its controller (status is for 5)" },
+    expected: { state: "pending", reason: "GenerationNotObserved", message: "generation 6 not yet observed by its controller (status is for 5); Ready=True" },
   },
 ];
 

@@ -36,7 +36,7 @@ const cases: Case[] = [
         status: { observedGeneration: 7, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, conditions: [c.available(), c.complete(rs)] },
       }),
     },
-    expected: { state: "pending", reason: "GenerationNotObserved", message: "generation 8 not yet observed by its controller (status is for 7)" },
+    expected: { state: "pending", reason: "GenerationNotObserved", message: 'generation 8 not yet observed by its controller (status is for 7); Available=True MinimumReplicasAvailable: Deployment has minimum availability.; Progressing=True NewReplicaSetAvailable: ReplicaSet "api-7f9c6d8b5" has successfully progressed.' },
   },
   {
     name: "the request names a generation the cluster has not got yet",
