@@ -972,7 +972,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImagePolicyStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImagePolicyStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)",
+    "failsBeforeObserving": "image-reflector-controller v1.2 (debe2aa) internal/controller/imagepolicy_controller.go: the reconcile's result goes through fluxcd/pkg runtime/reconcile ResultFinalizer (result.go), which patches status.observedGeneration only when the object is Ready or Stalled, so a retried failure (Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
@@ -982,7 +983,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageRepositoryStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)",
+    "failsBeforeObserving": "image-reflector-controller v1.2 (debe2aa) internal/controller/imagerepository_controller.go: the reconcile's result goes through fluxcd/pkg runtime/reconcile ResultFinalizer (result.go), which patches status.observedGeneration only when the object is Ready or Stalled, so a retried failure (Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "image.toolkit.fluxcd.io/v1beta2",
@@ -992,7 +994,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)"
+    "source": "Flux v2.6: image.toolkit.fluxcd.io/v1beta2 ImageUpdateAutomationStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of image-reflector and image-automation controllers)",
+    "failsBeforeObserving": "image-automation-controller v1.2 (d36e2ea) internal/controller/imageupdateautomation_controller.go: the reconcile's result goes through fluxcd/pkg runtime/reconcile ResultFinalizer (result.go), which patches status.observedGeneration only when the object is Ready or Stalled, so a retried failure (Reconciling=True ProgressingWithRetry) leaves it at -1 (the CRD's default) or the last generation it finished; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "install.istio.io/v1alpha1",
@@ -1394,7 +1397,8 @@ export const libraryEntries: readonly LibraryEntry[] = [
     "failed": "has(status.conditions) && status.conditions.exists(c, (!has(c.observedGeneration) || !has(metadata.generation) || c.observedGeneration >= metadata.generation) && ((c.type == 'Stalled' && c.status == 'True')))",
     "reason": "has(spec.suspend) && spec.suspend ? 'Suspended' : ''",
     "message": "has(spec.suspend) && spec.suspend ? 'suspended (spec.suspend is true): the controller does not reconcile it' : ''",
-    "source": "Flux v2.6: notification.toolkit.fluxcd.io/v1 ReceiverStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of notification-controller)"
+    "source": "Flux v2.6: notification.toolkit.fluxcd.io/v1 ReceiverStatus (observedGeneration; conditions Ready, Reconciling, Stalled from fluxcd/pkg/apis/meta, with the reasons of notification-controller)",
+    "failsBeforeObserving": "notification-controller v1.9 (2e46958) internal/controller/receiver_controller.go: status.observedGeneration is set only when Ready is True, as kustomize-controller does, so a failed reconcile leaves it at -1 (the CRD's default, api/v1 ReceiverStatus) or the last good generation; fluxcd/pkg runtime/conditions Set stamps every condition with the object's generation"
   },
   {
     "apiVersion": "numaflow.numaproj.io/v1alpha1",
