@@ -9,15 +9,16 @@
 // same process on the same inputs. Its figures measured on 2026-11-29 on this machine against the
 // compiled dist/ are kept too, as `baselineRecorded`.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceAt } from "./support/baselineSource.ts";
 import { writeResults } from "./support/results.ts";
 
-type Reducer = typeof import("../src/verdicts/observation.ts");
-type Starter = typeof import("../src/verdicts/observationState.ts");
-type Readings = typeof import("../src/verdicts/reading.ts");
+type Reducer = typeof import("../src/verdicts/reducer/observation.ts");
+type Starter = typeof import("../src/verdicts/reducer/observationState.ts");
+type Readings = typeof import("../src/verdicts/rules/reading.ts");
 interface Implementation {
   readonly reducer: Reducer;
   readonly start: Starter;
@@ -32,10 +33,10 @@ const minimumRounds = 2_000;
 
 async function load(root: string): Promise<Implementation> {
   const [reducer, start, readings] = await Promise.all([
-    import(join(root, "src/verdicts/observation.ts")) as Promise<Reducer>,
+    import(sourceAt(root, "src/verdicts/reducer/observation.ts", "src/verdicts/observation.ts")) as Promise<Reducer>,
     // The baseline commit predates the camelCase file names.
-    import(join(root, existsSync(join(root, "src/verdicts/observationState.ts")) ? "src/verdicts/observationState.ts" : "src/verdicts/observation-state.ts")) as Promise<Starter>,
-    import(join(root, "src/verdicts/reading.ts")) as Promise<Readings>,
+    import(sourceAt(root, "src/verdicts/reducer/observationState.ts", "src/verdicts/observationState.ts", "src/verdicts/observation-state.ts")) as Promise<Starter>,
+    import(sourceAt(root, "src/verdicts/rules/reading.ts", "src/verdicts/reading.ts")) as Promise<Readings>,
   ]);
   return { reducer, start, readings };
 }

@@ -12,7 +12,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Pod } from "../src/kube/objects.ts";
-import { extractBaseline } from "./support/baselineSource.ts";
+import { extractBaseline, sourceAt } from "./support/baselineSource.ts";
 import { heapBytesPerObject, writeResults } from "./support/results.ts";
 
 const baselineCommit = "0ebf907a17fdabc151f6551a8cea8764fbc89901";
@@ -25,7 +25,7 @@ const rounds = 3;
 
 type Strip = typeof import("../src/streams/strip.ts");
 type Cache = typeof import("../src/streams/cache.ts");
-type Owned = typeof import("../src/observations/ownedObjects.ts");
+type Owned = typeof import("../src/observations/routing/ownedObjects.ts");
 interface Implementation {
   strip: Strip;
   cache: Cache;
@@ -36,7 +36,7 @@ async function load(root: string): Promise<Implementation> {
   const [strip, cache, owned] = await Promise.all([
     import(join(root, "src/streams/strip.ts")) as Promise<Strip>,
     import(join(root, "src/streams/cache.ts")) as Promise<Cache>,
-    import(join(root, "src/observations/ownedObjects.ts")) as Promise<Owned>,
+    import(sourceAt(root, "src/observations/routing/ownedObjects.ts", "src/observations/ownedObjects.ts")) as Promise<Owned>,
   ]);
   return { strip, cache, owned };
 }

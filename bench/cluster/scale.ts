@@ -224,7 +224,7 @@ export interface ReceivedVerdict {
 /**
  * Every verdict of the run, as a waiting client gets it: from whichever copy comes first, the
  * notice the service sends on its core subject the moment the verdict is stored (what the client
- * resolves on, `bus/client.ts`) or the stream's copy, which waits for the observation's earlier
+ * resolves on, `bus/client/client.ts`) or the stream's copy, which waits for the observation's earlier
  * events to be stored. Only those two kinds of message are parsed: the benchmark stamps both ends
  * of every latency on its own event loop, so it must not spend it on every progress event.
  */

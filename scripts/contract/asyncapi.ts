@@ -4,7 +4,7 @@
 // Subject names, the queue group and the stream's retention come from the bus's own constants,
 // and the payloads are the schemas of jsonSchemas.ts, so a change in code shows up here.
 import { busNames, defaultEventStreamOptions, defaultSubjectPrefix, keysRequest, queueGroup, type AnsweredRequest } from "../../src/bus/index.ts";
-import { maxBodyBytes } from "../../src/verdicts/schemas.ts";
+import { maxBodyBytes } from "../../src/verdicts/contract/schemas.ts";
 import { jsonSchemas, type ContractSchemaName, type JsonSchema } from "./jsonSchemas.ts";
 
 const ref = (path: string) => ({ $ref: `#/${path}` });

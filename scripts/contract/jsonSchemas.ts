@@ -1,11 +1,11 @@
 // JSON Schemas (draft-07) of every body stagewatch sends or accepts on NATS, generated from the zod
-// schemas the service itself validates with (src/verdicts/schemas.ts), so a client in Go, Python or
+// schemas the service itself validates with (src/verdicts/contract/schemas.ts), so a client in Go, Python or
 // Java generates its types from the contract the code enforces, not from SPEC prose.
 //
 // Draft-07 because it is what AsyncAPI 3's own schema format extends (the same schemas are embedded
 // in schema/asyncapi.yaml) and what most code generators read.
 import { z } from "zod";
-import * as wire from "../../src/verdicts/schemas.ts";
+import * as wire from "../../src/verdicts/contract/schemas.ts";
 
 /** Every named body and the shared parts a generator should turn into types of their own. */
 export const contractSchemas = {

@@ -1,7 +1,7 @@
 // docs/reference/cli/: an index (what `stagewatch --help` prints, each command's summary, the exit
 // codes) and one page per command holding what `stagewatch <command> --help` prints, verbatim:
 // the help text is the one place a flag is described.
-import { exitCodes } from "../../src/cli/usage.ts";
+import { exitCodes } from "../../src/cli/io/usage.ts";
 import { commandNames, helpText } from "./commandLine.ts";
 import { code, generatedNotice, table } from "./markdown.ts";
 
@@ -16,7 +16,7 @@ export async function cliPages(): Promise<Map<string, string>> {
   pages.set(
     "cli/README.md",
     [
-      generatedNotice("src/cli/usage.ts and each command's `--help`"),
+      generatedNotice("src/cli/io/usage.ts and each command's `--help`"),
       "# Command line reference",
       "",
       `What ${code("stagewatch --help")} prints:`,
@@ -29,7 +29,7 @@ export async function cliPages(): Promise<Map<string, string>> {
       "",
       "## Exit codes",
       "",
-      "Shared by every command (src/cli/usage.ts); each command's page says what each means for it.",
+      "Shared by every command (src/cli/io/usage.ts); each command's page says what each means for it.",
       "",
       table(["Code", "Name in the code"], exits),
       "",

@@ -2,7 +2,7 @@
 // serviceDefaults (the one place a default is written: serve's help prints the same object), with
 // the flag that changes it and the chart value that gives the flag.
 import { serviceDefaults } from "../../src/service/settings.ts";
-import { formatDuration } from "../../src/verdicts/text.ts";
+import { formatDuration } from "../../src/verdicts/text/text.ts";
 import { chartServeFlags, type ChartFlag } from "./chartFlags.ts";
 import { definedFlags, helpText, takesFlag } from "./commandLine.ts";
 import { code, generatedNotice, table } from "./markdown.ts";

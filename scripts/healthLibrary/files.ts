@@ -8,9 +8,9 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { KubeObject } from "../../src/kube/objects.ts";
-import type { ResourceReading } from "../../src/verdicts/reading.ts";
+import type { ResourceReading } from "../../src/verdicts/rules/reading.ts";
 import { LibraryFile, type LibraryTest } from "../../src/verdicts/library/entry.ts";
-import { describeIssues, parseWith } from "../../src/verdicts/validation.ts";
+import { describeIssues, parseWith } from "../../src/verdicts/contract/validation.ts";
 
 export const libraryRoot = fileURLToPath(new URL("../../health/", import.meta.url));
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseWith } from "../verdicts/validation.js";
+import { parseWith } from "../verdicts/contract/validation.js";
 import {
   describeNatsConfig,
   NatsConnectionConfig,

@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { credsAuthenticator, type NodeConnectionOptions } from "@nats-io/transport-node";
 import { z } from "zod";
-import type { FieldIssue } from "../verdicts/schemas.js";
-import { describeIssues, parseWith, type Parsed } from "../verdicts/validation.js";
+import type { FieldIssue } from "../verdicts/contract/schemas.js";
+import { describeIssues, parseWith, type Parsed } from "../verdicts/contract/validation.js";
 
 const path = z.string().min(1, "must not be empty");
 

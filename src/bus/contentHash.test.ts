@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ObservationRequest } from "../verdicts/schemas.js";
+import { ObservationRequest } from "../verdicts/contract/schemas.js";
 import { observationRequest } from "../../test/fixtures/observation.js";
 import { contentHash } from "./contentHash.js";
 

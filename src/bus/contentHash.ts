@@ -4,7 +4,7 @@
 // canonical form.
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../signing/canonicalForm.js";
-import type { ObservationRequest } from "../verdicts/schemas.js";
+import type { ObservationRequest } from "../verdicts/contract/schemas.js";
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");

@@ -37,22 +37,22 @@ export {
 export type { NatsConnectionConfigInput } from "./connectionOptions.js";
 export { noopBusMetrics, requestResults } from "./telemetry.js";
 export type { BusMetrics, RequestResult } from "./telemetry.js";
-export { decodeBody, errorReply, startRequestServer } from "./requestServer.js";
-export { startKeysResponder } from "./keysResponder.js";
-export type { KeysResponder, KeysResponderOptions } from "./keysResponder.js";
-export { identifyCaller, requestInfoHeader, serviceImportReplyPrefix } from "./callerIdentity.js";
-export type { ArrivedRequest, CallerIdentification } from "./callerIdentity.js";
-export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./requestServer.js";
-export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError, planEventStreams } from "./eventStream.js";
-export type { EventStreamLayout, EventStreamOptions, PlannedEventStream } from "./eventStream.js";
-export { defaultEventBufferLimits, EventBuffer, eventBufferLimitsFor } from "./eventBuffer.js";
-export type { BufferRefusal, EventBufferLimits } from "./eventBuffer.js";
-export { defaultBucketMaxBytes, isCompareAndSwapConflict, isStoreFull, openKvBucket } from "./kvBuckets.js";
-export type { KvBucketOptions } from "./kvBuckets.js";
-export { Heartbeat, Lease, heartbeatKey, isHeartbeatKey, leaseHeldUntil, leaseStoreIn, openLeaseStore } from "./leaseStore.js";
-export type { HeartbeatChange, HeartbeatEntry, LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch, LeaseWatchHandlers } from "./leaseStore.js";
-export { createEventPublisher, defaultPublishRetry, eventMessageId, retryDelayMs } from "./eventPublisher.js";
-export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./eventPublisher.js";
+export { decodeBody, errorReply, startRequestServer } from "./server/requestServer.js";
+export { startKeysResponder } from "./server/keysResponder.js";
+export type { KeysResponder, KeysResponderOptions } from "./server/keysResponder.js";
+export { identifyCaller, requestInfoHeader, serviceImportReplyPrefix } from "./server/callerIdentity.js";
+export type { ArrivedRequest, CallerIdentification } from "./server/callerIdentity.js";
+export type { ObservationService, ObserveResult, RequestServer, RequestServerOptions } from "./server/requestServer.js";
+export { defaultEventStreamOptions, ensureEventStream, EventStreamSetupError, planEventStreams } from "./stores/eventStream.js";
+export type { EventStreamLayout, EventStreamOptions, PlannedEventStream } from "./stores/eventStream.js";
+export { defaultEventBufferLimits, EventBuffer, eventBufferLimitsFor } from "./server/eventBuffer.js";
+export type { BufferRefusal, EventBufferLimits } from "./server/eventBuffer.js";
+export { defaultBucketMaxBytes, isCompareAndSwapConflict, isStoreFull, openKvBucket } from "./stores/kvBuckets.js";
+export type { KvBucketOptions } from "./stores/kvBuckets.js";
+export { Heartbeat, Lease, heartbeatKey, isHeartbeatKey, leaseHeldUntil, leaseStoreIn, openLeaseStore } from "./stores/leaseStore.js";
+export type { HeartbeatChange, HeartbeatEntry, LeaseChange, LeaseEntry, LeaseStore, LeaseStoreOptions, LeaseWatch, LeaseWatchHandlers } from "./stores/leaseStore.js";
+export { createEventPublisher, defaultPublishRetry, eventMessageId, retryDelayMs } from "./server/eventPublisher.js";
+export type { EventPublisher, EventPublisherOptions, PublishOutcome, RetryPolicy } from "./server/eventPublisher.js";
 export {
   KeyClaimContendedError,
   KeyClaimEntry,
@@ -60,8 +60,8 @@ export {
   observationRecordsIn,
   openObservationRecords,
   RecordCorruptError,
-} from "./observationRecords.js";
-export type { KeyClaim, ObservationRecords, ObservationRecordsOptions, RecordUpdate, StoredRecord } from "./observationRecords.js";
+} from "./stores/observationRecords.js";
+export type { KeyClaim, ObservationRecords, ObservationRecordsOptions, RecordUpdate, StoredRecord } from "./stores/observationRecords.js";
 export {
   errorFromReply,
   ObservationConflictError,
@@ -70,14 +70,14 @@ export {
   ObserverQuotaError,
   ObserverUnavailableError,
   VerdictVerificationError,
-} from "./clientErrors.js";
-export type { ObserverError } from "./clientErrors.js";
-export { deploymentHistoriesIn, historyKey, historyTtlMs, HistoryContendedError, openDeploymentHistories } from "./deploymentHistories.js";
-export type { DeploymentHistories } from "./deploymentHistories.js";
-export { inProgressItem, leaseState, listInProgress, listVisible, readInProgress } from "./inProgress.js";
-export type { InProgressListing, InProgressObservation, LeaseState, LeaseTable, ListScope, UnreadableObservation } from "./inProgress.js";
-export { connectObserver, createObserver } from "./client.js";
-export { keySources } from "./keyDiscovery.js";
-export type { KeySource, Verification } from "./keyDiscovery.js";
-export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings, TraceContextFields } from "./client.js";
-export { activeTraceContext } from "./activeTraceContext.js";
+} from "./client/clientErrors.js";
+export type { ObserverError } from "./client/clientErrors.js";
+export { deploymentHistoriesIn, historyKey, historyTtlMs, HistoryContendedError, openDeploymentHistories } from "./stores/deploymentHistories.js";
+export type { DeploymentHistories } from "./stores/deploymentHistories.js";
+export { inProgressItem, leaseState, listInProgress, listVisible, readInProgress } from "./stores/inProgress.js";
+export type { InProgressListing, InProgressObservation, LeaseState, LeaseTable, ListScope, UnreadableObservation } from "./stores/inProgress.js";
+export { connectObserver, createObserver } from "./client/client.js";
+export { keySources } from "./client/keyDiscovery.js";
+export type { KeySource, Verification } from "./client/keyDiscovery.js";
+export type { ObservationFollow, ObservationRun, Observer, ObserverOptions, ObserverSettings, TraceContextFields } from "./client/client.js";
+export { activeTraceContext } from "./client/activeTraceContext.js";

@@ -1,11 +1,11 @@
 // How a thrown error becomes a line on stderr and an exit code (usage.ts). Loaded by main.ts only
 // once a command has thrown, so the classes it branches on cost a command's start-up nothing.
-import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverQuotaError, ObserverUnavailableError, VerdictVerificationError } from "../bus/clientErrors.js";
+import { ObservationConflictError, ObservationRejectedError, ObserverInternalError, ObserverQuotaError, ObserverUnavailableError, VerdictVerificationError } from "../bus/client/clientErrors.js";
 import { NatsConfigError } from "../bus/connectionOptions.js";
-import { describeIssues } from "../verdicts/validation.js";
-import type { CommandIo } from "./commandIo.js";
-import { ManifestError } from "./manifests.js";
-import { exitCodes, UsageError } from "./usage.js";
+import { describeIssues } from "../verdicts/contract/validation.js";
+import type { CommandIo } from "./io/commandIo.js";
+import { ManifestError } from "./inputs/manifests.js";
+import { exitCodes, UsageError } from "./io/usage.js";
 
 export async function reportError(error: unknown, stderr: CommandIo["stderr"]): Promise<number> {
   const say = (message: string) => stderr.write(`stagewatch: ${message}\n`);

@@ -9,7 +9,7 @@ import { output, runCli } from "./testing/runCli.js";
 // serve's module brings the service and the Kubernetes client: seconds on a loaded machine, paid
 // here once rather than inside the first serve test's time bound.
 beforeAll(async () => {
-  await import("./serveCommand.js");
+  await import("./commands/serveCommand.js");
 }, 60_000);
 
 test("no command: exit 2 with the overview", async () => {

@@ -11,19 +11,19 @@
 // (commandIo.ts), so their exit codes and messages are unit tests (main.test.ts and one file per
 // command). Signals are the one thing of the process a command still reaches itself: `serve`
 // stops on SIGTERM and SIGINT.
-import type { Command, CommandIo } from "./commandIo.js";
-import { exitCodes, overview } from "./usage.js";
+import type { Command, CommandIo } from "./io/commandIo.js";
+import { exitCodes, overview } from "./io/usage.js";
 
 const commands: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import("./serveCommand.js")).serveCommand,
-  observe: async () => (await import("./observeCommand.js")).observeCommand,
-  demo: async () => (await import("./demoCommand.js")).demoCommand,
-  list: async () => (await import("./listCommand.js")).listCommand,
-  get: async () => (await import("./operatorCommands.js")).getCommand,
-  cancel: async () => (await import("./operatorCommands.js")).cancelCommand,
-  health: async () => (await import("./healthCommand.js")).healthCommand,
-  verify: async () => (await import("./verifyCommand.js")).verifyCommand,
-  keys: async () => (await import("./keysCommand.js")).keysCommand,
+  serve: async () => (await import("./commands/serveCommand.js")).serveCommand,
+  observe: async () => (await import("./commands/observeCommand.js")).observeCommand,
+  demo: async () => (await import("./commands/demoCommand.js")).demoCommand,
+  list: async () => (await import("./commands/listCommand.js")).listCommand,
+  get: async () => (await import("./commands/operatorCommands.js")).getCommand,
+  cancel: async () => (await import("./commands/operatorCommands.js")).cancelCommand,
+  health: async () => (await import("./commands/healthCommand.js")).healthCommand,
+  verify: async () => (await import("./commands/verifyCommand.js")).verifyCommand,
+  keys: async () => (await import("./commands/keysCommand.js")).keysCommand,
 };
 
 /** Every command's name: the reference pages (scripts/docs) are one per name. */

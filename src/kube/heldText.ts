@@ -1,8 +1,8 @@
 // How much of a text the cluster wrote the process holds at all: a reason or message is whatever
 // the writer of a status or an Event put there (a megabyte, if it likes: etcd takes 1.5 MB an
 // object), and the informer caches and the warning index hold it for as long as the object lives.
-// What leaves the service is cut shorter still (verdicts/reading.ts: 1 KiB of a message, before
-// it is scrubbed; verdicts/reasons.ts: a reason of at most 128 characters, else UnreadableReason),
+// What leaves the service is cut shorter still (verdicts/rules/reading.ts: 1 KiB of a message, before
+// it is scrubbed; verdicts/contract/reasons.ts: a reason of at most 128 characters, else UnreadableReason),
 // so cutting here changes no verdict: a reason cut to maxHeldReasonChars is still longer than any
 // kept one, and a message is shown from its first KiB.
 

@@ -24,19 +24,20 @@ import {
   type ObservationState,
   type ObservationVerdict,
 } from "../verdicts/index.js";
-import { acceptObservation } from "./acceptance.js";
-import { Admission, type Refusal, type Release } from "./admission.js";
-import { payloadReserveBytes } from "./recordCompaction.js";
-import type { AdoptingEngine } from "./adoption.js";
-import type { AdoptionCause } from "./leasePolicy.js";
+import { acceptObservation } from "./leases/acceptance.js";
+import { Admission, type Refusal, type Release } from "./admission/admission.js";
+import { payloadReserveBytes } from "./records/recordCompaction.js";
+import type { AdoptingEngine } from "./leases/adoption.js";
+import type { AdoptionCause } from "./leases/leasePolicy.js";
 import { LiveObservation } from "./liveObservation.js";
 import { ObservationDriver } from "./observationDriver.js";
-import { engineSettings, type EngineSettings, type ObservationEngineOptions } from "./ports.js";
-import { RecentVerdicts } from "./recentVerdicts.js";
-import { cancelThroughRecord, verdictEventOf } from "./recordedObservations.js";
-import { outsideWatchedNamespaces, resolveKinds } from "./requestChecks.js";
-import { takeOver, TakeOverError } from "./takeover.js";
-import { VerdictDelivery } from "./verdictDelivery.js";
+import { engineSettings, type EngineSettings } from "./engineSettings.js";
+import type { ObservationEngineOptions } from "./ports.js";
+import { RecentVerdicts } from "./delivery/recentVerdicts.js";
+import { cancelThroughRecord, verdictEventOf } from "./records/recordedObservations.js";
+import { outsideWatchedNamespaces, resolveKinds } from "./admission/requestChecks.js";
+import { takeOver, TakeOverError } from "./leases/takeover.js";
+import { VerdictDelivery } from "./delivery/verdictDelivery.js";
 
 export class ObservationEngine implements ObservationService, AdoptingEngine {
   private readonly settings: EngineSettings;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
-import { defaultLeaseTiming } from "./leasePolicy.js";
+import { defaultLeaseTiming } from "./leases/leasePolicy.js";
 import { engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;

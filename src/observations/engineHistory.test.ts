@@ -8,7 +8,7 @@ import { TenantEntry, tenantCaller } from "../tenants/index.js";
 import type { DecidedObservation } from "../verdicts/index.js";
 import { successEntry } from "../../test/fixtures/history.js";
 import { deployment, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
-import { defaultLeaseTiming } from "./leasePolicy.js";
+import { defaultLeaseTiming } from "./leases/leasePolicy.js";
 import type { TraceSink } from "./ports.js";
 import { engineHarness, InMemoryHistories, observationRequest } from "./testing/index.js";
 

@@ -1,5 +1,5 @@
 // The engine's limits (docs/operator/limits.md): admission (in flight per replica and per caller;
-// requests a second are counted on arrival, src/bus/arrivalLimits.ts), records and events under the
+// requests a second are counted on arrival, src/bus/server/arrivalLimits.ts), records and events under the
 // server's max_payload (refused `too_large` when a record could not fit, compacted when readings
 // would grow one past it).
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workl
 import { serviceSigner } from "../signing/index.js";
 import { TenantEntry, tenantCaller } from "../tenants/index.js";
 import { newKey } from "../signing/testing/keys.js";
-import { jsonBytes, payloadReserveBytes } from "./recordCompaction.js";
+import { jsonBytes, payloadReserveBytes } from "./records/recordCompaction.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const requestFor = (key: string, resources = 1) =>

@@ -7,7 +7,7 @@ import { deployment, replicaSet, rollingOutDeployment } from "../../test/fixture
 import { checkEvent, checkVerdict, serviceSigner, signBody } from "../signing/index.js";
 import { newKey, oldKey } from "../signing/testing/keys.js";
 import type { ObservationEvent, ObservationVerdict } from "../verdicts/index.js";
-import { defaultLeaseTiming } from "./leasePolicy.js";
+import { defaultLeaseTiming } from "./leases/leasePolicy.js";
 import { engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;

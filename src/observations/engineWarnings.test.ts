@@ -6,7 +6,7 @@ import type { KubeObject } from "../kube/objects.js";
 import { legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deploymentConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
-import { quietWriteIntervalMs } from "./recordWriter.js";
+import { quietWriteIntervalMs } from "./records/recordWriter.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';

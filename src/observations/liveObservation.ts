@@ -26,12 +26,12 @@ import {
   type ObservationVerdict,
   type Stage,
 } from "../verdicts/index.js";
-import type { Release } from "./admission.js";
-import { fitRecord } from "./recordCompaction.js";
-import { RecordWriter } from "./recordWriter.js";
-import { StageOverrunWatch, type StageOverrun } from "./stageOverrunWatch.js";
-import { StallWatch } from "./stallWatch.js";
-import { timerDelay } from "./timerDelay.js";
+import type { Release } from "./admission/admission.js";
+import { fitRecord } from "./records/recordCompaction.js";
+import { RecordWriter } from "./records/recordWriter.js";
+import { StageOverrunWatch, type StageOverrun } from "./timers/stageOverrunWatch.js";
+import { StallWatch } from "./timers/stallWatch.js";
+import { timerDelay } from "./timers/timerDelay.js";
 
 export type LivePhase = "driving" | "deciding" | "left";
 

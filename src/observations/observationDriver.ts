@@ -39,15 +39,15 @@ import {
   type StalledEvent,
 } from "../verdicts/index.js";
 import type { ResourceMapping } from "../streams/index.js";
-import { EventRouter, type DeletedObject, type ObjectToRead } from "./eventRouter.js";
+import { EventRouter, type DeletedObject, type ObjectToRead } from "./routing/eventRouter.js";
 import { guarded } from "./guarded.js";
-import { allSynced, mappingsRead, refusals } from "./informerWiring.js";
+import { allSynced, mappingsRead, refusals } from "./routing/informerWiring.js";
 import type { LiveObservation } from "./liveObservation.js";
-import type { StageOverrun } from "./stageOverrunWatch.js";
-import { FailureLogs } from "./logTails.js";
-import type { EngineSettings } from "./ports.js";
-import { refusedResources } from "./refusals.js";
-import type { VerdictDelivery } from "./verdictDelivery.js";
+import type { StageOverrun } from "./timers/stageOverrunWatch.js";
+import { FailureLogs } from "./logTails/logTails.js";
+import type { EngineSettings } from "./engineSettings.js";
+import { refusedResources } from "./routing/refusals.js";
+import type { VerdictDelivery } from "./delivery/verdictDelivery.js";
 
 export class ObservationDriver {
   private readonly settings: EngineSettings;

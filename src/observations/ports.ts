@@ -1,18 +1,16 @@
 // What the engine is built from, as ports it is handed: where kinds and their informers come
 // from, where events are stored, the records and leases of the bus, the clock. A leaf of this
-// folder: every module of the engine imports these from here, none from the engine itself.
-import { asyncScheduler, type SchedulerLike } from "rxjs";
+// folder, types and one constant: every module of the engine imports these from here, none from the
+// engine itself; the defaults filled in for what is not given are engineSettings.ts's.
+import type { SchedulerLike } from "rxjs";
 import type { DeploymentHistories, ObservationRecords } from "../bus/index.js";
-import { newObservationId } from "../bus/index.js";
-import { silentLogger, type Logger } from "../logging/index.js";
-import { unsignedService, type ServiceSigner } from "../signing/index.js";
+import type { Logger } from "../logging/index.js";
+import type { ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
 import type { DecidedObservation, ObservationEvent, ObservationRequest, Rule } from "../verdicts/index.js";
-import { defaultMaxLogReads } from "./logTails.js";
-import { eventsWithin, payloadReserveBytes } from "./recordCompaction.js";
-import { defaultAdmissionLimits, type AdmissionLimits } from "./admission.js";
-import type { LeaseKeeper } from "./leaseKeeper.js";
-import { noopEngineMetrics, type EngineMetrics } from "./telemetry.js";
+import type { AdmissionLimits } from "./admission/admission.js";
+import type { LeaseKeeper } from "./leases/leaseKeeper.js";
+import type { EngineMetrics } from "./telemetry.js";
 
 /** Where kinds and their informers come from: the InformerHub in the service, a fake in unit tests. */
 export interface KindSource {
@@ -78,28 +76,4 @@ export interface TraceSink {
   export(decided: DecidedObservation): void;
   /** The id of the trace the observation's spans go to (the caller's, or one of its own): the exemplar of its verdict. */
   traceIdOf(request: ObservationRequest, observationId: string): string;
-}
-
-
-/** The options with every default applied, once. */
-export type EngineSettings = Readonly<
-  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces">> & Pick<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces">
->;
-
-export function engineSettings(options: ObservationEngineOptions): EngineSettings {
-  return {
-    scheduler: asyncScheduler,
-    newObservationId,
-    metrics: noopEngineMetrics,
-    logger: silentLogger,
-    decidedMemory: 10_000,
-    healthChecks: new Map(),
-    signer: unsignedService,
-    maxPayloadBytes: defaultMaxPayloadBytes,
-    maxLogReads: defaultMaxLogReads,
-    ...options,
-    admissionLimits: { ...defaultAdmissionLimits, ...options.admissionLimits },
-    // Every event the engine publishes fits the server's max_payload (recordCompaction).
-    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).sign),
-  };
 }

@@ -1,7 +1,7 @@
 // What the engine counts and logs, behind narrow interfaces with no-op defaults: the service plugs
 // in prom-client and pino at start-up; unit tests need neither.
 import type { Outcome, Stage, StageEstimate } from "../verdicts/index.js";
-import type { AdoptionCause } from "./leasePolicy.js";
+import type { AdoptionCause } from "./leases/leasePolicy.js";
 
 export interface EngineMetrics {
   /** `observations_active` up. */

@@ -3,7 +3,7 @@
 // observation). It trusts its own key and the keys it is told to keep trusting during a rotation,
 // since a replica still on the old key may have written the record. It never signs a verdict it
 // read back: a record someone else wrote must not come out under the service's name.
-import type { Signature } from "../verdicts/schemas.js";
+import type { Signature } from "../verdicts/contract/schemas.js";
 import type { SigningKey, VerifyKey } from "./keys.js";
 import { signBody } from "./signature.js";
 import { checkEvent, checkVerdict, type Trust } from "./trust.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { failedVerdict } from "../../test/fixtures/verdicts.js";
-import type { ObservationVerdict } from "../verdicts/schemas.js";
+import type { ObservationVerdict } from "../verdicts/contract/schemas.js";
 import { signedContent } from "./canonicalForm.js";
 import { verifyKeyOf } from "./keys.js";
 import { signBody, verifyBody } from "./signature.js";

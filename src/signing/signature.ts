@@ -1,7 +1,7 @@
 // Signing a body and checking one: the signature is a member of the body itself (`signature:
 // {key, sig}`), so a body carries its evidence wherever it is copied (a KV record, a `get`
 // answer, a CI artifact) and a reader needs nothing but the body and the public keys it trusts.
-import { Signature } from "../verdicts/schemas.js";
+import { Signature } from "../verdicts/contract/schemas.js";
 import { signatureMember, signedContent } from "./canonicalForm.js";
 import type { SigningKey, VerifyKey } from "./keys.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ObservationEvent, ObservationVerdict } from "../verdicts/schemas.js";
+import type { ObservationEvent, ObservationVerdict } from "../verdicts/contract/schemas.js";
 import { signBody } from "./signature.js";
 import { newKey, oldKey } from "./testing/keys.js";
 import { checkEvent, checkVerdict } from "./trust.js";

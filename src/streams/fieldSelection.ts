@@ -1,5 +1,5 @@
 // The fields of a custom resource the cache keeps for the health check that judges its kind: the
-// tree of fields its expressions read (src/verdicts/rules/fieldsRead.ts makes it), applied to the
+// tree of fields its expressions read (src/verdicts/cel/fieldsRead.ts makes it), applied to the
 // object's spec and status as each arrives. Lists are transparent: a list keeps, of each element,
 // the fields the tree names. A field named but absent stays absent; a field kept with none of its
 // own fields (`{}` in the tree, what `has()` reads) keeps its presence and, for a list, its length.

@@ -44,39 +44,28 @@ export {
   maxResources,
   outcomes,
   stages,
-} from "./schemas.js";
-export type { ObservationRequestInput } from "./schemas.js";
-export { describeIssues, formatPath, parseWith } from "./validation.js";
-export type { Parsed } from "./validation.js";
+} from "./contract/schemas.js";
+export type { ObservationRequestInput } from "./contract/schemas.js";
+export { describeIssues, formatPath, parseWith } from "./contract/validation.js";
+export type { Parsed } from "./contract/validation.js";
 
-export { bootstrapLabel, isBootstrapJob } from "./bootstrap.js";
-export { clusterScopedKinds, describeResource, groupKind, groupOf, identityKey, objectIdentityKey } from "./kinds.js";
-export type { Identified } from "./kinds.js";
-export { failed, pending, readingReasons, settled, shownMessage } from "./reading.js";
-export { newestWarning, warningSlackMs, withWarning } from "./warnings.js";
-export type { ResourceReading } from "./reading.js";
-export { scrubCredentials } from "./scrub.js";
-export type { HealthCheckCompileOptions } from "./rules/index.js";
-export { formatDuration } from "./text.js";
+export { bootstrapLabel, isBootstrapJob } from "./reducer/bootstrap.js";
+export { clusterScopedKinds, describeResource, groupKind, groupOf, identityKey, objectIdentityKey } from "./contract/kinds.js";
+export type { Identified } from "./contract/kinds.js";
+export { failed, pending, readingReasons, settled, shownMessage } from "./rules/reading.js";
+export { newestWarning, warningSlackMs, withWarning } from "./rules/warnings.js";
+export type { ResourceReading } from "./rules/reading.js";
+export { scrubCredentials } from "./text/scrub.js";
+export { formatDuration } from "./text/text.js";
 export {
-  HealthCheck,
-  HealthCheckCompileError,
-  HealthCheckConfig,
   builtInKinds,
   checkGeneric,
-  compileHealthChecks,
-  defaultCelCostLimit,
   describePodProblem,
-  evaluateResource,
   existenceOnlyKinds,
-  fallbackRule,
-  healthCheckReasons,
   judgementOf,
   kindClasses,
   PodProblemTally,
   podProblems,
-  ruleFor,
-  rules,
   settleAPIService,
   settleByCommonSignals,
   settleCertificateSigningRequest,
@@ -94,16 +83,21 @@ export {
   settleStatefulSet,
   settleStorageVersionMigration,
 } from "./rules/index.js";
-export type { EvaluationInput, KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
+export type { KindClass, KindJudgement, OwnedObjects, PodProblem, Rule, RuleInput } from "./rules/index.js";
+export { HealthCheck, HealthCheckCompileError, HealthCheckConfig, compileHealthChecks, healthCheckReasons } from "./cel/celHealthChecks.js";
+export type { HealthCheckCompileOptions } from "./cel/celHealthChecks.js";
+export { defaultCelCostLimit } from "./cel/celCost.js";
+export { evaluateResource, fallbackRule, ruleFor, rules } from "./evaluation/registry.js";
+export type { EvaluationInput } from "./evaluation/registry.js";
 
-export { cachedFieldsOf } from "./cachedFields.js";
+export { cachedFieldsOf } from "./evaluation/cachedFields.js";
 export { entryKey, libraryEntries, libraryEntryFor, libraryRuleFor } from "./library/index.js";
 export type { LibraryEntry } from "./library/index.js";
-export { isTerminal, transition } from "./outcome.js";
-export { blockedStage, stageRank, stagesBetween } from "./stages.js";
-export type { StageFacts } from "./stages.js";
-export { budgetDeadline, deadlineTooFar, maxBudgetSeconds } from "./budget.js";
-export { notSeenYet, resolveNamespaces, startObservation } from "./observationState.js";
+export { isTerminal, transition } from "./contract/outcome.js";
+export { blockedStage, stageRank, stagesBetween } from "./contract/stages.js";
+export type { StageFacts } from "./contract/stages.js";
+export { budgetDeadline, deadlineTooFar, maxBudgetSeconds } from "./contract/budget.js";
+export { notSeenYet, resolveNamespaces, startObservation } from "./reducer/observationState.js";
 export type {
   ClusterScope,
   Decision,
@@ -112,7 +106,7 @@ export type {
   ObservationStep,
   StartObservationInput,
   TrackedResource,
-} from "./observationState.js";
+} from "./reducer/observationState.js";
 export {
   advanceClock,
   cancelObservation,
@@ -122,16 +116,16 @@ export {
   recordDeletion,
   recordReading,
   toVerdict,
-} from "./observation.js";
-export type { AccessProblem, ObservedObject } from "./observation.js";
-export { labelledBootstrapKeys, resumeObservation } from "./resumption.js";
-export { stallNotice } from "./stall.js";
-export { failingContainer } from "./failingContainer.js";
-export type { LogChoice, LogTarget } from "./failingContainer.js";
-export { logNoteOf, logTailLimits, logTailOf } from "./logTail.js";
-export type { LogTailLimits } from "./logTail.js";
-export type { StallNotice } from "./stall.js";
-export type { ResumeObservationInput } from "./resumption.js";
+} from "./reducer/observation.js";
+export type { AccessProblem, ObservedObject } from "./reducer/observation.js";
+export { labelledBootstrapKeys, resumeObservation } from "./reducer/resumption.js";
+export { stallNotice } from "./reducer/stall.js";
+export { failingContainer } from "./evidence/failingContainer.js";
+export type { LogChoice, LogTarget } from "./evidence/failingContainer.js";
+export { logNoteOf, logTailLimits, logTailOf } from "./evidence/logTail.js";
+export type { LogTailLimits } from "./evidence/logTail.js";
+export type { StallNotice } from "./reducer/stall.js";
+export type { ResumeObservationInput } from "./reducer/resumption.js";
 export {
   DeploymentHistory,
   HistoryEntry,
@@ -149,7 +143,7 @@ export {
   minAutoStallSeconds,
   nearestRank,
   outlookOf,
-} from "./history.js";
-export type { DecidedObservation } from "./timeline.js";
-export type { AutoStallThreshold } from "./history.js";
-export { Timeline, TimelineNotice, emptyTimeline, noteNotice, noteResource, noteStage, timelineNoticeLimit } from "./timeline.js";
+} from "./history/history.js";
+export type { DecidedObservation } from "./contract/timeline.js";
+export type { AutoStallThreshold } from "./history/history.js";
+export { Timeline, TimelineNotice, emptyTimeline, noteNotice, noteResource, noteStage, timelineNoticeLimit } from "./contract/timeline.js";

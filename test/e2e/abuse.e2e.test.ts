@@ -18,7 +18,7 @@ import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type Observer } from "../../src/bus/index.js";
-import type { ObservationEvent } from "../../src/verdicts/schemas.js";
+import type { ObservationEvent } from "../../src/verdicts/contract/schemas.js";
 import { installKind, removeKind, type TestKind } from "./support/crds.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.js";
 import { deployment, job } from "./support/manifests.js";

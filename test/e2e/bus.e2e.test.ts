@@ -37,7 +37,7 @@ import {
   type ObservationVerdict,
   type Outcome,
   type ReachedStage,
-} from "../../src/verdicts/schemas.js";
+} from "../../src/verdicts/contract/schemas.js";
 import { busStreams } from "./support/bus.ts";
 import { natsUrl } from "./support/cluster.js";
 

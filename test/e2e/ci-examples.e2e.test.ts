@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { REPO_ROOT, writeManifest } from "../cluster/stagewatch.ts";
 import { Fault } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";

@@ -13,7 +13,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";

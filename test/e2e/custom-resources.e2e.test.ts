@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceIdentity } from "../../src/verdicts/schemas.js";
+import type { ResourceIdentity } from "../../src/verdicts/contract/schemas.js";
 import { kubeJson } from "../cluster/kubeJson.ts";
 import { ApiException, ApiextensionsV1Api } from "@kubernetes/client-node";
 import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.js";

@@ -11,7 +11,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { connectObserver, type Observer } from "../../src/bus/index.js";
-import { errorCodes } from "../../src/verdicts/schemas.js";
+import { errorCodes } from "../../src/verdicts/contract/schemas.js";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
 import { ServeFleet, type Replica } from "./support/replicas.ts";

@@ -11,7 +11,7 @@ import { BatchV1Api } from "@kubernetes/client-node";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type Observer } from "../../src/bus/index.js";
-import type { ObservationVerdict } from "../../src/verdicts/schemas.js";
+import type { ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
 import { REPO_ROOT } from "../cluster/stagewatch.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { deployment, job, type Declared } from "./support/manifests.ts";

@@ -4,7 +4,7 @@
  * The event stream discards its oldest events when full, whoever wrote the newest: with one stream
  * for every tenant, TEAM_B writing fast evicted TEAM_A's earlier verdict, which an adopting replica
  * (hasVerdict) and any reader of the stream look for there. With a tenants file each tenant has a
- * stream of its own (src/bus/eventStream.ts), so TEAM_B's flood evicts only TEAM_B's oldest.
+ * stream of its own (src/bus/stores/eventStream.ts), so TEAM_B's flood evicts only TEAM_B's oldest.
  *
  * First on the e2e nats-server with the real publisher and stream set-up, small streams (256 KiB)
  * so that a flood of realistic events fills them in a second: the layout before (one stream) and
@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busNames, connectObserver, createEventPublisher, ensureEventStream, ObserverQuotaError, type BusNames, type EventPublisher, type Observer } from "../../src/bus/index.ts";
 import { checkEvent, serviceSigner } from "../../src/signing/index.ts";
 import { newKey } from "../../src/signing/testing/keys.ts";
-import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { failedVerdict } from "../fixtures/verdicts.ts";
 import { buildOrReuseBinaries } from "../cluster/binaries.ts";
 import { startNatsWithAccounts, type NatsNode } from "../cluster/nats.ts";

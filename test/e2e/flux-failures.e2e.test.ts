@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { ResourceIdentity } from "../../src/verdicts/schemas.js";
+import type { ResourceIdentity } from "../../src/verdicts/contract/schemas.js";
 import { KubeJsonError, kubeJson } from "../cluster/kubeJson.ts";
 import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.js";
 import { removeKind } from "./support/crds.js";

@@ -19,7 +19,7 @@ import {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyObjects, CHART_DIR, ensureHelm, lintChart, renderChart, templateChart, type ValueArgs } from "../cluster/helm.ts";
-import { readHealthChecks } from "../../src/cli/healthChecksFile.ts";
+import { readHealthChecks } from "../../src/cli/inputs/healthChecksFile.ts";
 import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.ts";
 import { installKind } from "./support/crds.ts";
 

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ObservationVerdict } from "../../src/verdicts/schemas.js";
+import { ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busNames, connectObserver, type BusNames } from "../../src/bus/index.ts";
 import { signBody } from "../../src/signing/index.ts";
 import { newKey } from "../../src/signing/testing/keys.ts";
-import type { ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import type { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { scratchDir, writeManifest, type CommandResult } from "../cluster/stagewatch.ts";
 import { useAccountLayout, violations, type AccountLayout } from "./support/accountLayout.ts";
 import { output, runStagewatch } from "./support/cli.ts";

@@ -6,7 +6,7 @@
  */
 import { AppsV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/schemas.js";
+import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
 import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
 import { configMap, deployment, job } from "./support/manifests.js";
 import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";

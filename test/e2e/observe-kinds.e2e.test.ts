@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceIdentity } from "../../src/verdicts/schemas.js";
+import type { ResourceIdentity } from "../../src/verdicts/contract/schemas.js";
 import { kubeJson } from "../cluster/kubeJson.ts";
 import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.js";
 import { installKind, removeKind, type TestKind } from "./support/crds.js";

@@ -12,7 +12,7 @@ import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeJson } from "../cluster/kubeJson.ts";
 import { scratchDir, writeManifest, type CommandResult } from "../cluster/stagewatch.ts";
-import type { ObservationVerdict } from "../../src/verdicts/schemas.js";
+import type { ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
 import { output, runStagewatch } from "./support/cli.js";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.js";
 import { installKind, removeKind, type TestKind } from "./support/crds.js";

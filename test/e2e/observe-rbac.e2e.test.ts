@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResourceIdentity } from "../../src/verdicts/schemas.js";
+import type { ResourceIdentity } from "../../src/verdicts/contract/schemas.js";
 import { createNamespace, deleteNamespace, eventually, kubeConfig } from "./support/cluster.js";
 import { deployment, type Manifest } from "./support/manifests.js";
 import { apply, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";

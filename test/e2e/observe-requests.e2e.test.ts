@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ObservationConflictError } from "../../src/bus/index.js";
-import { maxBodyBytes, type ErrorReply, type ObserveReply } from "../../src/verdicts/schemas.js";
+import { maxBodyBytes, type ErrorReply, type ObserveReply } from "../../src/verdicts/contract/schemas.js";
 import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
 import { deployment } from "./support/manifests.js";
 import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";

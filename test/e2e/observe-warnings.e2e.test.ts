@@ -7,7 +7,7 @@
  */
 import { AppsV1Api, CoreV1Api } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ObservationEvent, ResourceVerdict } from "../../src/verdicts/schemas.js";
+import type { ObservationEvent, ResourceVerdict } from "../../src/verdicts/contract/schemas.js";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
 import { kubeletWarning } from "./support/events.js";
 import { deployment, type Manifest } from "./support/manifests.js";

@@ -3,11 +3,11 @@
  * processes, against `stagewatch serve` on the e2e cluster and NATS server, about an observation
  * an apply tool started (here through the TypeScript client, as any client would). Exit codes are
  * observe's conventions; `-o json` is the ObservationVerdict. Bad input and --help are unit tests
- * (src/cli/operatorCommands.test.ts).
+ * (src/cli/commands/operatorCommands.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type Observer } from "../../src/bus/index.ts";
-import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";

@@ -3,12 +3,12 @@
  * buckets of a real `stagewatch serve` (its replica id set, so the owner is known) on the e2e
  * cluster and NATS server, about observations an apply tool started through the TypeScript client.
  * What is decided leaves the list; with the service stopped, list still answers and shows the
- * leases it released. Bad input and --help are unit tests (src/cli/listCommand.test.ts).
+ * leases it released. Bad input and --help are unit tests (src/cli/commands/listCommand.test.ts).
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver, type ObservationRun, type Observer } from "../../src/bus/index.ts";
-import type { InProgressItem } from "../../src/verdicts/schemas.ts";
+import type { InProgressItem } from "../../src/verdicts/contract/schemas.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";

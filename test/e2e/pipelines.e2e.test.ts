@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AppsV1Api } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { writeManifest } from "../cluster/stagewatch.ts";
 import { Fault, kubeConfig } from "./support/cluster.ts";
 import { configMap, deployment } from "./support/manifests.ts";

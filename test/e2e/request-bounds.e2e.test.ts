@@ -24,7 +24,7 @@ import { silentLogger } from "../../src/logging/index.js";
 import { defaultLeaseTiming, LeaseKeeper, noopLeaseMetrics, ObservationEngine } from "../../src/observations/index.js";
 import { InformerHub, kubeHttpTransport } from "../../src/streams/index.js";
 import { defaultCallerQuotas } from "../../src/tenants/index.js";
-import type { ErrorReply, ObservationRequestInput } from "../../src/verdicts/schemas.js";
+import type { ErrorReply, ObservationRequestInput } from "../../src/verdicts/contract/schemas.js";
 import { requestFieldValue } from "../fixtures/requestFields.js";
 import { removeBus } from "./support/bus.js";
 import { kubeConfig, natsUrl } from "./support/cluster.js";

@@ -25,7 +25,7 @@ import type { KubernetesObject, V1Deployment } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busNames, connectObserver, createObserver, VerdictVerificationError, type Observer } from "../../src/bus/index.ts";
 import { checkEvent, checkVerdict, verifyKeysOf, type VerifyKey } from "../../src/signing/index.ts";
-import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { applyObjects, ensureHelm, lintChart, renderChart, templateChart } from "../cluster/helm.ts";
 import { REPO_ROOT, scratchDir, startServe, writeManifest, type CommandResult, type RunningService } from "../cluster/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";

@@ -19,7 +19,7 @@ import { Kvm } from "@nats-io/kv";
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busNames, ObservationConflictError, ObservationRejectedError, type Observer } from "../../src/bus/index.ts";
-import type { InProgressItem } from "../../src/verdicts/schemas.ts";
+import type { InProgressItem } from "../../src/verdicts/contract/schemas.ts";
 import { scratchDir } from "../cluster/stagewatch.ts";
 import { accountsFile, tenantsFile, useAccountLayout, violations, type Account, type AccountLayout } from "./support/accountLayout.ts";
 import { output } from "./support/cli.ts";

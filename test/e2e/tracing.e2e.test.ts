@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectObserver } from "../../src/bus/index.js";
-import { ObservationVerdict } from "../../src/verdicts/schemas.js";
+import { ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
 import { startJaeger, type Jaeger, type JaegerSpan, type JaegerTrace } from "../cluster/jaeger.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { output, runStagewatch } from "./support/cli.ts";

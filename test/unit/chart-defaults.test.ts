@@ -10,9 +10,9 @@ import { parse } from "yaml";
 import { chartServeFlags, type ChartFlag } from "../../scripts/docs/chartFlags.ts";
 import { helpText } from "../../scripts/docs/commandLine.ts";
 import { serveSettingFlags, type SettingKey } from "../../scripts/docs/serveDefaults.ts";
-import { booleanFlag } from "../../src/cli/args.ts";
-import { byteSizeFlag } from "../../src/cli/byteSize.ts";
-import { durationFlagSeconds } from "../../src/cli/duration.ts";
+import { booleanFlag } from "../../src/cli/inputs/args.ts";
+import { byteSizeFlag } from "../../src/cli/inputs/byteSize.ts";
+import { durationFlagSeconds } from "../../src/cli/inputs/duration.ts";
 import { serviceDefaults } from "../../src/service/settings.ts";
 
 const values = parse(readFileSync(fileURLToPath(new URL("../../helm/stagewatch/values.yaml", import.meta.url)), "utf8")) as Record<string, unknown>;

@@ -20,13 +20,13 @@ const clientPackages = ["@nats-io/jetstream", "@nats-io/nkeys", "@nats-io/transp
 describe("start-up import graphs", () => {
   test("--help and an unknown command load the dispatcher and the usage text only", () => {
     const graph = graphFrom("cli.ts", "cli/main.ts");
-    expect(relativeTo(graph)).toEqual(["cli.ts", "cli/main.ts", "cli/nodeVersion.ts", "cli/usage.ts"]);
+    expect(relativeTo(graph)).toEqual(["cli.ts", "cli/io/usage.ts", "cli/main.ts", "cli/nodeVersion.ts"]);
     expect([...graph.packages]).toEqual([]);
   });
 
   test.each([
-    ["observe", "cli/observeCommand.ts"],
-    ["get and cancel", "cli/operatorCommands.ts"],
+    ["observe", "cli/commands/observeCommand.ts"],
+    ["get and cancel", "cli/commands/operatorCommands.ts"],
   ])("%s reaches the bus client, zod and yaml, never @kubernetes/client-node", (_, command) => {
     const graph = graphFrom("cli.ts", "cli/main.ts", command, "cli/errorReport.ts");
     expect([...graph.packages].every((name) => clientPackages.includes(name)), [...graph.packages].join(", ")).toBe(true);
@@ -37,18 +37,18 @@ describe("start-up import graphs", () => {
   });
 
   test("list loads no Kubernetes client: it reads NATS only", () => {
-    expect(graphFrom("cli/listCommand.ts").packages).toContain("@nats-io/kv");
-    expect(kubernetesPackages("cli/listCommand.ts")).toEqual([]);
+    expect(graphFrom("cli/commands/listCommand.ts").packages).toContain("@nats-io/kv");
+    expect(kubernetesPackages("cli/commands/listCommand.ts")).toEqual([]);
   });
 
   test("nor does the dispatch in main.ts, which loads each command when it runs; get, cancel and observe need none either", () => {
     expect(kubernetesPackages("cli/main.ts")).toEqual([]);
-    expect(kubernetesPackages("cli/operatorCommands.ts")).toEqual([]);
-    expect(kubernetesPackages("cli/observeCommand.ts")).toEqual([]);
+    expect(kubernetesPackages("cli/commands/operatorCommands.ts")).toEqual([]);
+    expect(kubernetesPackages("cli/commands/observeCommand.ts")).toEqual([]);
   });
 
   test("the check sees what it guards against: serve does reach the Kubernetes client", () => {
-    const graph = graphFrom("cli.ts", "cli/main.ts", "cli/serveCommand.ts");
+    const graph = graphFrom("cli.ts", "cli/main.ts", "cli/commands/serveCommand.ts");
     expect(packageClosure(graph.packages).has("@kubernetes/client-node")).toBe(true);
   });
 
@@ -60,16 +60,16 @@ describe("start-up import graphs", () => {
   });
 
   test("local mode brings the engine, the informers and the Kubernetes client, loaded by observe only in local mode", () => {
-    const graph = graphFrom("cli/localSession.ts");
+    const graph = graphFrom("cli/local/localSession.ts");
     expect(packageClosure(graph.packages).has("@kubernetes/client-node")).toBe(true);
     expect(relativeTo(graph)).toEqual(expect.arrayContaining(["observations/engine.ts", "streams/informerHub.ts"]));
-    expect(readFileSync(join(src, "cli/observeCommand.ts"), "utf8")).toContain(`import("./localSession.js")`);
+    expect(readFileSync(join(src, "cli/commands/observeCommand.ts"), "utf8")).toContain(`import("../local/localSession.js")`);
   });
 
   test("cli.ts and main.ts import the dispatcher and each command's module dynamically, as the roots above assume", () => {
     expect(readFileSync(join(src, "cli.ts"), "utf8")).toContain(`import("./cli/main.js")`);
     const main = readFileSync(join(src, "cli/main.ts"), "utf8");
-    for (const module of ["observeCommand", "operatorCommands", "errorReport", "serveCommand", "demoCommand"]) {
+    for (const module of ["commands/observeCommand", "commands/operatorCommands", "errorReport", "commands/serveCommand", "commands/demoCommand"]) {
       expect(main).toContain(`import("./${module}.js")`);
     }
   });

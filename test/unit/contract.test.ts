@@ -13,7 +13,7 @@ import { contractSchemas } from "../../scripts/contract/jsonSchemas.ts";
 import { serviceSigner } from "../../src/signing/index.ts";
 import { newKey, oldKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
-import { CancelRequest, GetRequest, KeysReply, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/schemas.ts";
+import { CancelRequest, GetRequest, KeysReply, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { observation } from "../fixtures/observation.ts";
 
 const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));

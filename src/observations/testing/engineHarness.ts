@@ -9,15 +9,15 @@ import type { DeploymentHistories, ObserveResult } from "../../bus/index.js";
 import type { Caller } from "../../tenants/index.js";
 import type { TraceSink } from "../ports.js";
 import { ObservationEngine } from "../engine.js";
-import { Adopter } from "../adoption.js";
-import { LeaseKeeper } from "../leaseKeeper.js";
-import type { AdmissionLimits } from "../admission.js";
-import { defaultLeaseTiming, heartbeatTickMs, type LeaseTiming } from "../leasePolicy.js";
+import { Adopter } from "../leases/adoption.js";
+import { LeaseKeeper } from "../leases/leaseKeeper.js";
+import type { AdmissionLimits } from "../admission/admission.js";
+import { defaultLeaseTiming, heartbeatTickMs, type LeaseTiming } from "../leases/leasePolicy.js";
 import { noopLeaseMetrics } from "../telemetry.js";
-import { InMemoryLeaseStore } from "../inMemoryLeases.js";
+import { InMemoryLeaseStore } from "../leases/inMemoryLeases.js";
 
 import { CapturingEventStore } from "./capturingEventStore.js";
-import { InMemoryObservationRecords } from "../inMemoryRecords.js";
+import { InMemoryObservationRecords } from "../records/inMemoryRecords.js";
 import { ScriptedCluster } from "./scriptedCluster.js";
 
 export interface EngineHarnessOptions {

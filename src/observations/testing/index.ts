@@ -2,8 +2,8 @@
 // scripted transport, an event sink that keeps what was published, and (re-exported from the
 // product code local mode runs on) in-memory records and leases. Not used by the service itself.
 export { CapturingEventStore } from "./capturingEventStore.js";
-export { InMemoryObservationRecords } from "../inMemoryRecords.js";
-export { InMemoryLeaseStore } from "../inMemoryLeases.js";
+export { InMemoryObservationRecords } from "../records/inMemoryRecords.js";
+export { InMemoryLeaseStore } from "../leases/inMemoryLeases.js";
 export { InMemoryHistories } from "./inMemoryHistories.js";
 export { ScriptedCluster } from "./scriptedCluster.js";
 export type { DiscoveredKind } from "./scriptedCluster.js";

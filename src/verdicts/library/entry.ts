@@ -4,8 +4,8 @@
 // tests are compiled into entries.ts (`npm run health:update`), so the bundled CLI and the
 // service read no file at run time.
 import { z } from "zod";
-import { HealthCheck } from "../rules/celHealthChecks.js";
-import { ResourceState } from "../schemas.js";
+import { HealthCheck } from "../cel/celHealthChecks.js";
+import { ResourceState } from "../contract/schemas.js";
 
 export const LibraryEntry = HealthCheck.extend({
   /**

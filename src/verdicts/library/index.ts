@@ -4,7 +4,7 @@
 // (registry.ts). Entries are compiled on first use, not at start-up: there are hundreds, a service
 // meets a few, and the unit tests compile and run every one.
 import { groupOf } from "../../kube/kinds.js";
-import { compileHealthCheck } from "../rules/celHealthChecks.js";
+import { compileHealthCheck } from "../cel/celHealthChecks.js";
 import type { Rule } from "../rules/input.js";
 import { libraryEntries } from "./entries.js";
 import type { LibraryEntry } from "./entry.js";

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { comparedReading, librarySources, libraryTestObject } from "../../../scripts/healthLibrary/files.ts";
 import type { KubeObject } from "../../kube/objects.js";
 import { builtInKinds } from "../rules/builtInKinds.js";
-import { evaluateResource } from "../rules/registry.js";
-import { defaultFailOn } from "../schemas.js";
+import { evaluateResource } from "../evaluation/registry.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { entryKey, libraryEntries, libraryEntryFor } from "./index.js";
 
 const sources = librarySources();

@@ -2,7 +2,7 @@
 // Local). Anything else is pending with the aggregator's reason and message (MissingEndpoints,
 // ServiceNotFound, FailedDiscoveryCheck), never failed: the backing pods usually come from the same
 // apply and the condition clears when they are ready (Argo CD reads it the same way).
-import { pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { pending, readingReasons, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export function settleAPIService({ object }: RuleInput): ResourceReading {

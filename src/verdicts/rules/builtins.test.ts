@@ -4,12 +4,13 @@
 // controller would write, and say so in their name.
 import { describe, expect, it } from "vitest";
 import type { Condition, KubeObject, Pod } from "../../kube/objects.js";
-import { defaultFailOn } from "../schemas.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { captured, capturedNames } from "../../../test/fixtures/kube/captured.js";
 import { migrationConditions, storageVersionMigration } from "../../../test/fixtures/kube/migrations.js";
-import { builtInKinds, evaluateResource, existenceOnlyKinds, fallbackRule, ruleFor, rules, settleExisting, type EvaluationInput } from "./index.js";
-import type { ResourceReading } from "../reading.js";
-import { groupKind } from "../kinds.js";
+import { evaluateResource, fallbackRule, ruleFor, rules, type EvaluationInput } from "../evaluation/registry.js";
+import { builtInKinds, existenceOnlyKinds, settleExisting } from "./index.js";
+import type { ResourceReading } from "./reading.js";
+import { groupKind } from "../contract/kinds.js";
 
 interface Case {
   name: string;

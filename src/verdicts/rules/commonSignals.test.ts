@@ -2,12 +2,13 @@
 // signal against an object keeps it from settling, and a settled reading says what it read.
 import { describe, expect, it } from "vitest";
 import type { Condition, KubeObject } from "../../kube/objects.js";
-import { defaultFailOn } from "../schemas.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { apiObject, condition, createdAt, namespace, uidOf } from "../../../test/fixtures/kube/meta.js";
 import { libraryEntryFor } from "../library/index.js";
-import { evaluateResource, fallbackRule, ruleFor, settleByCommonSignals, type EvaluationInput } from "./index.js";
-import type { ResourceReading } from "../reading.js";
-import { groupKind } from "../kinds.js";
+import { evaluateResource, fallbackRule, ruleFor, type EvaluationInput } from "../evaluation/registry.js";
+import { settleByCommonSignals } from "./index.js";
+import type { ResourceReading } from "./reading.js";
+import { groupKind } from "../contract/kinds.js";
 
 function object(apiVersion: string, kind: string, generation: number, body: { spec?: Record<string, unknown>; status?: Record<string, unknown> | null }): KubeObject {
   return apiObject({

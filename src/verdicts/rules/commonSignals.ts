@@ -19,8 +19,8 @@
 // Settled says which signal it read, or that there was none, so a person knows a health check
 // would help.
 import type { Condition, KubeObject } from "../../kube/objects.js";
-import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
-import { shownReason } from "../reasons.js";
+import { failed, pending, readingReasons, settled, type ResourceReading } from "./reading.js";
+import { shownReason } from "../contract/reasons.js";
 import type { RuleInput } from "./input.js";
 import {
   conditionsOf,

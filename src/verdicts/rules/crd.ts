@@ -3,7 +3,7 @@
 // `NamesAccepted=False` is terminal: another CRD already claims the plural, kind or a short name
 // in the group, and nothing changes that but an edit (kstatus reads it the same way). While the
 // names are checked, Established is False with reason Installing, which is pending.
-import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { failed, pending, readingReasons, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export function settleCustomResourceDefinition({ object }: RuleInput): ResourceReading {

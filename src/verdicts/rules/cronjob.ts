@@ -4,8 +4,8 @@
 // is settled too: suspending it is what the chart asked for. The schedule and suspension go into
 // the message so a person sees what was applied.
 import type { CronJob } from "../../kube/objects.js";
-import { settled, type ResourceReading } from "../reading.js";
-import { listParts } from "../text.js";
+import { settled, type ResourceReading } from "./reading.js";
+import { listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 
 export function settleCronJob({ object }: RuleInput): ResourceReading {

@@ -1,7 +1,7 @@
 // CertificateSigningRequest: settled once approved and the signer has written the certificate.
 // Denied and Failed are terminal (a denied request is never approved later; a new one is needed).
 // Until a person or an approver controller acts, it is pending: its status is `{}` until then.
-import { failed, pending, settled, type ResourceReading } from "../reading.js";
+import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export function settleCertificateSigningRequest({ object }: RuleInput): ResourceReading {

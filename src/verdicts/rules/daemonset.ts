@@ -3,8 +3,8 @@
 // for a person to delete pods: available on every node is the most it can promise (kstatus never
 // calls it current; Argo CD and Helm call it healthy at once).
 import type { DaemonSet } from "../../kube/objects.js";
-import type { ResourceReading } from "../reading.js";
-import { listParts } from "../text.js";
+import type { ResourceReading } from "./reading.js";
+import { listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 

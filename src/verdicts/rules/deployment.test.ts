@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { defaultFailOn } from "../schemas.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { pod, waiting } from "../../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions as c, replicaSet } from "../../../test/fixtures/kube/workloads.js";
-import { evaluateResource, type EvaluationInput } from "./index.js";
-import type { ResourceReading } from "../reading.js";
+import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
+import type { ResourceReading } from "./reading.js";
 
 const rs = "api-7f9c6d8b5";
 const api = deployment();

@@ -8,8 +8,8 @@
 // (a quota or admission refusal creates no pod at all).
 import type { Deployment } from "../../kube/objects.js";
 import { currentReplicaSet } from "../../ownership/index.js";
-import type { ResourceReading } from "../reading.js";
-import { listParts, plural } from "../text.js";
+import type { ResourceReading } from "./reading.js";
+import { listParts, plural } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 

@@ -5,10 +5,10 @@
 import { describe, expect, it } from "vitest";
 import type { Condition, KubeObject } from "../../kube/objects.js";
 import { apiObject, createdAt, namespace, transitionAt, uidOf } from "../../../test/fixtures/kube/meta.js";
-import { defaultFailOn } from "../schemas.js";
-import type { ResourceReading } from "../reading.js";
-import { compileHealthChecks } from "./celHealthChecks.js";
-import { evaluateResource, type EvaluationInput } from "./index.js";
+import { defaultFailOn } from "../contract/schemas.js";
+import type { ResourceReading } from "./reading.js";
+import { compileHealthChecks } from "../cel/celHealthChecks.js";
+import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
 
 const at = (generation: number, type: string, status: Condition["status"], reason: string, message: string): Condition => ({
   type,

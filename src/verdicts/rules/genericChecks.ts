@@ -9,7 +9,7 @@
 // writes would spend the whole budget on an error it already reported. Only a failure passes that
 // way, never a success: a Ready=True beside a lagging observedGeneration still waits.
 import type { Condition } from "../../kube/objects.js";
-import { pending, readingReasons, type ResourceReading } from "../reading.js";
+import { pending, readingReasons, type ResourceReading } from "./reading.js";
 import type { Rule, RuleInput } from "./input.js";
 import { conditionsOf, negativeConditionTypes } from "./signals.js";
 

@@ -1,11 +1,8 @@
-// Per-kind rules (SPEC section 4): one small function a kind, registered by `group/Kind`, run after
-// the generic checks and before the fallback (commonSignals.ts).
+// Per-kind rules (SPEC section 4): one small function a kind, registered by `group/Kind` in
+// ../evaluation/registry.ts, run after the generic checks and before the fallback (commonSignals.ts).
 export { settleAPIService } from "./apiservice.js";
 export { builtInKinds, judgementOf, kindClasses } from "./builtInKinds.js";
 export type { KindClass, KindJudgement } from "./builtInKinds.js";
-export { HealthCheck, HealthCheckCompileError, HealthCheckConfig, compileHealthChecks, healthCheckReasons } from "./celHealthChecks.js";
-export type { HealthCheckCompileOptions } from "./celHealthChecks.js";
-export { defaultCelCostLimit } from "./celCost.js";
 export { settleByCommonSignals } from "./commonSignals.js";
 export { settleCronJob } from "./cronjob.js";
 export { settleCustomResourceDefinition } from "./crd.js";
@@ -20,11 +17,9 @@ export { PodProblemTally } from "./podProblemTally.js";
 export { settlePod } from "./pod.js";
 export { settlePersistentVolume } from "./pv.js";
 export { settlePersistentVolumeClaim } from "./pvc.js";
-export { evaluateResource, fallbackRule, ruleFor, rules } from "./registry.js";
 export { settleReplicaSet } from "./replicaset.js";
 export { settleService } from "./service.js";
 export { settleStatefulSet } from "./statefulset.js";
 export { settleStorageVersionMigration } from "./storageversionmigration.js";
 export type { OwnedObjects, Rule, RuleInput } from "./input.js";
 export type { PodProblem } from "./podProblems.js";
-export type { EvaluationInput } from "./registry.js";

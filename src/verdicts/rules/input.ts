@@ -1,5 +1,5 @@
 import type { KubeObject, Pod, ReplicaSet } from "../../kube/objects.js";
-import type { ResourceReading } from "../reading.js";
+import type { ResourceReading } from "./reading.js";
 import type { PodProblem } from "./podProblems.js";
 
 /**

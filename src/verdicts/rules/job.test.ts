@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { defaultFailOn } from "../schemas.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { pod, running, terminated, waiting } from "../../../test/fixtures/kube/pods.js";
 import { job, jobConditions } from "../../../test/fixtures/kube/workloads.js";
-import { evaluateResource, type EvaluationInput } from "./index.js";
-import type { ResourceReading } from "../reading.js";
+import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
+import type { ResourceReading } from "./reading.js";
 
 const started = "2026-11-29T10:00:02Z";
 const migrate = job({ status: {} });

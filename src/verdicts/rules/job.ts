@@ -7,8 +7,8 @@
 // failed pods, not waiting ones), so an owned pod in a terminal state fails it too.
 import type { Condition, Job, Pod } from "../../kube/objects.js";
 import { ownedBy } from "../../ownership/index.js";
-import { failed, pending, settled, type ResourceReading } from "../reading.js";
-import { joinParts, listParts } from "../text.js";
+import { failed, pending, settled, type ResourceReading } from "./reading.js";
+import { joinParts, listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { describePodProblem, problemsOf } from "./podProblems.js";
 

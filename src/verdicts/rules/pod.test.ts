@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { defaultFailOn } from "../schemas.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { pod, running, terminated, waiting } from "../../../test/fixtures/kube/pods.js";
-import { evaluateResource, type EvaluationInput } from "./index.js";
-import type { ResourceReading } from "../reading.js";
+import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
+import type { ResourceReading } from "./reading.js";
 
 const image = "ghcr.io/acme/payments-api:1.4.3";
 const notFound = `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`;

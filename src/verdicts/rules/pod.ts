@@ -5,8 +5,8 @@
 // when the request names it, since apps that crash until a dependency comes up are common.
 // Phase Failed is terminal: the kubelet never restarts a pod out of it.
 import type { Pod } from "../../kube/objects.js";
-import { failed, pending, settled, type ResourceReading } from "../reading.js";
-import { joinParts, listParts, plural } from "../text.js";
+import { failed, pending, settled, type ResourceReading } from "./reading.js";
+import { joinParts, listParts, plural } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { describePodProblem, podProblems } from "./podProblems.js";
 

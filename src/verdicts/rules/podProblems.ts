@@ -4,7 +4,7 @@
 // PodInitializing. Reasons are taken as verdicts show them (reasons.ts) as they are read, so that
 // failOn, the failing container's choice and the message all see the same word.
 import type { ContainerStatus, Pod } from "../../kube/objects.js";
-import { shownReason } from "../reasons.js";
+import { shownReason } from "../contract/reasons.js";
 
 export interface PodProblem {
   readonly pod: string;

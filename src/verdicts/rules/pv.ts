@@ -1,7 +1,7 @@
 // PersistentVolume: serves once Available (free to bind) or Bound. Failed (its reclaim failed) is
 // terminal with the controller's reason. Released, the state a Retain volume keeps after its
 // claim was deleted, never binds again by itself: pending, with what a person must do.
-import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
+import { failed, pending, readingReasons, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export function settlePersistentVolume({ object }: RuleInput): ResourceReading {

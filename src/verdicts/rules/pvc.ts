@@ -4,7 +4,7 @@
 // only once a pod using it is scheduled, so a claim no declared pod uses waits out the budget on
 // such a class, and the message says why.
 import type { PersistentVolumeClaim } from "../../kube/objects.js";
-import { failed, pending, settled, type ResourceReading } from "../reading.js";
+import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export function settlePersistentVolumeClaim({ object }: RuleInput): ResourceReading {

@@ -9,8 +9,8 @@
 // back even with every replica ready (kstatus reads it so): the controller could not create a pod
 // it wanted, and the counts may be those of an older spec's pods.
 import type { Condition, ReplicaSet } from "../../kube/objects.js";
-import type { ResourceReading } from "../reading.js";
-import { listParts } from "../text.js";
+import type { ResourceReading } from "./reading.js";
+import { listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 

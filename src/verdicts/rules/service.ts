@@ -4,7 +4,7 @@
 // then it is pending, as Helm's waiter and Argo CD have it (kubectl shows EXTERNAL-IP <pending>).
 // A cluster without a load-balancer implementation never writes one, so the message says so.
 import type { Service } from "../../kube/objects.js";
-import { pending, settled, type ResourceReading } from "../reading.js";
+import { pending, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export const awaitingLoadBalancer = "AwaitingLoadBalancer";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { defaultFailOn } from "../schemas.js";
+import { defaultFailOn } from "../contract/schemas.js";
 import { pod, running, waiting } from "../../../test/fixtures/kube/pods.js";
 import { daemonSet, statefulSet } from "../../../test/fixtures/kube/workloads.js";
-import { evaluateResource, type EvaluationInput } from "./index.js";
-import type { ResourceReading } from "../reading.js";
+import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
+import type { ResourceReading } from "./reading.js";
 
 const oldRevision = "ledger-5d8f7c9b6";
 const newRevision = "ledger-6c9b7d5f8";

@@ -9,7 +9,7 @@
 // A condition carrying an observedGeneration older than metadata.generation describes the old spec
 // (kapp #435) and is read as "not observed yet", whatever it says.
 import type { Condition, KubeObject } from "../../kube/objects.js";
-import { isReasonShaped } from "../reasons.js";
+import { isReasonShaped } from "../contract/reasons.js";
 
 export const positiveConditionTypes: readonly string[] = [
   "Ready",

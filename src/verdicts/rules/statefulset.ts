@@ -4,8 +4,8 @@
 // the controller has moved currentRevision to updateRevision. OnDelete updates nothing by itself:
 // ready replicas are all one can wait for.
 import type { StatefulSet } from "../../kube/objects.js";
-import type { ResourceReading } from "../reading.js";
-import { listParts } from "../text.js";
+import type { ResourceReading } from "./reading.js";
+import { listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 

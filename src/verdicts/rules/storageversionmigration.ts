@@ -1,7 +1,7 @@
 // StorageVersionMigration: a one-shot rewrite of every stored object of a resource, run by the
 // controller manager's storage-version-migrator. Like a Job: settled on Succeeded=True, failed on
 // Failed=True with the controller's reason, pending while Running (or before it starts).
-import { failed, pending, settled, type ResourceReading } from "../reading.js";
+import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import type { RuleInput } from "./input.js";
 
 export function settleStorageVersionMigration({ object }: RuleInput): ResourceReading {

@@ -3,8 +3,8 @@
 // pending with the first pod problem attached so a person sees why.
 import type { KubeObject } from "../../kube/objects.js";
 import { ownedBy } from "../../ownership/index.js";
-import { failed, pending, readingReasons, settled, type ResourceReading } from "../reading.js";
-import { joinParts } from "../text.js";
+import { failed, pending, readingReasons, settled, type ResourceReading } from "./reading.js";
+import { joinParts } from "../text/text.js";
 import type { OwnedObjects } from "./input.js";
 import { describePodProblem, problemsOf, type PodProblem } from "./podProblems.js";
 

@@ -6,7 +6,7 @@
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { BusNames } from "../../../src/bus/index.ts";
-import type { ObservationVerdict, VerdictEvent } from "../../../src/verdicts/schemas.ts";
+import type { ObservationVerdict, VerdictEvent } from "../../../src/verdicts/contract/schemas.ts";
 
 /**
  * A plausible verdict event, as a forger writes it: what the service would say, with the outcome it

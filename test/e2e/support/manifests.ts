@@ -5,7 +5,7 @@
  * tool would send for it.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { ResourceIdentity } from "../../../src/verdicts/schemas.js";
+import type { ResourceIdentity } from "../../../src/verdicts/contract/schemas.js";
 import { FAULT_LABEL, TERMINATION_MESSAGE_ANNOTATION, type Fault } from "./cluster.js";
 
 /** A manifest as the tests write it: identity fields required, the body free-form. */

@@ -10,7 +10,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { busNames, isHeartbeatKey, type BusNames } from "../../../src/bus/index.js";
-import { ObservationEvent, type ObservationVerdict } from "../../../src/verdicts/schemas.js";
+import { ObservationEvent, type ObservationVerdict } from "../../../src/verdicts/contract/schemas.js";
 import { scratchDir, startServe, type RunningService } from "../../cluster/stagewatch.ts";
 import { removeBus } from "./bus.ts";
 import { compiledStagewatch } from "./cli.ts";

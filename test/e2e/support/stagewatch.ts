@@ -16,7 +16,7 @@ import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObj
 import { pino } from "pino";
 import { busNames, connectObserver, type BusNames, type Observer, type ObservationRun } from "../../../src/bus/index.js";
 import { startService, type RunningService } from "../../../src/service/service.js";
-import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, ResourceVerdict } from "../../../src/verdicts/schemas.js";
+import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, ResourceVerdict } from "../../../src/verdicts/contract/schemas.js";
 import { compileHealthChecks, type HealthCheck } from "../../../src/verdicts/index.js";
 import { kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
 import type { Manifest } from "./manifests.js";

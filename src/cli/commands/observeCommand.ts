@@ -1,0 +1,268 @@
+// `stagewatch observe`: what an apply tool runs after `kubectl apply` or `helm upgrade`. It sends
+// identities only (never manifest content), prints progress on stderr for the person watching the
+// CI log, and the verdict on stdout for the script; the exit code says which of the four
+// situations it is (usage.ts). The service decides when NATS is configured; with none, the same
+// engine decides in this process (local mode, observationMode.ts and localSession.ts, loaded only
+// then: they bring the Kubernetes client).
+import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+// The bus client's own modules rather than bus/index.js, which also brings the service's side
+// (KV records, leases, the request server): observe's start-up is what every CI job pays.
+import { connectObserver, type ObservationRun } from "../../bus/client/client.js";
+import { ObservationRejectedError } from "../../bus/client/clientErrors.js";
+import { natsConfigFromEnv } from "../../bus/connectionOptions.js";
+import { ObservationRequest, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
+import { describeIssues, parseWith } from "../../verdicts/contract/validation.js";
+import { parseCommandArgs } from "../inputs/args.js";
+import type { CommandIo } from "../io/commandIo.js";
+import { durationFlagSeconds } from "../inputs/duration.js";
+import { failureLogText } from "../views/failureLogText.js";
+import { kubeconfigNamespace } from "../inputs/kubeconfigNamespace.js";
+import { readDeclaredResources } from "../inputs/manifests.js";
+import { observationMode, type ObserveSession } from "../local/observationMode.js";
+import { progressUntilVerdict } from "../views/progressUntilVerdict.js";
+import type { ProgressView } from "../views/progressViews.js";
+import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "../inputs/subjectPrefix.js";
+import { exitCodes, UsageError } from "../io/usage.js";
+import {
+  allowUnverifiedOption,
+  rejectionReport,
+  resolveVerifyKeys,
+  unverifiedSuccess,
+  unverifiedSuccessNotice,
+  verificationNotice,
+  verifyKeyHelp,
+  verifyKeyOption,
+} from "./verification.js";
+
+export const observeUsage = `Usage: stagewatch observe -f FILE_OR_DIR... --deployment NAME [flags]
+
+Observes the resources declared in the manifests until the required stage, a failure or the
+timeout, and prints the verdict. With NATS configured (NATS_URL, NATS credentials, --nats-url)
+the stagewatch service decides; with none, the same engine runs in this process against the
+kubeconfig (local mode: namespaced watches of the declared namespaces only, nothing kept after exit).
+
+Flags:
+  -f, --filename PATH     manifest file or directory (repeatable; .yaml, .yml, .json); '-' reads
+                          standard input: kubectl apply -o json|yaml, helm get manifest. Objects
+                          carrying metadata.generation (server output) are observed at that generation
+  --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
+  --require STAGE         applied, bootstrapped or healthy (default healthy)
+  --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
+  --stall DURATION|auto   say "stalled" on stderr when nothing moved this long (default 2m; 0: never);
+                          auto: once the rollout takes longer to reach its next stage than 95% of
+                          this deployment's earlier rollouts did (with fewer than 3, the default)
+  --traceparent TP        join this W3C trace: the service exports the observation as spans under
+                          it (default: $TRACEPARENT, with $TRACESTATE)
+  --key KEY               idempotency key: a retry with the same key follows the same observation
+                          (default: a new key each run; service mode only: nothing outlives a local run)
+  --namespace NS          namespace of resources that declare none (default: the kubeconfig
+                          context's namespace, else "default": where kubectl apply put them)
+  --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
+                          Warning event reasons such as FailedCreate (default ImagePullBackOff,InvalidImageName)
+  --load-balancer-address wait|ignore
+                          wait (default) for a LoadBalancer Service's address, or settle it
+                          without one (clusters with no load-balancer controller: kind, bare metal)
+  --logs                  on a failure, print the failing container's last log lines (read once,
+                          scrubbed; the service needs serve --container-logs, local mode your
+                          own get on pods/log)
+  --json                  print the verdict as JSON, with "mode": local or service (who decided), and
+                          "verified": whether it was verified with a trusted key
+  --verdict-file FILE     also write the verdict, as the service signed it, to FILE (evidence for
+                          the CI job's artifacts; check it with 'stagewatch verify FILE')
+${verifyKeyHelp}
+  --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
+                          redraws one line per resource in place, plain prints one line per change
+${subjectPrefixHelp}
+  --mode local|service    force a mode (default: service when NATS is configured, else local); NATS
+                          configured and unreachable is exit 3, never a fallback to local mode
+  --nats-url URL          NATS server(s) of the service, comma separated (default $NATS_URL);
+                          --server is the same flag
+  --kubeconfig FILE       local mode's cluster (default $KUBECONFIG, ~/.kube/config, in-cluster);
+                          also where --namespace's default is read from in both modes
+  --context NAME          a context of the kubeconfig other than its current one
+  --health-checks FILE    local mode: CEL health checks for custom kinds, as 'serve --health-checks'
+  -h, --help
+
+Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
+STAGEWATCH_VERIFY_KEY; KUBECONFIG; TRACEPARENT and TRACESTATE (the trace a CI pipeline runs in).
+Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer, NATS or API server
+unreachable, or (service mode) a succeeded verdict that could not be verified with a trusted key.
+`;
+
+export async function observeCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const { values } = parseCommandArgs(argv, {
+    filename: { type: "string", short: "f", multiple: true },
+    deployment: { type: "string" },
+    require: { type: "string", default: "healthy" },
+    timeout: { type: "string", default: "5m" },
+    stall: { type: "string" },
+    traceparent: { type: "string" },
+    key: { type: "string" },
+    namespace: { type: "string" },
+    "fail-on": { type: "string" },
+    "load-balancer-address": { type: "string" },
+    json: { type: "boolean", default: false },
+    logs: { type: "boolean", default: false },
+    progress: { type: "string", default: "auto" },
+    "verdict-file": { type: "string" },
+    ...verifyKeyOption,
+    ...allowUnverifiedOption,
+    ...subjectPrefixOption,
+    mode: { type: "string" },
+    "nats-url": { type: "string" },
+    server: { type: "string" },
+    kubeconfig: { type: "string" },
+    context: { type: "string" },
+    "health-checks": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    io.stdout.write(observeUsage);
+    return exitCodes.reached;
+  }
+  if (!values.filename?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
+  if (!values.deployment) throw new UsageError("--deployment: required");
+  const timeoutSeconds = durationFlagSeconds("--timeout", values.timeout);
+  if (!progressModes.includes(values.progress as ProgressMode)) {
+    throw new UsageError(`--progress: must be one of ${progressModes.join(", ")}`);
+  }
+  if (values["nats-url"] !== undefined && values.server !== undefined) throw new UsageError("--nats-url and --server are the same flag: give one");
+  const natsUrlFlag = values["nats-url"] ?? values.server;
+  const env = natsUrlFlag === undefined ? io.env : { ...io.env, NATS_URL: natsUrlFlag };
+  const verifyKeys = resolveVerifyKeys(values["verify-key"], env);
+  const mode = observationMode({ flag: values.mode, natsUrlFlag, verifyKeyGiven: verifyKeys.length > 0 }, env);
+  if (mode === "local" && values["verify-key"] !== undefined) throw new UsageError("--verify-key: local mode signs nothing (the verdict is this process's own); verify keys are for the service's verdicts");
+  if (mode === "service" && values["health-checks"] !== undefined) throw new UsageError("--health-checks: in service mode the service's own --health-checks decide; this flag is for local mode");
+  const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
+  const kubeconfigChoice = { file: values.kubeconfig, context: values.context };
+
+  const resources = await readDeclaredResources(values.filename, { readStdin: io.readStdin });
+  const namespaceEnv = values.kubeconfig === undefined ? env : { ...env, KUBECONFIG: values.kubeconfig };
+  const request: ObservationRequestInput = {
+    key: values.key ?? `${values.deployment}/${randomUUID()}`,
+    deployment: values.deployment,
+    require: values.require as Stage,
+    timeoutSeconds,
+    ...(values.stall !== undefined && { stallSeconds: values.stall === "auto" ? "auto" : durationFlagSeconds("--stall", values.stall) }),
+    ...traceContext(values.traceparent, env),
+    defaultNamespace:
+      values.namespace ??
+      (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
+    resources,
+    ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
+    ...(values.logs && { logs: true }),
+    ...(values["load-balancer-address"] !== undefined && { loadBalancerAddress: values["load-balancer-address"] as ObservationRequestInput["loadBalancerAddress"] }),
+  };
+  // Checked before connecting, although the client checks again: a typo (`--require rendered`,
+  // `--deployment Web_1`) is bad input (2) even while NATS is down, never "unreachable" (3), which
+  // a CI script may retry.
+  const valid = parseWith(ObservationRequest, request);
+  if (!valid.ok) throw new ObservationRejectedError("invalid_request", "invalid observation request", valid.issues);
+
+  const session =
+    mode === "local"
+      ? await (await import("../local/localSession.js")).openLocalSession(valid.value, { env, kubeconfig: kubeconfigChoice, healthChecksFile: values["health-checks"], keyGiven: values.key !== undefined, stderr: io.stderr })
+      : await openServiceSession(request, { env, prefix: resolveSubjectPrefix(values["subject-prefix"], env), verifyKey: verifyKeys.map((key) => key.publicKey) });
+  try {
+    const { run } = session;
+    io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}${mode === "local" ? " in this process (local mode)" : ""}\n`);
+    // The views (and the rules' descriptions they print) load once the request is on its way: the
+    // events that arrive meanwhile wait in the run's queue.
+    const { liveView, plainView } = await import("../views/progressViews.js");
+    const view: ProgressView = live
+      ? liveView({
+          terminal: io.stderr,
+          start: {
+            deployment: request.deployment,
+            observationId: run.observationId,
+            required: request.require,
+            startedAtMs: Date.now(),
+            deadlineMs: Date.now() + timeoutSeconds * 1000,
+          },
+          // The engine's clock and resolved namespaces, and on a replay the readings so far; the
+          // view starts from the local guess when it does not answer.
+          current: await session.current().catch(() => undefined),
+          colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
+        })
+      : plainView((text) => io.stderr.write(text));
+    for await (const event of progressUntilVerdict(run.progress, run.verdict)) view.event(event);
+    const verdict = await run.verdict;
+    view.finish(verdict);
+    if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
+    const { verification } = session;
+    // `mode` and `verified` are observe's own notes beside the verdict, not part of what the service signed.
+    io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, mode, verified: verification?.trusted ?? false }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
+    if (verification === undefined) {
+      io.stderr.write(localNotice);
+      return exitCodeOf(verdict);
+    }
+    const notice = verificationNotice(verification);
+    if (notice) io.stderr.write(notice);
+    if (unverifiedSuccess(verdict, verification, values["allow-unverified"])) {
+      io.stderr.write(unverifiedSuccessNotice);
+      return exitCodes.unavailable;
+    }
+    return exitCodeOf(verdict);
+  } finally {
+    const note = await session.close();
+    if (note) io.stderr.write(note);
+  }
+}
+
+/** The line after a local verdict, in place of the service's "not verified": who decided it. */
+const localNotice = "stagewatch: decided in this process (local mode: no NATS configured); set NATS_URL to ask the service\n";
+
+async function openServiceSession(request: ObservationRequestInput, options: { env: NodeJS.ProcessEnv; prefix: string; verifyKey: string[] }): Promise<ObserveSession> {
+  const nats = natsConfigFromEnv(options.env);
+  if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
+  const rejections = rejectionReport();
+  const observer = await connectObserver({ ...nats.value, prefix: options.prefix, verifyKey: options.verifyKey, logger: rejections.logger });
+  // The connection's close is started, not awaited: the request was answered, so nothing is left to
+  // send, and the server drops the subscriptions and leaves the ephemeral consumer to its inactive
+  // threshold whether the socket ends after a flush or at the process's exit. Awaiting it (the
+  // consumer's iterator, then the transport's flush) cost each exit after the verdict's print 0.5 ms
+  // on a quiet machine and 2 to 3 ms under load; cli.ts exits once stdout and stderr are written,
+  // and an in-process caller sees the close finish a moment later.
+  const close = async () => {
+    const rejected = rejections.line(observer.rejected);
+    void observer.close().catch(() => {});
+    return rejected;
+  };
+  let run: ObservationRun;
+  try {
+    run = await observer.observe(request);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { run, current: () => observer.get(run.observationId), verification: observer.verification, close };
+}
+
+/**
+ * The trace to join: the flag, else TRACEPARENT (the convention CI tools and otel-cli follow) with
+ * TRACESTATE; an empty variable counts as unset, as shells write it. Checked with the request.
+ */
+function traceContext(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<ObservationRequestInput, "traceparent" | "tracestate"> {
+  const traceparent = flag ?? (env["TRACEPARENT"] || undefined);
+  if (traceparent === undefined) return {};
+  const tracestate = flag === undefined ? env["TRACESTATE"] || undefined : undefined;
+  return { traceparent, ...(tracestate !== undefined && { tracestate }) };
+}
+
+/** The verdict as it arrived (with its signature), for `stagewatch verify`. */
+async function writeVerdictFile(path: string, verdict: ObservationVerdict): Promise<void> {
+  try {
+    await writeFile(path, `${JSON.stringify(verdict, null, 2)}\n`);
+  } catch (cause) {
+    throw new UsageError(`--verdict-file: cannot write ${path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+const progressModes = ["auto", "tty", "plain"] as const;
+type ProgressMode = (typeof progressModes)[number];
+
+export function exitCodeOf(verdict: ObservationVerdict): number {
+  return verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
+}
+

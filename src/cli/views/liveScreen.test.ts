@@ -1,0 +1,100 @@
+import { describe, expect, test } from "vitest";
+import type { ObservationVerdict, ResourceVerdict } from "../../verdicts/index.js";
+import { applyEvent, applyVerdict, lineText, renderScreen, startLiveState, type LiveState } from "./liveScreen.js";
+
+const t0 = Date.parse("2026-12-01T10:00:00Z");
+const at = (s: number) => t0 + s * 1000;
+const big = { columns: 200, rows: 40 };
+
+const api: ResourceVerdict = {
+  identity: { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api" },
+  state: "pending",
+  reason: "AwaitingStatus",
+  message: "1/2 replicas ready, 2 updated",
+};
+const migrate: ResourceVerdict = {
+  identity: { apiVersion: "batch/v1", kind: "Job", namespace: "payments", name: "schema-migrate", bootstrap: true },
+  state: "settled",
+};
+
+function state(): LiveState {
+  const s = startLiveState({ deployment: "payments", observationId: "obs-1", required: "healthy", startedAtMs: t0, deadlineMs: at(300) });
+  applyVerdict(s, verdict({ outcome: "in_progress", reached: "none", resources: [migrate, { ...api, message: undefined, reason: undefined }] }));
+  return s;
+}
+
+function verdict(overrides: Partial<ObservationVerdict>): ObservationVerdict {
+  return {
+    observationId: "obs-1",
+    key: "ci-1/payments",
+    deployment: "payments",
+    required: "healthy",
+    reached: "none",
+    outcome: "in_progress",
+    resources: [],
+    message: "",
+    startedAt: new Date(t0).toISOString(),
+    deadline: new Date(at(300)).toISOString(),
+    ...overrides,
+  };
+}
+
+const text = (s: LiveState, now: number, size = big) => renderScreen(s, now, size).map(lineText);
+
+describe("renderScreen", () => {
+  test("in progress: header with elapsed and budget left, the stages, one line per resource in request order", () => {
+    const s = state();
+    applyEvent(s, { type: "stage", observationId: "obs-1", deployment: "payments", at: "", stage: "applied" });
+    applyEvent(s, { type: "stage", observationId: "obs-1", deployment: "payments", at: "", stage: "bootstrapped" });
+    applyEvent(s, { type: "progress", observationId: "obs-1", deployment: "payments", at: "", resource: api });
+    expect(text(s, at(72))).toEqual([
+      "deployment payments: reached bootstrapped of healthy   1m12s elapsed, 3m48s left",
+      "stages  applied ✓  bootstrapped ✓  healthy … ",
+      "settled Job payments/schema-migrate",
+      "pending Deployment payments/api      AwaitingStatus: 1/2 replicas ready, 2 updated",
+    ]);
+  });
+
+  test("the budget left never goes below zero; only stages up to the required one are shown", () => {
+    const s = startLiveState({ deployment: "web", observationId: "o", required: "applied", startedAtMs: t0, deadlineMs: at(5) });
+    expect(text(s, at(9))).toEqual(["deployment web: reached none of applied   9s elapsed, 0s left", "stages  applied … "]);
+  });
+
+  test("decided: the outcome, what was reached and how long it took; the failed stage marked", () => {
+    const s = state();
+    const failed: ResourceVerdict = { ...api, state: "failed", reason: "ImagePullBackOff", message: "pod api-7f container api: ImagePullBackOff" };
+    applyEvent(s, {
+      type: "verdict",
+      observationId: "obs-1",
+      deployment: "payments",
+      at: "",
+      verdict: verdict({ outcome: "failed", reached: "bootstrapped", resources: [migrate, failed], decidedAt: new Date(at(14)).toISOString() }),
+    });
+    expect(text(s, at(20))).toEqual([
+      "deployment payments failed: reached bootstrapped of healthy in 14s",
+      "stages  applied ✓  bootstrapped ✓  healthy ✗ ",
+      "settled Job payments/schema-migrate",
+      "failed  Deployment payments/api      ImagePullBackOff: pod api-7f container api: ImagePullBackOff",
+    ]);
+  });
+
+  test("no line is wider than the terminal and multi-line messages stay on one line", () => {
+    const s = state();
+    applyEvent(s, { type: "progress", observationId: "obs-1", deployment: "payments", at: "", resource: { ...api, message: "line one\nline two ".repeat(20) } });
+    const lines = text(s, at(1), { columns: 50, rows: 24 });
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(49);
+    expect(lines[3]).toMatch(/^pending Deployment payments\/api +AwaitingSta…$/);
+    expect(lines.join("")).not.toContain("\n");
+  });
+
+  test("taller than the terminal: settled resources fold into one line, then the rest is cut with a count", () => {
+    const s = startLiveState({ deployment: "big", observationId: "o", required: "healthy", startedAtMs: t0, deadlineMs: at(60) });
+    const cm = (i: number, state: ResourceVerdict["state"]): ResourceVerdict => ({ identity: { apiVersion: "v1", kind: "ConfigMap", namespace: "a", name: `c${i}` }, state });
+    applyVerdict(s, verdict({ resources: [...Array.from({ length: 30 }, (_, i) => cm(i, "settled")), cm(30, "pending"), cm(31, "pending")] }));
+    expect(text(s, at(1), { columns: 80, rows: 10 }).slice(2)).toEqual(["settled 30 resources", "pending ConfigMap a/c30", "pending ConfigMap a/c31"]);
+    applyVerdict(s, verdict({ resources: Array.from({ length: 32 }, (_, i) => cm(i, "pending")) }));
+    const cut = text(s, at(1), { columns: 80, rows: 10 });
+    expect(cut).toHaveLength(9);
+    expect(cut.at(-1)).toBe("... and 26 more");
+  });
+});
