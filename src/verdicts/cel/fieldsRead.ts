@@ -11,7 +11,6 @@
 // An index that is not a constant keeps its operand whole. Of metadata, the cache keeps what it
 // keeps for every kind, and the labels and annotations the tree names.
 import { parse } from "@bufbuild/cel";
-import type { HealthCheck } from "./celHealthChecks.js";
 
 /** `true`: the value whole; an object: only these of its fields (of each element, for a list). */
 export type FieldTree = true | { readonly [field: string]: FieldTree };
@@ -177,8 +176,17 @@ export const fieldsReadAroundChecks: FieldTree = {
   },
 };
 
+/** A health check's expressions (celHealthChecks.ts HealthCheck), as this module needs them: it sits below that one. */
+export interface CheckExpressions {
+  readonly current: string;
+  readonly inProgress?: string | undefined;
+  readonly failed?: string | undefined;
+  readonly reason?: string | undefined;
+  readonly message?: string | undefined;
+}
+
 /** The fields a health check reads, with those its rule reads around it. */
-export function fieldsReadByCheck(check: Pick<HealthCheck, "current" | "inProgress" | "failed" | "reason" | "message">): FieldTree {
+export function fieldsReadByCheck(check: CheckExpressions): FieldTree {
   const sources = [check.current, check.inProgress, check.failed, check.reason, check.message].filter((s) => s !== undefined);
   return sources.map(fieldsReadByExpression).reduce(mergeFields, fieldsReadAroundChecks);
 }
