@@ -75,13 +75,19 @@ describe("absence", () => {
   });
 });
 
+/** The observation of api and its ConfigMap, 20 s into a rollout with no pod ready. */
+async function twentySecondsIntoRollout() {
+  const h = engineHarness();
+  h.cluster.put(rollingOut(0));
+  h.cluster.put(apiConfig);
+  const id = await h.start(request());
+  await h.advance(20_000);
+  return { h, id };
+}
+
 describe("deletion", () => {
   it("a declared object deleted before it settled fails NotFound when the grace ends", async () => {
-    const h = engineHarness();
-    h.cluster.put(rollingOut(0));
-    h.cluster.put(apiConfig);
-    const id = await h.start(request());
-    await h.advance(20_000);
+    const { h, id } = await twentySecondsIntoRollout();
 
     h.cluster.delete(rollingOut(0));
     await h.advance(0);
@@ -98,11 +104,7 @@ describe("deletion", () => {
   });
 
   it("a delete and a re-create with a new UID inside the grace is followed, the new incarnation's pods with it", async () => {
-    const h = engineHarness();
-    h.cluster.put(rollingOut(0));
-    h.cluster.put(apiConfig);
-    const id = await h.start(request());
-    await h.advance(20_000);
+    const { h, id } = await twentySecondsIntoRollout();
 
     // kubectl replace --force: the same name comes back as a new object with a new UID.
     h.cluster.delete(rollingOut(0));

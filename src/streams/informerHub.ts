@@ -82,13 +82,7 @@ export class InformerHub {
       namespaces: this.namespacesOf(mapping.kindKey),
       metadataOnly: metadataOnlyKinds.has(mapping.kindKey),
       keptFields: this.options.keptFieldsOf?.(mapping.kindKey),
-      transport: this.options.transport,
-      scheduler: this.options.scheduler ?? asyncScheduler,
-      timing: { ...defaultReflectorTiming, ...this.options.timing },
-      queue: this.queue,
-      metrics: this.options.metrics ?? noopStreamMetrics,
-      logger: this.options.logger ?? silentLogger,
-      random: this.options.random ?? Math.random,
+      ...this.watching(),
       onStop: () => this.running.delete(mapping.kindKey),
     });
     this.running.set(mapping.kindKey, informer);
@@ -107,17 +101,21 @@ export class InformerHub {
 
   /** The Warning events feed, shared like the informers; its watch starts with its first subscriber. */
   warnings(): WarningFeed {
-    this.warningFeed ??= new WarningFeed({
+    this.warningFeed ??= new WarningFeed({ namespaces: this.namespaces, ...this.watching() });
+    return this.warningFeed;
+  }
+
+  /** What every watch of the hub is made with: the informers' and the Warning events feed's alike. */
+  private watching() {
+    return {
       transport: this.options.transport,
-      namespaces: this.namespaces,
       scheduler: this.options.scheduler ?? asyncScheduler,
       timing: { ...defaultReflectorTiming, ...this.options.timing },
       queue: this.queue,
       metrics: this.options.metrics ?? noopStreamMetrics,
       logger: this.options.logger ?? silentLogger,
       random: this.options.random ?? Math.random,
-    });
-    return this.warningFeed;
+    };
   }
 
   /** Every informer started so far has synced (readiness). */

@@ -38,27 +38,16 @@ import {
   type Outcome,
   type ReachedStage,
 } from "../../src/verdicts/contract/schemas.js";
+import { specExampleRequest } from "../fixtures/observation.ts";
 import { busStreams } from "./support/bus.ts";
 import { natsUrl } from "./support/cluster.js";
 
 const prefix = `bus${randomBytes(4).toString("hex")}`;
 const names = busNames(prefix);
 
-/** The SPEC's example request: a bootstrap Job and a Deployment of `payments`. */
+/** The SPEC's example request under a key of its own: a bootstrap Job and a Deployment of `payments`. */
 function paymentsRequest(overrides: Partial<ObservationRequestInput> = {}): ObservationRequestInput {
-  return {
-    key: `ci-${randomBytes(4).toString("hex")}/payments`,
-    deployment: "payments",
-    require: "healthy",
-    timeoutSeconds: 300,
-    defaultNamespace: "payments",
-    resources: [
-      { apiVersion: "batch/v1", kind: "Job", namespace: "payments", name: "schema-migrate", bootstrap: true },
-      { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 },
-    ],
-    failOn: ["ImagePullBackOff", "InvalidImageName"],
-    ...overrides,
-  };
+  return { ...specExampleRequest, key: `ci-${randomBytes(4).toString("hex")}/payments`, ...overrides };
 }
 
 function verdictOf(observationId: string, request: ObservationRequest, outcome: Outcome, reached: ReachedStage): ObservationVerdict {

@@ -5,24 +5,17 @@
  * resource that is deleted or never created fails NotFound after the grace.
  */
 import { AppsV1Api } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ObservationEvent, ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
-import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
+import { Fault, kubeConfig } from "./support/cluster.js";
 import { configMap, deployment, job } from "./support/manifests.js";
-import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
+import { apply, collect, nextReading, observeRequest, observeInOwnNamespace, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
 let stagewatch: StagewatchUnderTest;
 let namespace: string;
 
-beforeAll(async () => {
-  [stagewatch, namespace] = await Promise.all([startStagewatch({ name: "failures" }), createNamespace("observe-failures")]);
-});
-
-afterAll(async () => {
-  await stagewatch?.stop();
-  if (namespace) await deleteNamespace(namespace);
-});
+observeInOwnNamespace("failures", (file) => ({ stagewatch, namespace } = file));
 
 /** Milliseconds from the observation's start to its verdict, by the service's own clock. */
 const verdictAfterMs = (verdict: ObservationVerdict) => Date.parse(verdict.decidedAt!) - Date.parse(verdict.startedAt);

@@ -4,23 +4,16 @@
  * bootstrap Job that the TTL controller deletes the moment it completes.
  */
 import { ApiException, BatchV1Api, CoreV1Api } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
+import { describe, expect, it } from "vitest";
+import { eventually, Fault, kubeConfig } from "./support/cluster.js";
 import { deployment, job } from "./support/manifests.js";
-import { apply, collect, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
+import { apply, collect, observeRequest, observeInOwnNamespace, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
 let stagewatch: StagewatchUnderTest;
 let namespace: string;
 
-beforeAll(async () => {
-  [stagewatch, namespace] = await Promise.all([startStagewatch({ name: "jobs" }), createNamespace("observe-jobs")]);
-});
-
-afterAll(async () => {
-  await stagewatch?.stop();
-  if (namespace) await deleteNamespace(namespace);
-});
+observeInOwnNamespace("jobs", (file) => ({ stagewatch, namespace } = file));
 
 describe("bootstrap Jobs", () => {
   it("a failing bootstrap Job fails the deployment at bootstrapped, with its container's termination message", async () => {

@@ -4,25 +4,18 @@
  * raw bytes (past the client's own checks), which get a structured error and leave the service
  * answering.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ObservationConflictError } from "../../src/bus/index.js";
 import { maxBodyBytes, type ErrorReply, type ObserveReply } from "../../src/verdicts/contract/schemas.js";
-import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
+import { Fault, kubeConfig } from "./support/cluster.js";
 import { deployment } from "./support/manifests.js";
-import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
+import { apply, collect, nextReading, observeRequest, observeInOwnNamespace, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
 let stagewatch: StagewatchUnderTest;
 let namespace: string;
 
-beforeAll(async () => {
-  [stagewatch, namespace] = await Promise.all([startStagewatch({ name: "requests" }), createNamespace("observe-requests")]);
-});
-
-afterAll(async () => {
-  await stagewatch?.stop();
-  if (namespace) await deleteNamespace(namespace);
-});
+observeInOwnNamespace("requests", (file) => ({ stagewatch, namespace } = file));
 
 describe("idempotency", () => {
   it("the same key and content is the same observation (replay); the same key with other content is a conflict", async () => {

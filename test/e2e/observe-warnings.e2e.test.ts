@@ -11,7 +11,7 @@ import type { ObservationEvent, ResourceVerdict } from "../../src/verdicts/contr
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
 import { kubeletWarning } from "./support/events.js";
 import { deployment, type Manifest } from "./support/manifests.js";
-import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
+import { apply, collect, nextReading, observeRequest, observeInOwnNamespace, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -19,14 +19,7 @@ const apps = kc.makeApiClient(AppsV1Api);
 let stagewatch: StagewatchUnderTest;
 let namespace: string;
 
-beforeAll(async () => {
-  [stagewatch, namespace] = await Promise.all([startStagewatch({ name: "warnings" }), createNamespace("observe-warnings")]);
-});
-
-afterAll(async () => {
-  await stagewatch?.stop();
-  if (namespace) await deleteNamespace(namespace);
-});
+observeInOwnNamespace("warnings", (file) => ({ stagewatch, namespace } = file));
 
 /** A Deployment whose one container requests `cpu`. */
 function requesting(name: string, cpu: string, options: { fault?: Fault } = {}): { manifest: Manifest; identity: ResourceVerdict["identity"] } {

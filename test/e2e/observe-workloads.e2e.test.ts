@@ -6,24 +6,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNamespace, deleteNamespace, Fault, kubeConfig } from "./support/cluster.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { Fault, kubeConfig } from "./support/cluster.js";
 import { installKind, removeKind } from "./support/crds.js";
 import { daemonSet, deployment, statefulSet } from "./support/manifests.js";
-import { apply, collect, nextReading, observeRequest, startStagewatch, type StagewatchUnderTest } from "./support/stagewatch.js";
+import { apply, collect, nextReading, observeRequest, observeInOwnNamespace, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
 let stagewatch: StagewatchUnderTest;
 let namespace: string;
 
-beforeAll(async () => {
-  [stagewatch, namespace] = await Promise.all([startStagewatch({ name: "workloads" }), createNamespace("observe-workloads")]);
-});
-
-afterAll(async () => {
-  await stagewatch?.stop();
-  if (namespace) await deleteNamespace(namespace);
-});
+observeInOwnNamespace("workloads", (file) => ({ stagewatch, namespace } = file));
 
 describe("Deployments", () => {
   it("a Deployment whose replicas all become ready is healthy", async () => {

@@ -15,6 +15,7 @@ import { newKey, oldKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
 import { CancelRequest, GetRequest, KeysReply, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { observation } from "../fixtures/observation.ts";
+import { specExampleRequest } from "../fixtures/observation.js";
 
 const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));
 const generated = contractFiles();
@@ -58,19 +59,8 @@ describe("the JSON Schemas validate what the code sends and refuse what it refus
     for (const file of readdirSync(`${schemaDir}json`)) ajv.addSchema(JSON.parse(readFileSync(`${schemaDir}json/${file}`, "utf8")) as object);
   });
 
-  // SPEC section 7's example request, verbatim.
-  const specRequest = {
-    key: "ci-4812/payments",
-    deployment: "payments",
-    require: "healthy",
-    timeoutSeconds: 300,
-    defaultNamespace: "payments",
-    resources: [
-      { apiVersion: "batch/v1", kind: "Job", namespace: "payments", name: "schema-migrate", bootstrap: true },
-      { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 },
-    ],
-    failOn: ["ImagePullBackOff", "InvalidImageName"],
-  };
+  const specRequest = specExampleRequest;
+
 
   test("SPEC's example request, with and without the defaulted fields", () => {
     expect(ObservationRequest.safeParse(specRequest).success).toBe(true);

@@ -18,7 +18,8 @@ import { busNames, connectObserver, type BusNames, type Observer, type Observati
 import { startService, type RunningService } from "../../../src/service/service.js";
 import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, ResourceVerdict } from "../../../src/verdicts/contract/schemas.js";
 import { compileHealthChecks, type HealthCheck } from "../../../src/verdicts/index.js";
-import { kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
+import { afterAll, beforeAll } from "vitest";
+import { createNamespace, deleteNamespace, kubeConfig as sharedKubeConfig, natsUrl as sharedNatsUrl } from "./cluster.js";
 import type { Manifest } from "./manifests.js";
 import { busStreams } from "./bus.ts";
 
@@ -52,6 +53,29 @@ export interface StagewatchOptions {
   healthChecks?: readonly HealthCheck[];
   /** `serve --container-logs`: read the failing container's log tail for requests with `logs`. */
   containerLogs?: boolean;
+}
+
+/** What a file observing in a namespace of its own works with. */
+export interface ObservingFile {
+  readonly stagewatch: StagewatchUnderTest;
+  readonly namespace: string;
+}
+
+/**
+ * The in-process service `observe-<name>` files share their shape on: started with a namespace of
+ * the file's own before its tests (`started` hands both over), stopped and deleted after them.
+ */
+export function observeInOwnNamespace(name: string, started: (file: ObservingFile) => void): void {
+  let file: ObservingFile | undefined;
+  beforeAll(async () => {
+    const [stagewatch, namespace] = await Promise.all([startStagewatch({ name }), createNamespace(`observe-${name}`)]);
+    file = { stagewatch, namespace };
+    started(file);
+  });
+  afterAll(async () => {
+    await file?.stagewatch.stop();
+    if (file) await deleteNamespace(file.namespace);
+  });
 }
 
 export async function startStagewatch(options: StagewatchOptions): Promise<StagewatchUnderTest> {
