@@ -98,6 +98,13 @@ describe("streams against a real API server", () => {
 
     // Watched: one created afterwards, through to its pods running under kwok.
     const added = nextEvent(deployments, named("added", "after"));
+    // The controllers' own writes arrive as modifications: the ReplicaSet created, its pods counted.
+    // Subscribed before the create: a subscription replays the cache, and a late one (a loaded CI
+    // machine, the controllers done before it) saw the rolled-out Deployment replayed as `added`.
+    const rolledOut = nextEvent(
+      deployments,
+      (event) => event.object.metadata.name === "after" && event.object.status?.updatedReplicas === 2 && event.object.status.replicas === 2,
+    );
     await apps.createNamespacedDeployment({
       namespace,
       body: {
@@ -110,11 +117,7 @@ describe("streams against a real API server", () => {
       },
     });
     expect((await added).object.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
-    // The controllers' own writes arrive as modifications: the ReplicaSet created, its pods counted.
-    const rolled = await nextEvent(
-      deployments,
-      (event) => event.object.metadata.name === "after" && event.object.status?.updatedReplicas === 2 && event.object.status.replicas === 2,
-    );
+    const rolled = await rolledOut;
     expect(rolled.type).toBe("modified");
     expect(rolled.object.metadata.annotations).toEqual({ "deployment.kubernetes.io/revision": "1" });
     expect(rolled.object.spec).toEqual({ replicas: 2, progressDeadlineSeconds: 600 });
