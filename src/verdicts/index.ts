@@ -39,6 +39,9 @@ export {
   defaultAbsentGraceSeconds,
   defaultStallSeconds,
   defaultFailOn,
+  defaultVerifyFailOn,
+  Verification,
+  VerifySettings,
   errorCodes,
   maxBodyBytes,
   maxResources,
@@ -115,6 +118,7 @@ export {
   recordAccessProblem,
   recordDeletion,
   recordReading,
+  recordSoakReading,
   toVerdict,
 } from "./reducer/observation.js";
 export type { AccessProblem, ObservedObject } from "./reducer/observation.js";

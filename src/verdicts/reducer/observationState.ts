@@ -27,6 +27,7 @@ import type {
   Stage,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
+import type { OpenWindow, VerifyPlan } from "./verificationWindow.js";
 
 export interface TrackedResource {
   /** The declared identity, its namespace resolved (defaultNamespace, or none when cluster-scoped). */
@@ -112,6 +113,10 @@ export interface ObservationState {
   readonly decision?: Decision | undefined;
   /** What the deployment's earlier observations took, read when this one began (history.ts). */
   readonly outlook?: HistoryOutlook | undefined;
+  /** With `require: verified`: the request's `verify`. */
+  readonly verify?: VerifyPlan | undefined;
+  /** The verification window, from the moment `healthy` was reached under `require: verified`. */
+  readonly window?: OpenWindow | undefined;
 }
 
 /** What a reducer call changed, for subscribers: emitted only on real transitions. */
@@ -218,6 +223,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       reached: "none",
       outcome: "in_progress",
       ...(input.outlook && { outlook: input.outlook }),
+      ...(request.verify && { verify: { windowMs: request.verify.windowSeconds * 1000, failOn: new Set(request.verify.failOn) } }),
     },
   };
 }
