@@ -9,9 +9,10 @@
 // - a restart: `lastState.terminated.finishedAt` at or after the window's start (the kubelet writes
 //   it with every restart); a pod created in the window that restarted at all restarted in it;
 // - a failing termination: `state.terminated` with reason OOMKilled or Error, finished in the window;
-// - a readiness flap: a pod that was ready when the window began (created before it: `healthy`
-//   means the current revision's pods were ready) or was seen ready since, now not ready. A pod
-//   being deleted is not flapping: its end is the controller's or a person's choice;
+// - a readiness flap: a pod seen ready in the window, now not ready. Not "every pod created before
+//   the window": `healthy` is read off the workload's status, whose watch event may arrive before
+//   its pods' (one informer each), so the cache can still hold a pod as not ready when the window
+//   opens. A pod being deleted is not flapping: its end is the controller's or a person's choice;
 // - an eviction: the kubelet's `status.reason: Evicted`, or a DisruptionTarget=True condition
 //   (the eviction API, preemption, taint manager);
 // - a Warning event: its lastTimestamp at or after the window's start, about one of these pods or
@@ -43,14 +44,14 @@ export interface SoakInput {
   readonly windowStartMs: number;
   readonly nowMs: number;
   readonly failOn: ReadonlySet<string>;
-  /** UIDs of pods created in the window and seen ready since: their Ready turning False is a flap. */
+  /** UIDs of pods seen ready in the window: their Ready turning False is a flap. */
   readonly seenReady: ReadonlySet<string>;
 }
 
 export interface SoakReading {
   /** The earliest problem found, if any. */
   readonly problem?: SoakProblem | undefined;
-  /** `seenReady` with the pods created in the window that are ready now. */
+  /** `seenReady` with the pods ready now. */
   readonly seenReady: ReadonlySet<string>;
   /** The names of the pods read. */
   readonly pods: readonly string[];
@@ -95,10 +96,10 @@ function containerProblems(pod: Pod, createdInWindow: boolean, { windowStartMs, 
 }
 
 function podProblems(pod: Pod, input: SoakInput): SoakProblem[] {
-  const { windowStartMs, nowMs, seenReady } = input;
+  const { nowMs, seenReady } = input;
   const name = pod.metadata.name;
   const created = timeOf(pod.metadata.creationTimestamp);
-  const createdInWindow = created !== undefined && created > windowStartMs;
+  const createdInWindow = created !== undefined && created > input.windowStartMs;
   const found = containerProblems(pod, createdInWindow, input);
   if (pod.status?.reason === "Evicted") {
     found.push({ pod: name, reason: "Evicted", happened: `was evicted (${withText("Evicted", pod.status.message)})`, atMs: nowMs });
@@ -109,7 +110,7 @@ function podProblems(pod: Pod, input: SoakInput): SoakProblem[] {
     found.push({ pod: name, reason, happened: `is being evicted (${withText(reason, disruption.message)})`, atMs: nowMs });
   }
   const ready = condition(pod, "Ready");
-  const wasReady = !createdInWindow || seenReady.has(pod.metadata.uid);
+  const wasReady = seenReady.has(pod.metadata.uid);
   const ending = pod.metadata.deletionTimestamp !== undefined || pod.status?.phase === "Succeeded";
   if (ready?.status !== "True" && wasReady && !ending && found.length === 0) {
     const reason = ready?.reason ?? "NotReady";
@@ -131,13 +132,9 @@ function warningProblems({ pods, workloadUid, warnings, windowStartMs, failOn }:
 
 /** The window read once more: the earliest problem, and the pods it saw ready. */
 export function readSoak(input: SoakInput): SoakReading {
-  const seenReady = new Set(input.seenReady);
-  for (const pod of input.pods) {
-    const created = timeOf(pod.metadata.creationTimestamp);
-    const ready = condition(pod, "Ready")?.status === "True";
-    if (ready && created !== undefined && created > input.windowStartMs) seenReady.add(pod.metadata.uid);
-  }
   const problems = [...input.pods.flatMap((pod) => podProblems(pod, input)), ...warningProblems(input)];
   const problem = problems.reduce<SoakProblem | undefined>((earliest, next) => (earliest === undefined || next.atMs < earliest.atMs ? next : earliest), undefined);
+  const seenReady = new Set(input.seenReady);
+  for (const pod of input.pods) if (condition(pod, "Ready")?.status === "True") seenReady.add(pod.metadata.uid);
   return { problem, seenReady, pods: input.pods.map((pod) => pod.metadata.name) };
 }
