@@ -11,7 +11,7 @@ import { writeFile } from "node:fs/promises";
 import { connectObserver, type ObservationRun } from "../../bus/client/client.js";
 import { ObservationRejectedError } from "../../bus/client/clientErrors.js";
 import { natsConfigFromEnv } from "../../bus/connectionOptions.js";
-import { ObservationRequest, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
+import { ObservationRequest, defaultVerifyFailOn, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
 import { describeIssues, parseWith } from "../../verdicts/contract/validation.js";
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
@@ -47,7 +47,14 @@ Flags:
                           standard input: kubectl apply -o json|yaml, helm get manifest. Objects
                           carrying metadata.generation (server output) are observed at that generation
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
-  --require STAGE         applied, bootstrapped or healthy (default healthy)
+  --require STAGE         applied, bootstrapped, healthy or verified (default healthy); verified:
+                          healthy, then the new revision's pods hold for --verify-window
+  --verify-window DURATION
+                          with --require verified: how long after healthy no pod of the new
+                          revision may restart, flap readiness, be OOMKilled or evicted, or draw a
+                          --verify-fail-on Warning (inside --timeout, which must be longer)
+  --verify-fail-on R1,R2  with --require verified: Warning event reasons that fail the window
+                          (default ${defaultVerifyFailOn.join(",")})
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
   --stall DURATION|auto   say "stalled" on stderr when nothing moved this long (default 2m; 0: never);
                           auto: once the rollout takes longer to reach its next stage than 95% of
@@ -101,6 +108,8 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     key: { type: "string" },
     namespace: { type: "string" },
     "fail-on": { type: "string" },
+    "verify-window": { type: "string" },
+    "verify-fail-on": { type: "string" },
     "load-balancer-address": { type: "string" },
     json: { type: "boolean", default: false },
     logs: { type: "boolean", default: false },
@@ -137,6 +146,10 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
   const kubeconfigChoice = { file: values.kubeconfig, context: values.context };
 
+  if (values.require !== "verified" && (values["verify-window"] !== undefined || values["verify-fail-on"] !== undefined)) {
+    throw new UsageError(`--${values["verify-window"] !== undefined ? "verify-window" : "verify-fail-on"}: only with --require verified`);
+  }
+  if (values.require === "verified" && values["verify-window"] === undefined) throw new UsageError("--verify-window: required with --require verified (e.g. 5m)");
   const resources = await readDeclaredResources(values.filename, { readStdin: io.readStdin });
   const namespaceEnv = values.kubeconfig === undefined ? env : { ...env, KUBECONFIG: values.kubeconfig };
   const request: ObservationRequestInput = {
@@ -150,7 +163,13 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
       values.namespace ??
       (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
     resources,
-    ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
+    ...(values["fail-on"] !== undefined && { failOn: reasonList(values["fail-on"]) }),
+    ...(values["verify-window"] !== undefined && {
+      verify: {
+        windowSeconds: durationFlagSeconds("--verify-window", values["verify-window"]),
+        ...(values["verify-fail-on"] !== undefined && { failOn: reasonList(values["verify-fail-on"]) }),
+      },
+    }),
     ...(values.logs && { logs: true }),
     ...(values["load-balancer-address"] !== undefined && { loadBalancerAddress: values["load-balancer-address"] as ObservationRequestInput["loadBalancerAddress"] }),
   };
@@ -179,6 +198,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
             required: request.require,
             startedAtMs: Date.now(),
             deadlineMs: Date.now() + timeoutSeconds * 1000,
+            verifyWindowMs: valid.value.verify && valid.value.verify.windowSeconds * 1000,
           },
           // The engine's clock and resolved namespaces, and on a replay the readings so far; the
           // view starts from the local guess when it does not answer.
@@ -266,3 +286,7 @@ export function exitCodeOf(verdict: ObservationVerdict): number {
   return verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
 }
 
+/** A comma-separated list of reasons as a flag takes it (`--fail-on A, B`). */
+function reasonList(flag: string): string[] {
+  return flag.split(",").map((reason) => reason.trim()).filter(Boolean);
+}
