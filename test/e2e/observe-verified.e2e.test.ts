@@ -35,8 +35,9 @@ interface PodJson {
 
 /** What the kubelet writes when the container was OOM-killed and started again: the pod as the API server returned it, its status changed. */
 function restartedAfterOomKill(pod: PodJson): PodJson {
+  // Timestamps are whole seconds: written now, the kill is in or after the second healthy was reached in.
   const now = new Date();
-  const killedAt = new Date(now.getTime() - 1000).toISOString();
+  const killedAt = now.toISOString();
   const containerStatuses = pod.status.containerStatuses.map((status) => ({
     ...status,
     restartCount: status.restartCount + 1,

@@ -100,3 +100,9 @@ describe("readSoak", () => {
     expect(read.problem).toMatchObject({ reason: "Unhealthy", atMs: windowStartMs + 35_000 });
   });
 });
+
+it("a restart stamped in the second healthy was reached in counts: the kubelet writes whole seconds", () => {
+  const restarted = running("api", { restartCount: 1, lastTerminated: { exitCode: 137, reason: "OOMKilled", finishedAt: "2026-11-29T10:01:40Z" } });
+  const read = readSoak({ pods: [apiPod([restarted])], workloadUid: api.metadata.uid, warnings: [], windowStartMs: windowStartMs + 700, nowMs, failOn: new Set(), seenReady: new Set() });
+  expect(read.problem).toMatchObject({ reason: "OOMKilled", atMs: windowStartMs });
+});

@@ -18,7 +18,9 @@
 // - a Warning event: its lastTimestamp at or after the window's start, about one of these pods or
 //   the workload itself.
 // Without a timestamp (a flap, an eviction), the time is when the reading arrived: the line says
-// how long after `healthy` stagewatch saw it.
+// how long after `healthy` stagewatch saw it. The kubelet's and the event recorder's timestamps
+// are whole seconds, so the window counts from the second `healthy` was reached in: a restart in
+// that same second fails the window rather than slip through as "before healthy".
 import type { Condition, Pod } from "../../kube/objects.js";
 import type { ClusterWarning } from "../../kube/warnings.js";
 import { clean } from "../rules/reading.js";
@@ -131,7 +133,8 @@ function warningProblems({ pods, workloadUid, warnings, windowStartMs, failOn }:
 }
 
 /** The window read once more: the earliest problem, and the pods it saw ready. */
-export function readSoak(input: SoakInput): SoakReading {
+export function readSoak(soak: SoakInput): SoakReading {
+  const input = { ...soak, windowStartMs: Math.floor(soak.windowStartMs / 1000) * 1000 };
   const problems = [...input.pods.flatMap((pod) => podProblems(pod, input)), ...warningProblems(input)];
   const problem = problems.reduce<SoakProblem | undefined>((earliest, next) => (earliest === undefined || next.atMs < earliest.atMs ? next : earliest), undefined);
   const seenReady = new Set(input.seenReady);
