@@ -205,7 +205,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
           current: await session.current().catch(() => undefined),
           colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
         })
-      : plainView((text) => io.stderr.write(text));
+      : plainView((text) => io.stderr.write(text), undefined, valid.value.verify && valid.value.verify.windowSeconds * 1000);
     for await (const event of progressUntilVerdict(run.progress, run.verdict)) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
