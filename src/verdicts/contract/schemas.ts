@@ -322,13 +322,16 @@ export type LogTail = z.infer<typeof LogTail>;
  * The verification window of a `require: verified` observation, from the moment `healthy` was
  * reached: when it ends, what it watched, and (with a failure) what ended it.
  */
+/** Pods a verdict's `verification` names: the verdict stays small with 1,000 replicas. */
+export const maxVerificationPods = 100;
+
 export const Verification = z.object({
   windowSeconds: z.int().positive(),
   /** When `healthy` was reached: the window's start. */
   startedAt: z.string(),
   endsAt: z.string(),
-  /** The new revision's pods read in the window so far, by name (the checks' last values). */
-  pods: z.array(z.string()),
+  /** The new revision's pods read in the window so far, by name, sorted (the first 100). */
+  pods: z.array(z.string()).max(maxVerificationPods),
 });
 export type Verification = z.infer<typeof Verification>;
 

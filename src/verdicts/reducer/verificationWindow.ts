@@ -10,7 +10,7 @@
 // adopter resumes the window from the verdict's `verification` and starts that memory afresh.
 import type { KubeObject } from "../../kube/objects.js";
 import type { ClusterWarning } from "../../kube/warnings.js";
-import type { Failure, ResourceIdentity, Verification } from "../contract/schemas.js";
+import { maxVerificationPods, type Failure, type ResourceIdentity, type Verification } from "../contract/schemas.js";
 import { podsOf } from "../evidence/workloadPods.js";
 import type { OwnedObjects } from "../rules/input.js";
 import { formatDuration, plural } from "../text/text.js";
@@ -61,24 +61,26 @@ export function readIntoWindow(plan: VerifyPlan, window: OpenWindow, key: string
   return { window: { ...window, seenReady: read.seenReady, podsByResource }, problem: read.problem };
 }
 
-export function watchedPods(window: OpenWindow): string[] {
+function watchedPods(window: OpenWindow): string[] {
   return [...new Set([...window.podsByResource.values()].flat())].toSorted();
 }
+
+/** Pods a verdict line names: a line stays a line with 1,000 replicas. */
+const namedPodsInLine = 5;
 
 export function verificationOf(plan: VerifyPlan, window: OpenWindow): Verification {
   return {
     windowSeconds: Math.round(plan.windowMs / 1000),
     startedAt: new Date(window.startedAtMs).toISOString(),
     endsAt: new Date(window.endsAtMs).toISOString(),
-    pods: watchedPods(window),
+    pods: watchedPods(window).slice(0, maxVerificationPods),
   };
 }
 
 /** `pod api-7f9-x2 container api restarted (OOMKilled, exit code 137) 2m10s after healthy` */
 export function problemLine(problem: SoakProblem, window: OpenWindow): string {
   const container = problem.container === undefined ? "" : ` container ${problem.container}`;
-  const who = problem.pod.includes(" ") ? problem.pod : `pod ${problem.pod}`;
-  return `${who}${container} ${problem.happened} ${formatDuration(problem.atMs - window.startedAtMs)} after healthy`;
+  return `${problem.subject}${container} ${problem.happened} ${formatDuration(problem.atMs - window.startedAtMs)} after healthy`;
 }
 
 export function problemFailure(problem: SoakProblem, window: OpenWindow, resource: ResourceIdentity): Failure {
@@ -89,7 +91,8 @@ export function problemFailure(problem: SoakProblem, window: OpenWindow, resourc
 function checksSoFar(plan: VerifyPlan, window: OpenWindow): string {
   const pods = watchedPods(window);
   const warnings = [...plan.failOn].join(", ") || "none";
-  const read = pods.length === 0 ? "no pod of the new revision read since healthy" : `${plural(pods.length, "pod")} read (${pods.join(", ")})`;
+  const named = pods.length > namedPodsInLine ? `${pods.slice(0, namedPodsInLine).join(", ")} and ${pods.length - namedPodsInLine} more` : pods.join(", ");
+  const read = pods.length === 0 ? "no pod of the new revision read since healthy" : `${plural(pods.length, "pod")} read (${named})`;
   return `${read}: no restart, readiness flap, OOMKilled or Error termination, eviction or Warning (${warnings})`;
 }
 

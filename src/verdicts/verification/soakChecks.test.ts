@@ -27,7 +27,7 @@ const cases: { name: string; pods: Pod[]; warnings?: ClusterWarning[]; seenReady
   {
     name: "a restart that finished in the window, with the kubelet's reason",
     pods: [apiPod([running("api", { restartCount: 2, lastTerminated: { exitCode: 137, reason: "OOMKilled", startedAt: later(10), finishedAt: later(30) } })])],
-    problem: { pod: "api-7f9c6d8b5-x2k8p", container: "api", reason: "OOMKilled", happened: "restarted (OOMKilled, exit code 137)", atMs: windowStartMs + 30_000 },
+    problem: { subject: "pod api-7f9c6d8b5-x2k8p", container: "api", reason: "OOMKilled", happened: "restarted (OOMKilled, exit code 137)", atMs: windowStartMs + 30_000 },
   },
   {
     name: "a restart that finished before the window: not this window's",

@@ -27,7 +27,8 @@ import { clean } from "../rules/reading.js";
 
 /** One thing that ends the window, in the words of the verdict line. */
 export interface SoakProblem {
-  readonly pod: string;
+  /** What it happened to, as the line names it: `pod api-7f9c6d8b5-x2k8p`, or `Deployment api` for a Warning about the workload. */
+  readonly subject: string;
   readonly container?: string | undefined;
   /** The cluster's reason (OOMKilled, Error, Evicted, a Warning's reason); `Restarted` or `NotReady` where it wrote none. */
   readonly reason: string;
@@ -86,12 +87,12 @@ function containerProblems(pod: Pod, createdInWindow: boolean, { windowStartMs, 
     if (restartedInWindow && container.restartCount > 0) {
       const reason = last?.reason ?? "Restarted";
       const exit = last === undefined ? "" : `, exit code ${last.exitCode}`;
-      found.push({ pod: name, container: container.name, reason, happened: `restarted (${reason}${exit})`, atMs: lastAt ?? nowMs });
+      found.push({ subject: `pod ${name}`, container: container.name, reason, happened: `restarted (${reason}${exit})`, atMs: lastAt ?? nowMs });
     }
     const now = container.state?.terminated;
     const nowAt = timeOf(now?.finishedAt);
     if (now?.reason !== undefined && failingTerminations.has(now.reason) && (nowAt === undefined || nowAt >= windowStartMs)) {
-      found.push({ pod: name, container: container.name, reason: now.reason, happened: `terminated (${now.reason}, exit code ${now.exitCode})`, atMs: nowAt ?? nowMs });
+      found.push({ subject: `pod ${name}`, container: container.name, reason: now.reason, happened: `terminated (${now.reason}, exit code ${now.exitCode})`, atMs: nowAt ?? nowMs });
     }
     return found;
   });
@@ -104,19 +105,19 @@ function podProblems(pod: Pod, input: SoakInput): SoakProblem[] {
   const createdInWindow = created !== undefined && created > input.windowStartMs;
   const found = containerProblems(pod, createdInWindow, input);
   if (pod.status?.reason === "Evicted") {
-    found.push({ pod: name, reason: "Evicted", happened: `was evicted (${withText("Evicted", pod.status.message)})`, atMs: nowMs });
+    found.push({ subject: `pod ${name}`, reason: "Evicted", happened: `was evicted (${withText("Evicted", pod.status.message)})`, atMs: nowMs });
   }
   const disruption = condition(pod, "DisruptionTarget");
   if (disruption?.status === "True" && pod.status?.reason !== "Evicted") {
     const reason = disruption.reason ?? "DisruptionTarget";
-    found.push({ pod: name, reason, happened: `is being evicted (${withText(reason, disruption.message)})`, atMs: nowMs });
+    found.push({ subject: `pod ${name}`, reason, happened: `is being evicted (${withText(reason, disruption.message)})`, atMs: nowMs });
   }
   const ready = condition(pod, "Ready");
   const wasReady = seenReady.has(pod.metadata.uid);
   const ending = pod.metadata.deletionTimestamp !== undefined || pod.status?.phase === "Succeeded";
   if (ready?.status !== "True" && wasReady && !ending && found.length === 0) {
     const reason = ready?.reason ?? "NotReady";
-    found.push({ pod: name, reason, happened: `readiness flapped (Ready True -> False, ${reason})`, atMs: nowMs });
+    found.push({ subject: `pod ${name}`, reason, happened: `readiness flapped (Ready True -> False, ${reason})`, atMs: nowMs });
   }
   return found;
 }
@@ -127,8 +128,8 @@ function warningProblems({ pods, workloadUid, warnings, windowStartMs, failOn }:
     if (warning === undefined || !failOn.has(warning.reason) || warning.lastSeenMs < windowStartMs) return [];
     const { uid, kind, name } = warning.involved;
     if (uid !== workloadUid && !podUids.has(uid)) return [];
-    const who = kind === "Pod" ? name : `${kind} ${name}`;
-    return [{ pod: who, reason: warning.reason, happened: `had Warning ${withText(warning.reason, warning.message)}`, atMs: warning.lastSeenMs }];
+    const subject = kind === "Pod" ? `pod ${name}` : `${kind} ${name}`;
+    return [{ subject, reason: warning.reason, happened: `had Warning ${withText(warning.reason, warning.message)}`, atMs: warning.lastSeenMs }];
   });
 }
 
