@@ -30,7 +30,7 @@ import { compileStagewatch, scratchDir, startServe, writeManifest } from "../../
 import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type Counts } from "./apiRequests.ts";
 import { latencies, rolledOut, watchDecisive, type Latencies } from "./scale.ts";
-import { benchGate, count, decidedAtOf, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, decidedAtOf, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const { values } = parseArgs({
   options: {
@@ -87,7 +87,8 @@ try {
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
   const accounting = await setUpAccounting(admin, run, namespace, dir, { "observe-local": "read", stagewatch: "read", kubectl: "read", "helm-watcher": "admin" });
   const prefix = `beside${run}`;
-  const service = await startServe(compiled.cli, { kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath, natsUrl, dir, args: [`--subject-prefix=${prefix}`, "--log-level=warn"] });
+  const signing = benchSigningKey(dir);
+  const service = await startServe(compiled.cli, { kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath, natsUrl, dir, args: [`--subject-prefix=${prefix}`, `--signing-key=${signing.seedFile}`, "--log-level=warn"] });
   const helm = await ensureHelm();
   const kubectl = binaries.kubectl;
   const chartDir = join(dir, "chart");
@@ -133,7 +134,7 @@ try {
     const observe = [compiled.cli, "observe", "-f", file, "--deployment", "beside", "--timeout", `${timeoutSeconds}s`, "--progress", "plain", "--json"];
     return tool === "observeLocal"
       ? spawnTimed(process.execPath, observe, { HOME: dir, KUBECONFIG: kubeconfig })
-      : spawnTimed(process.execPath, [...observe, "--subject-prefix", prefix], { HOME: dir, NATS_URL: natsUrl, KUBECONFIG: kubeconfig });
+      : spawnTimed(process.execPath, [...observe, "--subject-prefix", prefix], { HOME: dir, NATS_URL: natsUrl, KUBECONFIG: kubeconfig, STAGEWATCH_VERIFY_KEY: signing.publicKey });
   }
 
   const results: Record<string, unknown> = {};
