@@ -15,18 +15,18 @@
 // and only then are the gates lifted (all N releases at once: that is the concurrency measured), so
 // the time from each release's decisive event (the benchmark's own watches) to its tool's exit is
 // the tool's reaction, not its start-up.
+import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { AppsV1Api, BatchV1Api, CoreV1Api, type V1ConfigMap, type V1Deployment, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import { buildOrReuseBinaries } from "../../test/cluster/binaries.ts";
 import { ensureHelm } from "../../test/cluster/helm.ts";
 import { loadKubeConfig } from "../../test/cluster/kubeJson.ts";
 import { startLocalCluster } from "../../test/cluster/local-cluster.ts";
 import { compileStagewatch, scratchDir, startServe, writeManifest } from "../../test/cluster/stagewatch.ts";
-import { randomBytes } from "node:crypto";
 import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
+import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
 import { benchGate, benchSigningKey, count, podsCreated, spawnTimed, ungate, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
@@ -40,31 +40,18 @@ const usage = `Usage: ./dev.sh bench concurrent [flags]
                         releases' pods are created and scheduled together (default 200)
   --kubeconfig PATH, --nats-url URL   an existing cluster (admin) and NATS instead of a local one
 `;
-const { values } = parseArgs({
-  options: {
-    sizes: { type: "string", default: "5,20,50" },
-    rounds: { type: "string", default: "1" },
-    timeout: { type: "string", default: "60" },
-    "arm-seconds": { type: "string", default: "4" },
-    "client-qps": { type: "string", default: "200" },
-    kubeconfig: { type: "string" },
-    "nats-url": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
+const { values, wholeNumber, wholeNumbers } = parseClusterBenchArgs(usage, {
+  sizes: { type: "string", default: "5,20,50" },
+  rounds: { type: "string", default: "1" },
+  timeout: { type: "string", default: "60" },
+  "arm-seconds": { type: "string", default: "4" },
+  "client-qps": { type: "string", default: "200" },
 });
-if (values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-const sizes = values.sizes.split(",").map(Number);
-const rounds = Number(values.rounds);
-const timeoutSeconds = Number(values.timeout);
-const armMs = Number(values["arm-seconds"]) * 1000;
-const clientQps = Number(values["client-qps"]);
-if ([...sizes, rounds, timeoutSeconds, clientQps].some((n) => !Number.isInteger(n) || n <= 0) || !(armMs >= 0)) {
-  process.stderr.write(usage);
-  process.exit(2);
-}
+const sizes = wholeNumbers("sizes", 1);
+const rounds = wholeNumber("rounds", 1);
+const timeoutSeconds = wholeNumber("timeout", 1);
+const armMs = wholeNumber("arm-seconds") * 1000;
+const clientQps = wholeNumber("client-qps", 1);
 const log = (line: string) => process.stderr.write(`bench concurrent: ${line}\n`);
 
 const tools = ["helmWatcher", "kubectlRolloutStatus", "observeService", "observeLocal"] as const;
