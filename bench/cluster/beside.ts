@@ -30,7 +30,7 @@ import { compileStagewatch, scratchDir, startServe, writeManifest } from "../../
 import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type Counts } from "./apiRequests.ts";
 import { latencies, rolledOut, watchDecisive, type Latencies } from "./scale.ts";
-import { benchGate, benchSigningKey, count, decidedAtOf, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, observeTimings, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const { values } = parseArgs({
   options: {
@@ -173,18 +173,7 @@ try {
             {
               exits: count(mine.map((r) => `exit ${r.code}`)),
               exitAfterDecisiveEvent: afterDecisive((r) => r.exitAtMs),
-              ...(tool.startsWith("observe") && {
-                verdictPrintedAfterDecisiveEvent: afterDecisive((r) => r.lastStdoutAtMs),
-                startUp: latencies(mine.flatMap((r) => (r.observingAtMs === undefined ? [] : [r.observingAtMs - r.spawnedAtMs]))),
-                // The verdict's decidedAt (the engine's clock at the deciding step, ms) to observe's
-                // stdout: in service mode the record's compare-and-swap, the notice, the client's
-                // verification and the print; in local mode the print alone.
-                verdictPrintedAfterDecision: latencies(mine.flatMap((r) => {
-                  const decidedAt = decidedAtOf(r.stdout);
-                  return decidedAt === undefined || r.lastStdoutAtMs === undefined ? [] : [performance.timeOrigin + r.lastStdoutAtMs - decidedAt];
-                })),
-                exitAfterVerdictPrinted: latencies(mine.flatMap((r) => (r.lastStdoutAtMs === undefined ? [] : [r.exitAtMs - r.lastStdoutAtMs]))),
-              }),
+              ...(tool.startsWith("observe") && observeTimings(mine.map((r) => ({ ...r, decisiveAtMs: decisiveAt(r.name) })))),
               apiRequestsPerRun: Math.round((sum(requests) / mine.length) * 10) / 10,
               apiRequests: requests,
               lastOutput: tool.startsWith("observe") ? verdictMessageOf(mine.at(-1)?.stdout ?? "") : mine.at(-1)?.output.trim().split("\n").slice(-2).join(" | "),

@@ -28,7 +28,7 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, podsCreated, spawnTimed, ungate, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, observeTimings, podsCreated, spawnTimed, ungate, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)
@@ -277,6 +277,7 @@ try {
         healthy: reaction(exits.filter((r) => r.release.failure === undefined)),
         failing: reaction(exits.filter((r) => r.release.failure !== undefined)),
       },
+      ...(tool.startsWith("observe") && observeTimings(exits.map((r) => ({ ...r, decisiveAtMs: decisiveAt(r.release) })))),
       apiRequestsPerRelease: Math.round((sum(requests) / size) * 10) / 10,
       apiRequests: requests,
       apiServer: {

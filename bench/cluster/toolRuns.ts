@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { newSigningSeed } from "../../src/signing/index.ts";
 import { kubeJson } from "../../test/cluster/kubeJson.ts";
+import { latencies } from "./scale.ts";
 
 /** The gate every benchmark pod template carries; the scheduler leaves a gated pod Pending. */
 export const benchGate = { name: "stagewatch.io/bench-gate" } as const;
@@ -111,6 +112,22 @@ function verdictOf(stdout: string): { decidedAt?: string; message?: string } {
 export function decidedAtOf(stdout: string): number | undefined {
   const { decidedAt } = verdictOf(stdout);
   return decidedAt === undefined ? undefined : Date.parse(decidedAt);
+}
+
+/** Where observe's time goes, over runs each with its decisive event's time (if it was seen). */
+export function observeTimings(runs: readonly (ToolExit & { decisiveAtMs: number | undefined })[]) {
+  return {
+    verdictPrintedAfterDecisiveEvent: latencies(runs.flatMap((r) => (r.decisiveAtMs === undefined || r.lastStdoutAtMs === undefined ? [] : [r.lastStdoutAtMs - r.decisiveAtMs]))),
+    startUp: latencies(runs.flatMap((r) => (r.observingAtMs === undefined ? [] : [r.observingAtMs - r.spawnedAtMs]))),
+    // The verdict's decidedAt (the engine's clock at the deciding step, ms) to observe's stdout: in
+    // service mode the record's compare-and-swap, the notice, the client's verification and the
+    // print; in local mode the print alone.
+    verdictPrintedAfterDecision: latencies(runs.flatMap((r) => {
+      const decidedAt = decidedAtOf(r.stdout);
+      return decidedAt === undefined || r.lastStdoutAtMs === undefined ? [] : [performance.timeOrigin + r.lastStdoutAtMs - decidedAt];
+    })),
+    exitAfterVerdictPrinted: latencies(runs.flatMap((r) => (r.lastStdoutAtMs === undefined ? [] : [r.exitAtMs - r.lastStdoutAtMs]))),
+  };
 }
 
 export const verdictMessageOf = (stdout: string) => verdictOf(stdout).message ?? stdout.trim();
