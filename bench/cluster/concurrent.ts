@@ -28,7 +28,7 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, observeTimings, podsCreated, spawnTimed, ungate, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)
@@ -230,6 +230,23 @@ try {
     return { observing: rollout.observing, exit };
   }
 
+  /**
+   * The round's pods, once every release has all of its own: one list over the run's label (from
+   * the API server's watch cache) every 250 ms, not one per release, so that waiting at N = 50
+   * does not itself load the API server whose CPU the round measures.
+   */
+  async function allPodsCreated(releases: readonly Release[]): Promise<{ namespace: string; name: string }[]> {
+    const names = new Set(releases.map((r) => r.name));
+    const deadline = performance.now() + 120_000;
+    for (;;) {
+      const pods = (await core.listPodForAllNamespaces({ labelSelector: `bench-run=${run},bench-release` })).items.filter((pod) => names.has(releaseOf(pod)));
+      const created = count(pods.map(releaseOf));
+      if (releases.every((r) => (created[r.name] ?? 0) >= podsOf(r))) return pods.map((pod) => ({ namespace: pod.metadata!.namespace!, name: pod.metadata!.name! }));
+      if (performance.now() > deadline) throw new Error(`pods not all created after 120 s: ${JSON.stringify(created)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
   /** One round: `size` releases of one tool, started together, gates lifted together. */
   async function runRound(tool: ToolName, size: number, round: number) {
     const releases = Array.from({ length: size }, (_, i) => releaseAt(run, tool, size, round, i));
@@ -238,14 +255,16 @@ try {
     const started = await Promise.all(releases.map(async (release) => ({ release, ...(await start(tool, release)) })));
     // observe says when its request is in; Helm and kubectl are given --arm-seconds once every
     // release's pods exist (for Helm, that is after its apply).
-    await Promise.all(started.map(async ({ release, observing }) => {
-      await podsCreated(admin, release.namespace, `bench-release=${release.name}`, podsOf(release), 120_000);
-      if (tool.startsWith("observe")) await observing;
-    }));
+    const pods = await allPodsCreated(releases);
+    if (tool.startsWith("observe")) await Promise.all(started.map(({ observing }) => observing));
     await new Promise((resolve) => setTimeout(resolve, armMs));
     const armed = await accounting.apiServer();
     log(`${tool}, N=${size}: ${armed.watches - before.apiServer.watches} watches added; lifting ${size} releases' gates`);
-    await Promise.all(releases.map((release) => ungate(admin, release.namespace, `bench-release=${release.name}`, podsOf(release))));
+    // Every gate at once, a few requests in flight at a time: the releases are decided together.
+    const queue = [...pods];
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (let pod = queue.shift(); pod !== undefined; pod = queue.shift()) await liftGate(admin, pod.namespace, pod.name);
+    }));
     const exits = await Promise.all(started.map(async ({ release, exit }) => ({ release, ...(await exit) })));
     const after = { requests: (await accounting.counts())[account[tool]]!, apiServer: await accounting.apiServer(), atMs: performance.now() };
     await deleteNamespaces(releases.map((r) => r.namespace));

@@ -78,7 +78,7 @@ export function benchSigningKey(dir: string): { seedFile: string; publicKey: str
 }
 
 /** The names of the pods matching `labelSelector`, once there are `pods` of them (their controllers create them). */
-export async function podsCreated(admin: KubeConfig, namespace: string, labelSelector: string, pods: number, timeoutMs = 30_000): Promise<string[]> {
+async function podsCreated(admin: KubeConfig, namespace: string, labelSelector: string, pods: number, timeoutMs = 30_000): Promise<string[]> {
   const core = admin.makeApiClient(CoreV1Api);
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -95,9 +95,11 @@ export async function podsCreated(admin: KubeConfig, namespace: string, labelSel
  * scheduling gates the API server allows besides removing single entries.
  */
 export async function ungate(admin: KubeConfig, namespace: string, labelSelector: string, pods: number): Promise<void> {
-  for (const name of await podsCreated(admin, namespace, labelSelector, pods)) {
-    await kubeJson(admin, "PATCH", `/api/v1/namespaces/${namespace}/pods/${name}`, { spec: { schedulingGates: null } });
-  }
+  for (const name of await podsCreated(admin, namespace, labelSelector, pods)) await liftGate(admin, namespace, name);
+}
+
+export async function liftGate(admin: KubeConfig, namespace: string, pod: string): Promise<void> {
+  await kubeJson(admin, "PATCH", `/api/v1/namespaces/${namespace}/pods/${pod}`, { spec: { schedulingGates: null } });
 }
 
 function verdictOf(stdout: string): { decidedAt?: string; message?: string } {
