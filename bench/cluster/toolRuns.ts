@@ -121,7 +121,13 @@ export function observeTimings(runs: readonly (ToolExit & { decisiveAtMs: number
   return {
     verdictPrintedAfterDecisiveEvent: latencies(runs.flatMap((r) => (r.decisiveAtMs === undefined || r.lastStdoutAtMs === undefined ? [] : [r.lastStdoutAtMs - r.decisiveAtMs]))),
     startUp: latencies(runs.flatMap((r) => (r.observingAtMs === undefined ? [] : [r.observingAtMs - r.spawnedAtMs]))),
-    // The verdict's decidedAt (the engine's clock at the deciding step, ms) to observe's stdout: in
+    // The decisive event to the verdict's decidedAt (the engine's wall clock at the deciding step,
+    // ms): how long the engine took to see and judge it, apart from the client's share after it.
+    decidedAfterDecisiveEvent: latencies(runs.flatMap((r) => {
+      const decidedAt = decidedAtOf(r.stdout);
+      return decidedAt === undefined || r.decisiveAtMs === undefined ? [] : [decidedAt - (performance.timeOrigin + r.decisiveAtMs)];
+    })),
+    // The verdict's decidedAt to observe's stdout: in
     // service mode the record's compare-and-swap, the notice, the client's verification and the
     // print; in local mode the print alone.
     verdictPrintedAfterDecision: latencies(runs.flatMap((r) => {
