@@ -28,11 +28,12 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)
   --rounds R            rounds of each tool at each size (default 1)
+  --tools LIST          which tools, comma-separated (default helmWatcher,kubectlRolloutStatus,observeService,observeLocal)
   --timeout SEC         every tool's --timeout: what Helm and kubectl wait out on a failure (default 60)
   --arm-seconds A       after a round's pods exist, how long Helm and kubectl are given to be
                         watching before the gates are lifted (observe says when it is) (default 4)
@@ -43,6 +44,7 @@ const usage = `Usage: ./dev.sh bench concurrent [flags]
 const { values, wholeNumber, wholeNumbers } = parseClusterBenchArgs(usage, {
   sizes: { type: "string", default: "5,20,50" },
   rounds: { type: "string", default: "1" },
+  tools: { type: "string", default: "helmWatcher,kubectlRolloutStatus,observeService,observeLocal" },
   timeout: { type: "string", default: "60" },
   "arm-seconds": { type: "string", default: "4" },
   "client-qps": { type: "string", default: "200" },
@@ -54,8 +56,15 @@ const armMs = wholeNumber("arm-seconds") * 1000;
 const clientQps = wholeNumber("client-qps", 1);
 const log = (line: string) => process.stderr.write(`bench concurrent: ${line}\n`);
 
-const tools = ["helmWatcher", "kubectlRolloutStatus", "observeService", "observeLocal"] as const;
-type ToolName = (typeof tools)[number];
+const allTools = ["helmWatcher", "kubectlRolloutStatus", "observeService", "observeLocal"] as const;
+type ToolName = (typeof allTools)[number];
+const tools = values.tools.split(",").map((name) => {
+  if (!(allTools as readonly string[]).includes(name)) {
+    process.stderr.write(`--tools: ${name} is not one of ${allTools.join(", ")}\n\n${usage}`);
+    process.exit(2);
+  }
+  return name as ToolName;
+});
 /** The account (ServiceAccount and FlowSchemas) whose requests are the tool's. */
 const account: Record<ToolName, string> = { helmWatcher: "helm-watcher", kubectlRolloutStatus: "kubectl", observeService: "stagewatch", observeLocal: "observe-local" };
 const shortName: Record<ToolName, string> = { helmWatcher: "helm", kubectlRolloutStatus: "kubectl", observeService: "service", observeLocal: "local" };
@@ -289,7 +298,10 @@ try {
       releases: size,
       exits: count(exits.map((r) => `${r.release.failure ?? "healthy"}: exit ${r.code}`)),
       wrongAnswers: wrong.length,
-      wrong: wrong.map((r) => ({ release: r.release.name, failure: r.release.failure ?? "none", code: r.code, output: r.output.trim().split("\n").slice(-2).join(" | ") })),
+      wrong: wrong.map((r) => ({
+        release: r.release.name, failure: r.release.failure ?? "none", code: r.code,
+        said: tool.startsWith("observe") ? verdictMessageOf(r.stdout) : r.output.trim().split("\n").slice(-2).join(" | "),
+      })),
       undecided: exits.filter((r) => decisiveAt(r.release) === undefined).map((r) => r.release.name),
       exitAfterDecisiveEvent: {
         all: reaction(exits),
@@ -315,8 +327,10 @@ try {
     // The service opens an informer for a kind when a request first needs it and keeps it open:
     // one release with a Job before the rounds, so the rounds measure a running service (the
     // warm-up's lists and watches are reported apart, once).
-    log("observeService: warm-up, one release");
-    serviceWarmUp = await runRound("observeService", 1, -1);
+    if (tools.includes("observeService")) {
+      log("observeService: warm-up, one release");
+      serviceWarmUp = await runRound("observeService", 1, -1);
+    }
     for (const [s, size] of sizes.entries()) {
       for (let round = 0; round < rounds; round++) {
         const offset = (s + round) % tools.length;
