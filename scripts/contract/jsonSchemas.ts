@@ -70,6 +70,16 @@ export const contractSchemas = {
     schema: wire.ObservationEvent,
     description: "Any event on `<prefix>.events.<deployment>.<observationId>` (with a tenants file `<prefix>.events.<tenant>.<deployment>.<observationId>`, and `tenant` set), tagged by `type`.",
   },
+  ObservingLine: { schema: wire.ObservingLine, description: "The first line of `stagewatch observe --progress json`: the observation it follows, who decides it (`mode`) and whether the key was a replay." },
+  NoticeLine: {
+    schema: wire.NoticeLine,
+    description: "A sentence of `stagewatch observe` itself under `--progress json` (a verification notice, a warning of local mode's engine, the error that ended it), as the other progress modes print it without the `stagewatch: ` prefix.",
+  },
+  ProgressLine: {
+    schema: wire.ProgressLine,
+    description:
+      "One line of `stagewatch observe --progress json` on stderr, tagged by `type`: the observation's events as the service publishes them (`progress`, `stage`, `stalled`, and the `verdict` event last), `observing` first and `notice` lines of observe's own. Exit codes are those of the other progress modes.",
+  },
 } as const;
 
 export type ContractSchemaName = keyof typeof contractSchemas;
