@@ -62,7 +62,7 @@ export const contractSchemas = {
     schema: wire.ListReply,
     description: "The reply on `<prefix>.list`: the observations in progress the caller may see (its tenant's; every one to an admin or without a tenants file), oldest first, and the records the service could not read (shown to an admin only).",
   },
-  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed." },
+  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed, or its workload was scaled (its message then starts `scaled 2 -> 5`)." },
   StageEvent: { schema: wire.StageEvent, description: "The observation reached a stage." },
   StalledEvent: { schema: wire.StalledEvent, description: "A notice, never a failure: no resource changed state, reason or reading for `sinceSeconds`; names what the observation waits on." },
   VerdictEvent: { schema: wire.VerdictEvent, description: "The decided verdict: exactly one per observation, the last event of its subject." },
