@@ -75,9 +75,9 @@ function sameButWarning(previous: TrackedResource, next: TrackedResource): boole
 
 /**
  * A write that changes nothing is skipped, and the state kept. A progress event goes out when the
- * state or reason moves, when the workload was scaled, or when the newest warning's reason does; a warning repeating changes its
- * count in the state (what get and a timeout show) but publishes nothing: the same text again and
- * again is noise a subscriber pays for.
+ * state or reason moves, when the workload was scaled, or when the newest warning's reason does; a
+ * warning repeating changes its count in the state (what get and a timeout show) but publishes
+ * nothing: the same text again and again is noise a subscriber pays for.
  */
 function put(draft: Draft, key: string, next: TrackedResource): void {
   const previous = draft.state.resources.get(key);
