@@ -14,7 +14,8 @@ import { failingContainer } from "../evidence/failingContainer.js";
 import { maxMessageLength, pending, shownMessage, type ResourceReading } from "../rules/reading.js";
 import { isReasonShaped, shownReason, unreadableReason } from "./reasons.js";
 import { evaluateResource } from "../evaluation/registry.js";
-import { defaultFailOn, FailOnReason } from "./schemas.js";
+import { defaultFailOn } from "./schemas.js";
+import { FailOnReason } from "./failOn.js";
 import { withWarning } from "../rules/warnings.js";
 
 const defaults = new Set<string>(defaultFailOn);

@@ -17,6 +17,7 @@
 import { advanceStageBy, blockedStage, stageRank, stagesBetween } from "../contract/stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { withLoadBalancerChoice } from "./loadBalancerChoice.js";
+import { failureAtGraceEnd, withGrace } from "./reasonGrace.js";
 import { isTerminal, transition } from "../contract/outcome.js";
 import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "../rules/reading.js";
 import { compareWithHistory } from "../history/history.js";
@@ -58,7 +59,7 @@ function sameWarning({ warning: a }: ResourceReading, { warning: b }: ResourceRe
   return a.reason === b.reason && a.count === b.count && a.lastSeen === b.lastSeen && a.name === b.name && a.message === b.message;
 }
 
-/** Every field of TrackedResource but the reading's warning. */
+/** Every field of TrackedResource but the reading's warning (a clock by when it ends). */
 function sameButWarning(previous: TrackedResource, next: TrackedResource): boolean {
   return (
     previous.identity === next.identity &&
@@ -66,6 +67,7 @@ function sameButWarning(previous: TrackedResource, next: TrackedResource): boole
     previous.uid === next.uid &&
     previous.applied === next.applied &&
     previous.deletedAtMs === next.deletedAtMs &&
+    previous.clock?.endMs === next.clock?.endMs &&
     previous.reading.state === next.reading.state &&
     previous.reading.reason === next.reading.reason &&
     previous.reading.message === next.reading.message
@@ -180,27 +182,53 @@ function graceEnd(state: ObservationState, key: string, resource: TrackedResourc
   return state.deletionGraceEnds.get(key) ?? (absenceOf(resource) === "unseen" ? absenceGraceEnd(state) : undefined);
 }
 
-/** The earliest graceEnd of all resources, from the tally and the few deletions within their grace. */
+/** The earliest grace end of all resources: absence and deletion graces, and failOn reasons' (reasonGrace.ts). */
 function earliestGraceEnd(state: ObservationState): number | undefined {
   let earliest = state.tally.unseen > 0 ? absenceGraceEnd(state) : undefined;
-  for (const end of state.deletionGraceEnds.values()) if (earliest === undefined || end < earliest) earliest = end;
+  for (const ends of [state.deletionGraceEnds, state.reasonGraceEnds]) {
+    for (const end of ends.values()) if (earliest === undefined || end < earliest) earliest = end;
+  }
   return earliest;
 }
 
-/** Fails every resource whose grace ended by `nowMs`, earliest first, ties in request order. */
-function fireGraces(draft: Draft, nowMs: number): void {
-  const { deadlineMs, absentGraceMs } = draft.state;
-  const due = [...draft.state.resources]
-    .flatMap(([key, resource]) => {
-      const at = graceEnd(draft.state, key, resource);
-      return at !== undefined && at <= nowMs && at < deadlineMs ? [{ key, resource, at }] : [];
-    })
-    .toSorted((a, b) => a.at - b.at);
-  for (const { key, resource, at } of due) {
-    if (isTerminal(draft.state.outcome)) return;
+interface DueGrace {
+  readonly key: string;
+  readonly at: number;
+  /** The resource as the grace's end leaves it. */
+  readonly next: TrackedResource;
+}
+
+/** The graces of `resource` that ended by `nowMs`, before the budget: at most one of each kind. */
+function dueGraces(state: ObservationState, key: string, resource: TrackedResource, nowMs: number): DueGrace[] {
+  const due: DueGrace[] = [];
+  const isDue = (at: number | undefined): at is number => at !== undefined && at <= nowMs && at < state.deadlineMs;
+  const absentAt = graceEnd(state, key, resource);
+  if (isDue(absentAt)) {
     const message =
-      resource.deletedAtMs !== undefined ? "deleted before it settled" : `not found ${formatDuration(absentGraceMs)} after the caches synced`;
-    put(draft, key, { ...resource, applied: false, deletedAtMs: undefined, reading: failed(readingReasons.notFound, message) });
+      resource.deletedAtMs !== undefined ? "deleted before it settled" : `not found ${formatDuration(state.absentGraceMs)} after the caches synced`;
+    const reading = failed(readingReasons.notFound, message);
+    due.push({ key, at: absentAt, next: { ...resource, applied: false, deletedAtMs: undefined, clock: undefined, reading } });
+  }
+  const { clock } = resource;
+  if (clock !== undefined && isDue(clock.endMs)) {
+    // A warning silent by then is no failure: the resource stays pending with what it read.
+    const failure = failureAtGraceEnd(clock);
+    due.push({ key, at: clock.endMs, next: { ...resource, clock: undefined, reading: failure ?? resource.reading } });
+  }
+  return due;
+}
+
+/** Ends every grace due by `nowMs`, earliest first, ties in request order. */
+function fireGraces(draft: Draft, nowMs: number): void {
+  const due = [...draft.state.resources]
+    .flatMap(([key, resource]) => dueGraces(draft.state, key, resource, nowMs))
+    .toSorted((a, b) => a.at - b.at);
+  for (const { key, at, next } of due) {
+    if (isTerminal(draft.state.outcome)) return;
+    const current = draft.state.resources.get(key);
+    // A resource has one reading: the first grace to end on it decides, a later one finds it changed.
+    if (current?.reading.state !== "pending") continue;
+    put(draft, key, next);
     conclude(draft, at);
   }
 }
@@ -238,6 +266,7 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
     const resource = draft.state.resources.get(key);
     if (!resource || resource.reading.state === "settled") return;
     const requested = resource.identity.generation;
+    const graced = withGrace(withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress), resource.clock, draft.state.graces, nowMs);
     put(draft, key, {
       ...resource,
       uid: observed.uid,
@@ -245,7 +274,8 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
       // An object without metadata.generation (ConfigMap, Secret) has no spec version to wait for.
       applied: requested === undefined || observed.generation === undefined || observed.generation >= requested,
       deletedAtMs: undefined,
-      reading: withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress),
+      reading: graced.reading,
+      clock: graced.clock,
     });
   });
 }
@@ -264,6 +294,7 @@ export function recordDeletion(state: ObservationState, key: string, uid: string
       ...resource,
       applied: false,
       deletedAtMs: nowMs,
+      clock: undefined,
       reading: pending(readingReasons.deleted, `deleted; a re-create within ${grace} is followed`),
     });
   });
@@ -299,7 +330,7 @@ export function recordAccessProblem(state: ObservationState, key: string, proble
   return step(state, nowMs, (draft) => {
     const resource = draft.state.resources.get(key);
     if (!resource || resource.reading.state !== "pending") return;
-    put(draft, key, { ...resource, deletedAtMs: undefined, reading: failed(problem.reason, accessMessage(problem)) });
+    put(draft, key, { ...resource, deletedAtMs: undefined, clock: undefined, reading: failed(problem.reason, accessMessage(problem)) });
   });
 }
 
@@ -310,7 +341,7 @@ export function markCachesSynced(state: ObservationState, nowMs: number): Observ
   });
 }
 
-/** Time passed with no event: fires grace and budget timers. */
+/** Time passed with no event: fires grace (absence, deletion, failOn reasons) and budget timers. */
 export function advanceClock(state: ObservationState, nowMs: number): ObservationStep {
   return step(state, nowMs, () => undefined);
 }

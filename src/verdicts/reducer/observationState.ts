@@ -7,7 +7,8 @@
 // declared resources as with 10 rather than a copy of the map; every other field is replaced,
 // never written. A caller keeps only the state a step returns and never reads or steps one it has
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
-// The tally and the grace ends are kept in step with `resources` here, so no event has to count.
+// The tally and the grace ends (deletions', failOn reasons') are kept in step with `resources`
+// here, so no event has to count.
 import { clusterScopedKinds } from "../../kube/kindFacts.js";
 import { groupKind, identityKey } from "../contract/kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
@@ -27,6 +28,9 @@ import type {
   Stage,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
+import { failOnPolicy, type FailOnEntry, type FailOnPolicy } from "../contract/failOn.js";
+import { defaultFailOn } from "../contract/schemas.js";
+import type { ReasonClock } from "./reasonGrace.js";
 
 export interface TrackedResource {
   /** The declared identity, its namespace resolved (defaultNamespace, or none when cluster-scoped). */
@@ -40,6 +44,8 @@ export interface TrackedResource {
   /** Set by a delete event; a reading (a re-create) within the grace clears it. */
   readonly deletedAtMs?: number | undefined;
   readonly reading: ResourceReading;
+  /** A failOn reason within its grace (reasonGrace.ts); the reading is pending meanwhile. */
+  readonly clock?: ReasonClock | undefined;
 }
 
 export function factsOf(resource: TrackedResource): StageFacts {
@@ -89,7 +95,10 @@ export interface ObservationState {
   readonly key: string;
   readonly deployment: string;
   readonly required: Stage;
+  /** Every reason that is terminal, at once or after its grace: what the rules are given. */
   readonly failOn: ReadonlySet<string>;
+  /** Each failOn reason's grace in ms (0: at once), with the other word of the same fact (failOn.ts). */
+  readonly graces: FailOnPolicy;
   /** Whether a LoadBalancer Service waits for its address (loadBalancerChoice.ts). */
   readonly loadBalancerAddress: LoadBalancerAddress;
   readonly absentGraceMs: number;
@@ -105,6 +114,8 @@ export interface ObservationState {
    * deleted within the last grace (10 s by default), so finding the earliest end scans a handful.
    */
   readonly deletionGraceEnds: ReadonlyMap<string, number>;
+  /** When each failOn reason within its grace ends, by identity key: one a resource whose reading it holds back. */
+  readonly reasonGraceEnds: ReadonlyMap<string, number>;
   /** Never goes back: a stage once reached was reached. */
   readonly reached: ReachedStage;
   readonly outcome: Outcome;
@@ -185,6 +196,8 @@ export interface StartObservationInput {
   readonly tenant?: string | undefined;
   /** The deployment's history as the observation begins; none for a deployment never observed. */
   readonly outlook?: HistoryOutlook | undefined;
+  /** The failOn of a request that names none: the service's (serve --fail-on), else defaultFailOn. */
+  readonly defaultFailOn?: readonly FailOnEntry[] | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -193,6 +206,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
   const { request } = input;
   const identities = resolveNamespaces(request, input.isClusterScoped);
   if (!identities.ok) return identities;
+  const graces = failOnPolicy(request.failOn ?? input.defaultFailOn ?? defaultFailOn);
   const resources = new Map<string, TrackedResource>(
     identities.value.map((identity) => [
       identityKey(identity),
@@ -204,12 +218,14 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
     value: {
       tally: [...resources.values()].reduce((tally, resource) => addToTally(tally, resource, 1), emptyTally),
       deletionGraceEnds: new Map(),
+      reasonGraceEnds: new Map(),
       observationId: input.observationId,
       ...(input.tenant !== undefined && { tenant: input.tenant }),
       key: request.key,
       deployment: request.deployment,
       required: request.require,
-      failOn: new Set(request.failOn),
+      failOn: new Set(graces.keys()),
+      graces,
       loadBalancerAddress: request.loadBalancerAddress ?? "wait",
       absentGraceMs: request.absentGraceSeconds * 1000,
       startedAtMs: input.startedAtMs,
@@ -235,5 +251,8 @@ export function replaceResource(state: ObservationState, key: string, next: Trac
   const deletedAtMs = absenceOf(next) === "deleted" ? next.deletedAtMs : undefined;
   if (deletedAtMs === undefined) graceEnds.delete(key);
   else graceEnds.set(key, deletedAtMs + state.absentGraceMs);
+  const reasonEnds = state.reasonGraceEnds as Map<string, number>;
+  if (next.clock === undefined) reasonEnds.delete(key);
+  else reasonEnds.set(key, next.clock.endMs);
   return { ...state, tally: addToTally(addToTally(state.tally, previous, -1), next, 1) };
 }

@@ -19,6 +19,27 @@ export interface ResourceReading {
   readonly warning?: ResourceWarning;
   /** Settled workloads: the image digests their ready pods run (readyImages.ts). */
   readonly images?: readonly string[];
+  /** A failure by a failOn reason: where and since when it holds, for the reason's grace (reducer/reasonGrace.ts). */
+  readonly held?: HeldEvidence;
+}
+
+/**
+ * The evidence a grace is measured on. Rules write it with the failure, since only they read the
+ * object the reason holds on; the reducer decides with it and never shows it.
+ */
+export interface HeldEvidence {
+  /** The object the reason holds on: `Pod api-7f9c-x2`, `ReplicaSet api-7f9c`. A reason held on another object starts a new clock. */
+  readonly about: string;
+  /**
+   * When it began to hold, by the cluster's own word: the pod condition the problem keeps False
+   * (its lastTransitionTime), which a pod that recovers turns True and a new crash turns False
+   * again. Undefined where the cluster writes none: the observation's first sight of it counts.
+   */
+  readonly sinceMs?: number | undefined;
+  /** A container's restarts so far. */
+  readonly restarts?: number | undefined;
+  /** A Warning event's last repeat: it holds only while it repeats within the grace. */
+  readonly lastSeenMs?: number | undefined;
 }
 
 /** The message as a verdict shows it: the reading's own, then the warning. */
@@ -93,6 +114,6 @@ export function settled(message: string): ResourceReading {
   return { state: "settled", message: clean(message) };
 }
 
-export function failed(reason: string, message: string): ResourceReading {
-  return { state: "failed", reason: shownReason(reason), message: clean(message) };
+export function failed(reason: string, message: string, held?: HeldEvidence): ResourceReading {
+  return { state: "failed", reason: shownReason(reason), message: clean(message), ...(held && { held }) };
 }

@@ -3,10 +3,10 @@
 // pending with the first pod problem attached so a person sees why.
 import type { KubeObject } from "../../kube/objects.js";
 import { ownedBy } from "../../ownership/index.js";
-import { failed, pending, readingReasons, settled, type ResourceReading } from "./reading.js";
+import { pending, readingReasons, settled, type ResourceReading } from "./reading.js";
 import { joinParts } from "../text/text.js";
 import type { OwnedObjects } from "./input.js";
-import { describePodProblem, problemsOf, type PodProblem } from "./podProblems.js";
+import { describePodProblem, problemFailure, problemsOf, type PodProblem } from "./podProblems.js";
 
 export interface WorkloadProgress {
   /** `1/3 replicas ready, 3 updated`. */
@@ -27,7 +27,7 @@ export function problemsOwnedBy(owner: KubeObject | undefined, owned: OwnedObjec
 
 export function judgeWorkload({ summary, complete, problems, failOn, blockers = [] }: WorkloadProgress): ResourceReading {
   const terminal = problems.find((problem) => failOn.has(problem.reason));
-  if (terminal) return failed(terminal.reason, joinParts(summary, describePodProblem(terminal)));
+  if (terminal) return problemFailure(summary, terminal);
   if (complete) return settled(summary);
   const [problem] = problems;
   const reason = blockers[0]?.reason ?? problem?.reason;
