@@ -87,10 +87,11 @@ export function podProblems(pod: Pod): PodProblem[] {
 
 /** The failure a failOn reason makes of a problem, with where and since when it holds (for its grace). */
 export function problemFailure(summary: string, problem: PodProblem): ResourceReading {
+  const { sinceMs, restarts } = problem;
   return failed(problem.reason, joinParts(summary, describePodProblem(problem)), {
     about: `Pod ${problem.pod}`,
-    sinceMs: problem.sinceMs,
-    restarts: problem.restarts,
+    ...(sinceMs !== undefined && { sinceMs }),
+    ...(restarts !== undefined && { restarts }),
   });
 }
 
