@@ -17,7 +17,7 @@
 import { advanceStageBy, blockedStage, stageRank, stagesBetween } from "../contract/stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { withLoadBalancerChoice } from "./loadBalancerChoice.js";
-import { failureAtGraceEnd, withGrace } from "./reasonGrace.js";
+import { readingAtGraceEnd, withGrace } from "./reasonGrace.js";
 import { isTerminal, transition } from "../contract/outcome.js";
 import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "../rules/reading.js";
 import { compareWithHistory } from "../history/history.js";
@@ -211,9 +211,7 @@ function dueGraces(state: ObservationState, key: string, resource: TrackedResour
   }
   const { clock } = resource;
   if (clock !== undefined && isDue(clock.endMs)) {
-    // A warning silent by then is no failure: the resource stays pending with what it read.
-    const failure = failureAtGraceEnd(clock);
-    due.push({ key, at: clock.endMs, next: { ...resource, clock: undefined, reading: failure ?? resource.reading } });
+    due.push({ key, at: clock.endMs, next: { ...resource, clock: undefined, reading: readingAtGraceEnd(clock) } });
   }
   return due;
 }

@@ -56,12 +56,12 @@ export function withGrace(reading: ResourceReading, previous: ReasonClock | unde
 }
 
 /**
- * The failure at the clock's end, or undefined when the reason stopped holding by then (a warning
- * that went silent for longer than its grace): the resource stays pending with what it last read.
+ * The reading at the clock's end: the failure, or, for a warning that stopped repeating by then,
+ * the pending reading saying so (it was seen once and not again since the clock started).
  */
-export function failureAtGraceEnd(clock: ReasonClock): ResourceReading | undefined {
+export function readingAtGraceEnd(clock: ReasonClock): ResourceReading {
   const lastSeenMs = clock.failure.held?.lastSeenMs;
-  if (lastSeenMs !== undefined && clock.endMs - lastSeenMs > clock.graceMs) return undefined;
+  if (lastSeenMs !== undefined && clock.endMs - lastSeenMs >= clock.graceMs) return quiet(clock.failure, clock.reason, clock.endMs - lastSeenMs);
   return graceOver(clock);
 }
 
