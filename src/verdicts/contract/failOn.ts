@@ -76,3 +76,24 @@ export function repeatedReasons(entries: readonly FailOnEntry[]): { index: numbe
     return earlier === undefined ? [] : [{ index, message: `names ${reason} again, as failOn[${earlier}] does: one grace a reason` }];
   });
 }
+
+/**
+ * What a request may not do to the service's failOn (serve --fail-on): drop a reason it names, or
+ * give one a longer grace. Tightening is free (more reasons, shorter graces), so a team can fail
+ * faster than the operator asks, never slower: the operator's list is what keeps a crash loop from
+ * holding a shared service's observation for its whole budget.
+ */
+export function loosenedIssues(requested: readonly FailOnEntry[], service: readonly FailOnEntry[]): { path: string; message: string }[] {
+  const asked = new Map(requested.map((entry, index) => [gracedReason(entry).reason, { index, graceSeconds: gracedReason(entry).graceSeconds }]));
+  return service.flatMap((entry) => {
+    const { reason, graceSeconds } = gracedReason(entry);
+    const limit = `the service's failOn has ${failOnText(entry)} (serve --fail-on); a request may shorten a grace or add reasons, not loosen them`;
+    const found = asked.get(reason);
+    if (found === undefined) return [{ path: "failOn", message: `must name ${reason}: ${limit}` }];
+    if (found.graceSeconds > graceSeconds) {
+      const path = typeof requested[found.index] === "string" ? `failOn[${found.index}]` : `failOn[${found.index}].graceSeconds`;
+      return [{ path, message: `at most ${graceSeconds} seconds for ${reason}: ${limit}` }];
+    }
+    return [];
+  });
+}

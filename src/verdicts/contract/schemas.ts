@@ -21,7 +21,7 @@ export type ResourceState = z.infer<typeof ResourceState>;
 
 export const maxResources = 1000;
 export const maxBodyBytes = 1024 * 1024;
-export const defaultFailOn = ["ImagePullBackOff", "InvalidImageName"] as const;
+export { defaultFailOn } from "./reasonTable.js";
 export const defaultAbsentGraceSeconds = 10;
 /**
  * Two minutes without a change of state, reason or reading: longer than a slow image pull's

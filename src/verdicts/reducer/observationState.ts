@@ -28,7 +28,7 @@ import type {
   Stage,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
-import { failOnPolicy, type FailOnEntry, type FailOnPolicy } from "../contract/failOn.js";
+import { failOnPolicy, type FailOnPolicy } from "../contract/failOn.js";
 import { defaultFailOn } from "../contract/schemas.js";
 import type { ReasonClock } from "./reasonGrace.js";
 
@@ -196,8 +196,6 @@ export interface StartObservationInput {
   readonly tenant?: string | undefined;
   /** The deployment's history as the observation begins; none for a deployment never observed. */
   readonly outlook?: HistoryOutlook | undefined;
-  /** The failOn of a request that names none: the service's (serve --fail-on), else defaultFailOn. */
-  readonly defaultFailOn?: readonly FailOnEntry[] | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -206,7 +204,8 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
   const { request } = input;
   const identities = resolveNamespaces(request, input.isClusterScoped);
   if (!identities.ok) return identities;
-  const graces = failOnPolicy(request.failOn ?? input.defaultFailOn ?? defaultFailOn);
+  // The service writes its own default (serve --fail-on) into the request it accepts and records.
+  const graces = failOnPolicy(request.failOn ?? defaultFailOn);
   const resources = new Map<string, TrackedResource>(
     identities.value.map((identity) => [
       identityKey(identity),
