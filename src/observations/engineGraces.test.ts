@@ -161,3 +161,47 @@ describe("a Warning event's grace", () => {
     expect(h.events.verdict(id)).toMatchObject({ outcome: "timed_out" });
   });
 });
+
+describe("the service's failOn (serve --fail-on)", () => {
+  const serviceFailOn = ["ImagePullBackOff", { reason: "CrashLoopBackOff", graceSeconds: 120 }] as const;
+
+  it("is the failOn of a request that names none, kept in the record an adopter reads", async () => {
+    const h = engineHarness({ failOn: serviceFailOn });
+    const id = await observe(h, undefined);
+    expect((await h.records.getRecord(id))?.record.request.failOn).toEqual(serviceFailOn);
+    await put(h, crashLooping(3, 0));
+    await h.advance(120_000);
+    expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "CrashLoopBackOff" }, decidedAt: "2026-11-29T10:02:00.000Z" });
+  });
+
+  it("may be tightened by a request: more reasons, a shorter grace", async () => {
+    const h = engineHarness({ failOn: serviceFailOn });
+    const result = await h.observe(observationRequest({ failOn: ["ImagePullBackOff", "InvalidImageName", { reason: "CrashLoopBackOff", graceSeconds: 30 }] }));
+    expect(result).toMatchObject({ ok: true });
+  });
+
+  it("may not be loosened: a reason left out or a longer grace is refused, naming the field", async () => {
+    const h = engineHarness({ failOn: serviceFailOn });
+    const result = await h.observe(observationRequest({ failOn: [{ reason: "CrashLoopBackOff", graceSeconds: 600 }] }));
+    expect(result).toEqual({
+      ok: false,
+      code: "invalid_request",
+      message: "failOn looser than the service allows",
+      issues: [
+        { path: "failOn", message: "must name ImagePullBackOff: the service's failOn has ImagePullBackOff (serve --fail-on); a request may shorten a grace or add reasons, not loosen them" },
+        {
+          path: "failOn[0].graceSeconds",
+          message: "at most 120 seconds for CrashLoopBackOff: the service's failOn has CrashLoopBackOff:2m0s (serve --fail-on); a request may shorten a grace or add reasons, not loosen them",
+        },
+      ],
+    });
+  });
+
+  it("without serve --fail-on, a request replaces the built-in default freely, as before graces", async () => {
+    const h = engineHarness();
+    const id = await observe(h, []);
+    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: current, phase: "Pending", containers: [waiting("api", "ImagePullBackOff", "Back-off pulling image")], since: at(0) }));
+    await h.advance(1_000);
+    expect((await h.engine.get(id))!.outcome).toBe("in_progress");
+  });
+});

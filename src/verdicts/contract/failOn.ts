@@ -19,7 +19,7 @@ export const maxGraceSeconds = 24 * 3600;
 export const GracedReason = z.strictObject({
   reason: FailOnReason,
   /** How long the reason must hold, continuously on the same object, before it is terminal (0: at once). */
-  graceSeconds: z.int("must be a whole number of seconds").nonnegative().max(maxGraceSeconds, "at most 24 hours"),
+  graceSeconds: z.int("must be a whole number of seconds").nonnegative("must be 0 (at once) or more").max(maxGraceSeconds, "at most 24 hours"),
 });
 export type GracedReason = z.infer<typeof GracedReason>;
 
