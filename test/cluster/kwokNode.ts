@@ -21,7 +21,7 @@ export function kwokNode(name: string, options: { cpu?: string; taints?: readonl
         type: "kwok",
       },
     },
-    ...(options.taints && { spec: { taints: options.taints } }),
+    ...(options.taints && { spec: { taints: [...options.taints] } }),
     status: { allocatable: resources, capacity: resources },
   };
 }

@@ -142,7 +142,7 @@ describe("a crash loop, CrashLoopBackOff:30s", () => {
     expect(first).toMatchObject({ state: "pending", message: expect.stringMatching(/^CrashLoopBackOff for \d+s of 30s \(restarts 1\); /) });
     await kubeletWrites(pod, running("flaky", 1, false), loopBegan);
     await kubeletWrites(pod, backingOff("flaky", 2), loopBegan);
-    await nextReading(progress, (reading) => reading.reason === "CrashLoopBackOff" && reading.message.includes("(restarts 2)"));
+    await nextReading(progress, (reading) => reading.reason === "CrashLoopBackOff" && reading.message?.includes("(restarts 2)") === true);
     await kubeletWrites(pod, running("flaky", 2, true), undefined);
 
     expect(await run.verdict).toMatchObject({ outcome: "succeeded" });
@@ -187,7 +187,7 @@ describe("a ResourceQuota too small for the Deployment, FailedCreate:20s", () =>
   });
 
   const refused = (name: string) => deployment({ namespace: quotaNamespace, name, replicas: 1, cpu: "2" });
-  const withinGrace = (reading: ResourceVerdict) => reading.state === "pending" && reading.message.startsWith("FailedCreate for ");
+  const withinGrace = (reading: ResourceVerdict) => reading.state === "pending" && reading.message?.startsWith("FailedCreate for ") === true;
 
   it("fails once the refusal has kept repeating for the grace", async () => {
     const api = refused("api");
