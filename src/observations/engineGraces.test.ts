@@ -113,11 +113,13 @@ describe("a failOn reason with a grace", () => {
     expect(h.events.verdict(id)).toMatchObject({ outcome: "succeeded" });
   });
 
-  it("keeps a plain reason terminal at once beside graced ones", async () => {
+  it("keeps a plain reason terminal at once beside graced ones, even on a pod that sorts after a crash-looping one", async () => {
     const h = engineHarness();
     const id = await observe(h, crashLoopFor2m);
-    await put(h, pod({ name: "api-7f9c6d8b5-x2k8p", owner: current, phase: "Pending", containers: [waiting("api", "ImagePullBackOff", "Back-off pulling image")], since: at(0) }));
+    const pulling = pod({ name: "api-7f9c6d8b5-z9q4w", owner: current, phase: "Pending", containers: [waiting("api", "ImagePullBackOff", "Back-off pulling image")], since: at(0) });
+    await put(h, crashLooping(2, 0), pulling);
     expect(h.events.verdict(id)).toMatchObject({ outcome: "failed", failure: { reason: "ImagePullBackOff" }, decidedAt: "2026-11-29T10:00:00.000Z" });
+    expect(h.events.verdict(id).failure?.message).toContain("pod api-7f9c6d8b5-z9q4w container api: ImagePullBackOff");
   });
 
   it("FailedScheduling's grace holds on the pod's PodScheduled=False/Unschedulable, which the scheduler writes beside the event", async () => {

@@ -212,6 +212,7 @@ export class ObservationDriver {
         ...(owned && { owned }),
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
+        graced: live.state.graced,
         healthChecks: this.settings.healthChecks,
       });
       const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);

@@ -99,6 +99,8 @@ export interface ObservationState {
   readonly failOn: ReadonlySet<string>;
   /** Each failOn reason's grace in ms (0: at once), with the other word of the same fact (failOn.ts). */
   readonly graces: FailOnPolicy;
+  /** The failOn reasons with a grace, for the rules (RuleInput.graced). */
+  readonly graced: ReadonlySet<string>;
   /** Whether a LoadBalancer Service waits for its address (loadBalancerChoice.ts). */
   readonly loadBalancerAddress: LoadBalancerAddress;
   readonly absentGraceMs: number;
@@ -225,6 +227,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       required: request.require,
       failOn: new Set(graces.keys()),
       graces,
+      graced: new Set([...graces].flatMap(([reason, ms]) => (ms > 0 ? [reason] : []))),
       loadBalancerAddress: request.loadBalancerAddress ?? "wait",
       absentGraceMs: request.absentGraceSeconds * 1000,
       startedAtMs: input.startedAtMs,

@@ -30,7 +30,7 @@ function blockersOf(deployment: Deployment): { reason: string; message: string }
   return blockers;
 }
 
-export function settleDeployment({ object, owned, failOn }: RuleInput): ResourceReading {
+export function settleDeployment({ object, owned, failOn, graced }: RuleInput): ResourceReading {
   const deployment = object as Deployment;
   const status = deployment.status;
   if (status?.observedGeneration === undefined) return awaitingController("Deployment");
@@ -60,6 +60,7 @@ export function settleDeployment({ object, owned, failOn }: RuleInput): Resource
       !deployment.spec?.paused && updated === desired && old === 0 && terminating === 0 && available === desired && ready === desired,
     problems: problemsOwnedBy(currentReplicaSet(deployment, owned.replicaSets), owned),
     failOn,
+    graced,
     blockers,
   });
 }

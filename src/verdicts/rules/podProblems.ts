@@ -85,6 +85,16 @@ export function podProblems(pod: Pod): PodProblem[] {
   return problems;
 }
 
+/**
+ * The problem that fails its resource: one terminal at once before one with a grace, which the
+ * reducer holds pending (a pod in ImagePullBackOff fails a rollout now, whatever its neighbour's
+ * crash loop's grace), else the first in order.
+ */
+export function terminalProblem(problems: readonly PodProblem[], failOn: ReadonlySet<string>, graced: ReadonlySet<string> | undefined): PodProblem | undefined {
+  const terminal = problems.filter((problem) => failOn.has(problem.reason));
+  return terminal.find((problem) => !graced?.has(problem.reason)) ?? terminal[0];
+}
+
 /** The failure a failOn reason makes of a problem, with where and since when it holds (for its grace). */
 export function problemFailure(summary: string, problem: PodProblem): ResourceReading {
   const { sinceMs, restarts } = problem;
