@@ -213,6 +213,7 @@ export class ObservationDriver {
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
         graced: live.state.graced,
+        scaled: resource.scaled,
         healthChecks: this.settings.healthChecks,
       });
       const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);

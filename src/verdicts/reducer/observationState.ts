@@ -13,7 +13,7 @@ import { clusterScopedKinds } from "../../kube/kindFacts.js";
 import { groupKind, identityKey } from "../contract/kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { isBootstrapJob } from "./bootstrap.js";
-import { pending, shownMessage, type ResourceReading } from "../rules/reading.js";
+import { pending, shownMessage, type ResourceReading, type ScaleChange } from "../rules/reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "../contract/stages.js";
 import type {
   Failure,
@@ -46,6 +46,10 @@ export interface TrackedResource {
   readonly reading: ResourceReading;
   /** A failOn reason within its grace (reasonGrace.ts); the reading is pending meanwhile. */
   readonly clock?: ReasonClock | undefined;
+  /** The replica count its controller last reconciled to, as read (`ResourceReading.replicas`); kept through readings without one. */
+  readonly replicas?: number | undefined;
+  /** The newest change of `replicas` during the observation: given to the rule, and said in the reading's message. */
+  readonly scaled?: ScaleChange | undefined;
 }
 
 export function factsOf(resource: TrackedResource): StageFacts {
