@@ -28,7 +28,7 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, verdictOutcomeOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)
@@ -331,6 +331,7 @@ try {
       wrongAnswers: wrong.length,
       wrong: wrong.map((r) => ({
         release: r.release.name, failure: r.release.failure ?? "none", code: r.code,
+        ...(tool.startsWith("observe") && { outcome: verdictOutcomeOf(r.stdout) }),
         said: tool.startsWith("observe") ? verdictMessageOf(r.stdout) : r.output.trim().split("\n").slice(-2).join(" | "),
       })),
       undecided: exits.filter((r) => decisiveAt(r.release) === undefined).map((r) => r.release.name),
@@ -346,7 +347,7 @@ try {
         code: r.code,
         exitAfterDecisiveEventMs: decisiveAt(r.release) === undefined ? null : Math.round((r.exitAtMs - decisiveAt(r.release)!) * 10) / 10,
         ...(r.observingAtMs !== undefined && { startUpMs: Math.round(r.observingAtMs - r.spawnedAtMs) }),
-        ...(tool.startsWith("observe") && { said: verdictMessageOf(r.stdout) }),
+        ...(tool.startsWith("observe") && { outcome: verdictOutcomeOf(r.stdout), said: verdictMessageOf(r.stdout) }),
       })),
       ...(tool.startsWith("observe") && observeTimings(exits.map((r) => ({ ...r, decisiveAtMs: decisiveAt(r.release) })))),
       apiRequestsPerRelease: Math.round((sum(requests) / size) * 10) / 10,
