@@ -2,6 +2,7 @@
 // the TypeScript types are inferred from them. Objects are strict: a misspelt field
 // ("timeoutSecond") is an error naming it, not a silently ignored budget.
 import { z } from "zod";
+import { FailOnEntry, FailOnReason, repeatedReasons } from "./failOn.js";
 
 /**
  * `verified` is opt-in and comes after `healthy`: the new revision's pods held for a soak window
@@ -27,7 +28,7 @@ export type ResourceState = z.infer<typeof ResourceState>;
 
 export const maxResources = 1000;
 export const maxBodyBytes = 1024 * 1024;
-export const defaultFailOn = ["ImagePullBackOff", "InvalidImageName"] as const;
+export { defaultFailOn } from "./reasonTable.js";
 export const defaultAbsentGraceSeconds = 10;
 /**
  * Two minutes without a change of state, reason or reading: longer than a slow image pull's
@@ -92,12 +93,6 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
     ctx.addIssue({ code: "custom", message: `must be one of ${stages.join(", ")}` });
   }
 }) as unknown as typeof Stage;
-
-/** A reason a request can name in failOn: what controllers write in a condition's reason (metav1.Condition's pattern, with dots). */
-export const FailOnReason = z
-  .string()
-  .max(128, "at most 128 characters")
-  .regex(/^[A-Za-z]([A-Za-z0-9_.,:-]*[A-Za-z0-9_])?$/, "must be a reason as controllers write it: a letter, then letters, digits, '_', '.', ',', ':' or '-' (e.g. 'ImagePullBackOff', 'ACK.Terminal')");
 
 /**
  * Warning event reasons that fail the verification window by default: the kubelet's crash
@@ -189,10 +184,12 @@ export const ObservationRequest = z
     logs: z.boolean().optional(),
     /**
      * Waiting reasons (pods), the reasons of conditions and phases speaking against a custom resource,
-     * and Warning event reasons that fail at once. Reasons as controllers write them: CamelCase words,
-     * with the '.', ':', '_' and '-' some use (`ACK.Terminal`).
+     * and Warning event reasons that are terminal: a plain reason at once, `{reason, graceSeconds}`
+     * once it has held that long on the same object. Reasons as controllers write them: CamelCase
+     * words, with the '.', ':', '_' and '-' some use (`ACK.Terminal`). Left out: the service's
+     * default (`stagewatch reasons` prints it).
      */
-    failOn: z.array(FailOnReason).max(64).default([...defaultFailOn]),
+    failOn: z.array(FailOnEntry).max(64).optional(),
     /** With `require: verified` (and only then): the soak window after `healthy`. */
     verify: VerifySettings.optional(),
     /**
@@ -226,6 +223,7 @@ export const ObservationRequest = z
         message: "must be shorter than timeoutSeconds: the window counts inside the budget, after healthy",
       });
     }
+    for (const { index, message } of repeatedReasons(request.failOn ?? [])) ctx.addIssue({ code: "custom", path: ["failOn", index], message });
   });
 export type ObservationRequest = z.infer<typeof ObservationRequest>;
 /** What a client writes: defaults (absentGraceSeconds, failOn) may be left out. */
