@@ -84,13 +84,23 @@ export const contractSchemas = {
     schema: wire.ListReply,
     description: "The reply on `<prefix>.list`: the observations in progress the caller may see (its tenant's; every one to an admin or without a tenants file), oldest first, and the records the service could not read (shown to an admin only).",
   },
-  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed." },
+  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed, or its workload was scaled (its message then starts `scaled 2 -> 5`)." },
   StageEvent: { schema: wire.StageEvent, description: "The observation reached a stage." },
   StalledEvent: { schema: wire.StalledEvent, description: "A notice, never a failure: no resource changed state, reason or reading for `sinceSeconds`; names what the observation waits on." },
   VerdictEvent: { schema: wire.VerdictEvent, description: "The decided verdict: exactly one per observation, the last event of its subject." },
   ObservationEvent: {
     schema: wire.ObservationEvent,
     description: "Any event on `<prefix>.events.<deployment>.<observationId>` (with a tenants file `<prefix>.events.<tenant>.<deployment>.<observationId>`, and `tenant` set), tagged by `type`.",
+  },
+  ObservingLine: { schema: wire.ObservingLine, description: "The first line of `stagewatch observe --progress json`: the observation it follows, who decides it (`mode`) and whether the key was a replay." },
+  NoticeLine: {
+    schema: wire.NoticeLine,
+    description: "A sentence of `stagewatch observe` itself under `--progress json` (a verification notice, a warning of local mode's engine, the error that ended it), as the other progress modes print it without the `stagewatch: ` prefix.",
+  },
+  ProgressLine: {
+    schema: wire.ProgressLine,
+    description:
+      "One line of `stagewatch observe --progress json` on stderr, tagged by `type`: the observation's events as the service publishes them (`progress`, `stage`, `stalled`, and the `verdict` event last), `observing` first and `notice` lines of observe's own. Exit codes are those of the other progress modes.",
   },
 } as const;
 

@@ -212,6 +212,7 @@ export class ObservationDriver {
         ...(owned && { owned }),
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
+        scaled: resource.scaled,
         healthChecks: this.settings.healthChecks,
       });
       const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { output, runStagewatch } from "./support/cli.ts";
+import { progressLines } from "./support/progressLines.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, job, type Declared } from "./support/manifests.ts";
 import { clusterLogs, writeCriLog } from "../cluster/kwok-logs.ts";
@@ -107,6 +108,25 @@ describe("stagewatch observe against stagewatch serve", () => {
       message: "deployment api reached healthy: 1 resource settled",
     });
     expect(result.stderr).toMatch(new RegExp(`^observing 1 resources? as ${verdict.observationId}\n`));
+  });
+
+  it("--progress json: every stderr line a ProgressLine of schema/, the service's signed events to the verdict event; stdout and exit code as ever", async () => {
+    const config = configMap(namespace, "feed-config");
+    const feed = deployment({ namespace, name: "feed", replicas: 2 });
+    await apply(kc, config.manifest, feed.manifest);
+
+    const result = await observe(["-f", manifestDir("feed", config, feed), "--deployment", "feed", "--timeout", "2m", "--progress", "json"]);
+
+    expect(result.status, output(result)).toBe(0);
+    expect(result.stdout).toBe("deployment feed reached healthy: 2 resources settled\n");
+    const lines = progressLines(result.stderr);
+    expect(lines[0]).toMatchObject({ type: "observing", deployment: "feed", mode: "service", replay: false, resources: 2 });
+    const events = lines.filter((line) => line.type !== "observing" && line.type !== "notice");
+    expect(events.flatMap((event) => (event.type === "stage" ? [event.stage] : []))).toEqual(["applied", "bootstrapped", "healthy"]);
+    expect(events.at(-1)).toMatchObject({ type: "verdict", verdict: { outcome: "succeeded", reached: "healthy" } });
+    for (const event of events) {
+      expect(event).toMatchObject({ observationId: (lines[0] as { observationId: string }).observationId, signature: { key: expect.any(String) } });
+    }
   });
 
   it("manifests without a namespace are observed in --namespace; a retry with the same --key follows the same observation", async () => {

@@ -14,6 +14,7 @@ import { attestationEnvelope, serviceSigner } from "../../src/signing/index.ts";
 import { newKey, oldKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
 import { CancelRequest, GetRequest, KeysReply, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
+import { jsonProgress } from "../../src/cli/views/jsonProgress.ts";
 import { observation } from "../fixtures/observation.ts";
 import { succeededVerdict } from "../fixtures/verdicts.ts";
 import { specExampleRequest } from "../fixtures/observation.js";
@@ -138,6 +139,22 @@ describe("the JSON Schemas validate what the code sends and refuse what it refus
     expect(validate("VerdictPredicate", statement.predicate)).toEqual([]);
     expect(validate("VerdictStatement", { ...statement, subject: [] })).not.toEqual([]);
     expect(validate("VerdictAttestation", { sig: "AAAA" })).not.toEqual([]);
+  });
+
+  test("observe --progress json: the lines its writer writes, and nothing else", () => {
+    const verdict = serviceSigner(newKey).sign(toVerdict(observation()));
+    const base = { observationId: verdict.observationId, deployment: verdict.deployment };
+    let out = "";
+    const progress = jsonProgress((text) => (out += text), { now: () => Date.parse("2026-11-29T10:00:05Z") });
+    progress.observing({ ...base, mode: "local", replay: false, resources: 2 });
+    progress.view.event({ type: "stage", ...base, at: "2026-11-29T10:00:05Z", stage: "applied" });
+    progress.notices.write("stagewatch: decided in this process (local mode: no NATS configured)\n");
+    progress.view.finish(verdict);
+    const lines = out.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual(["observing", "stage", "notice", "verdict"]);
+    for (const line of lines) expect(validate("ProgressLine", line)).toEqual([]);
+    expect(validate("ProgressLine", { type: "observing", ...base, at: "2026-11-29T10:00:05Z", mode: "cluster", replay: false, resources: 2 })).not.toEqual([]);
+    expect(validate("ProgressLine", { type: "notice", at: "2026-11-29T10:00:05Z" })).not.toEqual([]);
   });
 
   test("the keys a service answers with on <prefix>.keys: its own and a rotation's previous one, or none", () => {

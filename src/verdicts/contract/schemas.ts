@@ -400,6 +400,36 @@ export type StalledEvent = z.infer<typeof StalledEvent>;
 export type VerdictEvent = z.infer<typeof VerdictEvent>;
 export type ObservationEvent = z.infer<typeof ObservationEvent>;
 
+// `stagewatch observe --progress json`: what a CI system or an agent parses instead of reading. Every
+// line observe writes on stderr is one of these, one JSON object a line: the observation's events as
+// the service publishes them (or local mode's engine would), ending with the verdict event, beside
+// two lines of observe's own: where it started, and its notices (what the other progress modes write
+// as text: a verification notice, a warning of local mode's engine, the error that ended it).
+/** Who decides an `observe`: the shared service over NATS, or the same engine in observe's own process. */
+export const ObservationMode = z.enum(["local", "service"]);
+export type ObservationMode = z.infer<typeof ObservationMode>;
+export const ObservingLine = z.object({
+  type: z.literal("observing"),
+  observationId: z.string(),
+  deployment: z.string(),
+  at: z.string(),
+  mode: ObservationMode,
+  /** The key was seen before with the same content: this follows that observation. */
+  replay: z.boolean(),
+  /** How many resources the request declared. */
+  resources: z.int().nonnegative(),
+});
+export const NoticeLine = z.object({
+  type: z.literal("notice"),
+  at: z.string(),
+  /** The sentence the plain view prints, without its `stagewatch: ` prefix. */
+  message: z.string(),
+});
+export const ProgressLine = z.discriminatedUnion("type", [ProgressEvent, StageEvent, StalledEvent, VerdictEvent, ObservingLine, NoticeLine]);
+export type ObservingLine = z.infer<typeof ObservingLine>;
+export type NoticeLine = z.infer<typeof NoticeLine>;
+export type ProgressLine = z.infer<typeof ProgressLine>;
+
 export const CancelRequest = z.strictObject({
   observationId: ObservationId,
   reason: z.string().max(1024).optional(),

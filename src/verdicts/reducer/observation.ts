@@ -66,6 +66,7 @@ function sameButWarning(previous: TrackedResource, next: TrackedResource): boole
     previous.uid === next.uid &&
     previous.applied === next.applied &&
     previous.deletedAtMs === next.deletedAtMs &&
+    previous.scaled === next.scaled &&
     previous.reading.state === next.reading.state &&
     previous.reading.reason === next.reading.reason &&
     previous.reading.message === next.reading.message
@@ -74,9 +75,9 @@ function sameButWarning(previous: TrackedResource, next: TrackedResource): boole
 
 /**
  * A write that changes nothing is skipped, and the state kept. A progress event goes out when the
- * state or reason moves, or when the newest warning's reason does; a warning repeating changes its
- * count in the state (what get and a timeout show) but publishes nothing: the same text again and
- * again is noise a subscriber pays for.
+ * state or reason moves, when the workload was scaled, or when the newest warning's reason does; a
+ * warning repeating changes its count in the state (what get and a timeout show) but publishes
+ * nothing: the same text again and again is noise a subscriber pays for.
  */
 function put(draft: Draft, key: string, next: TrackedResource): void {
   const previous = draft.state.resources.get(key);
@@ -89,6 +90,7 @@ function put(draft: Draft, key: string, next: TrackedResource): void {
   if (
     previous?.reading.state !== next.reading.state ||
     previous.reading.reason !== next.reading.reason ||
+    previous.scaled !== next.scaled ||
     previous.reading.warning?.reason !== next.reading.warning?.reason
   ) {
     draft.changes.push({ type: "resource", key, resource: resourceVerdict(next) });
@@ -238,6 +240,13 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
     const resource = draft.state.resources.get(key);
     if (!resource || resource.reading.state === "settled") return;
     const requested = resource.identity.generation;
+    const { replicas } = observed.reading;
+    // A reading without a count (the controller has not observed the new spec yet) keeps the last
+    // one; a re-created object (another UID) starts anew, as it was not scaled but replaced.
+    const same = resource.uid === observed.uid;
+    const known = same ? resource.replicas : undefined;
+    const scaled = replicas !== undefined && known !== undefined && replicas !== known ? { from: known, to: replicas } : same ? resource.scaled : undefined;
+    const reading = withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress);
     put(draft, key, {
       ...resource,
       uid: observed.uid,
@@ -245,7 +254,9 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
       // An object without metadata.generation (ConfigMap, Secret) has no spec version to wait for.
       applied: requested === undefined || observed.generation === undefined || observed.generation >= requested,
       deletedAtMs: undefined,
-      reading: withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress),
+      replicas: replicas ?? known,
+      scaled,
+      reading: scaled ? { ...reading, scaled } : reading,
     });
   });
 }

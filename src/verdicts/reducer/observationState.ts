@@ -12,7 +12,7 @@ import { clusterScopedKinds } from "../../kube/kindFacts.js";
 import { groupKind, identityKey } from "../contract/kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { isBootstrapJob } from "./bootstrap.js";
-import { pending, shownMessage, type ResourceReading } from "../rules/reading.js";
+import { pending, shownMessage, type ResourceReading, type ScaleChange } from "../rules/reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "../contract/stages.js";
 import type {
   Failure,
@@ -40,6 +40,10 @@ export interface TrackedResource {
   /** Set by a delete event; a reading (a re-create) within the grace clears it. */
   readonly deletedAtMs?: number | undefined;
   readonly reading: ResourceReading;
+  /** The replica count its controller last reconciled to, as read (`ResourceReading.replicas`); kept through readings without one. */
+  readonly replicas?: number | undefined;
+  /** The newest change of `replicas` during the observation: given to the rule, and said in the reading's message. */
+  readonly scaled?: ScaleChange | undefined;
 }
 
 export function factsOf(resource: TrackedResource): StageFacts {

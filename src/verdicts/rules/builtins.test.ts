@@ -99,8 +99,8 @@ describe("workloads as the local cluster wrote them", () => {
   const pods = (...names: string[]) => ({ replicaSets: [], pods: names.map((name) => captured<Pod>(name)) });
   const podName = (name: string) => captured(name).metadata.name;
   run([
-    { name: "Deployment rolled out", input: { object: captured("deployment-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
-    { name: "Deployment whose pods cannot pull (no pods passed)", input: { object: captured("deployment-imagepullbackoff") }, expected: { state: "pending", message: "0/2 replicas ready, 2 updated" } },
+    { name: "Deployment rolled out", input: { object: captured("deployment-ready") }, expected: { replicas: 2, state: "settled", message: "2/2 replicas ready, 2 updated" } },
+    { name: "Deployment whose pods cannot pull (no pods passed)", input: { object: captured("deployment-imagepullbackoff") }, expected: { replicas: 2, state: "pending", message: "0/2 replicas ready, 2 updated" } },
     { name: "StatefulSet ready", input: { object: captured("statefulset-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
     { name: "DaemonSet on every node", input: { object: captured("daemonset-ready") }, expected: { state: "settled", message: "3/3 pods ready, 3 updated" } },
     {

@@ -1,5 +1,5 @@
 import type { KubeObject, Pod, ReplicaSet } from "../../kube/objects.js";
-import type { ResourceReading } from "./reading.js";
+import type { ResourceReading, ScaleChange } from "./reading.js";
 import type { PodProblem } from "./podProblems.js";
 
 /**
@@ -25,6 +25,8 @@ export interface RuleInput {
   readonly requestedGeneration?: number | undefined;
   /** Waiting reasons (pods) and Ready=False reasons (custom resources) that fail at once. */
   readonly failOn: ReadonlySet<string>;
+  /** The newest scale of the workload seen during the observation (the reducer's memory of its readings). */
+  readonly scaled?: ScaleChange | undefined;
 }
 
 /** A per-kind rule: it always decides. */

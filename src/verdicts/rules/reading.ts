@@ -19,15 +19,32 @@ export interface ResourceReading {
   readonly warning?: ResourceWarning;
   /** Settled workloads: the image digests their ready pods run (readyImages.ts). */
   readonly images?: readonly string[];
+  /**
+   * A workload's replica count its controller reconciles to (a Deployment's spec.replicas, once the
+   * controller observed it): what the reducer compares between readings to see a scale.
+   */
+  readonly replicas?: number;
+  /** Set by the reducer: the newest scale seen during the observation, said before the message. */
+  readonly scaled?: ScaleChange;
 }
 
-/** The message as a verdict shows it: the reading's own, then the warning. */
+/** The replica count a workload was scaled from and to while observed (an autoscaler, `kubectl scale`). */
+export interface ScaleChange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** `scaled 2 -> 5`. */
+export function describeScale({ from, to }: ScaleChange): string {
+  return `scaled ${from} -> ${to}`;
+}
+
+/** The message as a verdict shows it: a scale seen during the observation, the reading's own, then the warning. */
 export function shownMessage(reading: ResourceReading): string {
-  const { message, warning } = reading;
-  if (!warning) return message;
-  const count = warning.count > 1 ? ` (x${warning.count})` : "";
-  const text = `${warning.kind} ${warning.name}: ${warning.reason}${count}: ${warning.message}`;
-  return message === "" ? text : `${message}; ${text}`;
+  const { message, warning, scaled } = reading;
+  const count = warning && warning.count > 1 ? ` (x${warning.count})` : "";
+  const warned = warning && `${warning.kind} ${warning.name}: ${warning.reason}${count}: ${warning.message}`;
+  return [scaled && describeScale(scaled), message, warned].filter(Boolean).join("; ");
 }
 
 /** Reasons stagewatch writes itself, where the cluster has none to give. */
