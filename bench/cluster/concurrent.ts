@@ -28,13 +28,16 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, verdictOutcomeOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)
   --rounds R            rounds of each tool at each size (default 1)
   --tools LIST          which tools, comma-separated (default helmWatcher,kubectlRolloutStatus,observeService,observeLocal)
-  --timeout SEC         every tool's --timeout: what Helm and kubectl wait out on a failure (default 60)
+  --timeout SEC         every tool's --timeout: what Helm and kubectl wait out on a failure. It must
+                        outlast the wait for the slowest start-up before the gates are lifted: an
+                        observe budget starts when that process is watching, and 50 local-mode
+                        processes took 31 to 47 s to get there on 2 cores (default 90)
   --arm-seconds A       after a round's pods exist, how long Helm and kubectl are given to be
                         watching before the gates are lifted (observe says when it is) (default 4)
   --client-qps Q        kube-controller-manager's and kube-scheduler's --kube-api-qps, so that 50
@@ -45,7 +48,7 @@ const { values, wholeNumber, wholeNumbers } = parseClusterBenchArgs(usage, {
   sizes: { type: "string", default: "5,20,50" },
   rounds: { type: "string", default: "1" },
   tools: { type: "string", default: "helmWatcher,kubectlRolloutStatus,observeService,observeLocal" },
-  timeout: { type: "string", default: "60" },
+  timeout: { type: "string", default: "90" },
   "arm-seconds": { type: "string", default: "4" },
   "client-qps": { type: "string", default: "200" },
 });
@@ -331,6 +334,7 @@ try {
       wrongAnswers: wrong.length,
       wrong: wrong.map((r) => ({
         release: r.release.name, failure: r.release.failure ?? "none", code: r.code,
+        ...(tool.startsWith("observe") && { outcome: verdictOutcomeOf(r.stdout) }),
         said: tool.startsWith("observe") ? verdictMessageOf(r.stdout) : r.output.trim().split("\n").slice(-2).join(" | "),
       })),
       undecided: exits.filter((r) => decisiveAt(r.release) === undefined).map((r) => r.release.name),
@@ -346,7 +350,7 @@ try {
         code: r.code,
         exitAfterDecisiveEventMs: decisiveAt(r.release) === undefined ? null : Math.round((r.exitAtMs - decisiveAt(r.release)!) * 10) / 10,
         ...(r.observingAtMs !== undefined && { startUpMs: Math.round(r.observingAtMs - r.spawnedAtMs) }),
-        ...(tool.startsWith("observe") && { said: verdictMessageOf(r.stdout) }),
+        ...(tool.startsWith("observe") && { outcome: verdictOutcomeOf(r.stdout), said: verdictMessageOf(r.stdout) }),
       })),
       ...(tool.startsWith("observe") && observeTimings(exits.map((r) => ({ ...r, decisiveAtMs: decisiveAt(r.release) })))),
       apiRequestsPerRelease: Math.round((sum(requests) / size) * 10) / 10,
