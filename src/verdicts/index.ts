@@ -59,6 +59,8 @@ export {
   inTotoStatementType,
   verdictPredicateType,
 } from "./contract/attestation.js";
+export { FailOnEntry, FailOnReason, GracedReason, failOnPolicy, failOnText, gracedReason, loosenedIssues, maxGraceSeconds } from "./contract/failOn.js";
+export type { FailOnPolicy } from "./contract/failOn.js";
 export { describeIssues, formatPath, parseWith } from "./contract/validation.js";
 export type { Parsed } from "./contract/validation.js";
 
