@@ -212,6 +212,7 @@ export class ObservationDriver {
         ...(owned && { owned }),
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
+        graced: live.state.graced,
         scaled: resource.scaled,
         healthChecks: this.settings.healthChecks,
       });

@@ -149,6 +149,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.healthChecks && { healthChecks: config.healthChecks }),
       ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
+      ...(config.failOn && { failOn: config.failOn }),
       signer,
       maxPayloadBytes,
       maxLogReads: config.maxLogReads,

@@ -9,7 +9,7 @@ import type { Logger as PinoLogger } from "pino";
 import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
-import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
+import { defaultCelCostLimit, type FailOnEntry, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
 import { defaultCallerQuotas, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
@@ -42,6 +42,8 @@ export interface ServiceConfig {
   shutdownGraceMs?: number;
   /** Read the failing container's log tail for requests with `logs` (needs `get` on pods/log). */
   containerLogs?: boolean;
+  /** The failOn of requests that name none, and what a request may not loosen (serve --fail-on); none: defaultFailOn, replaced freely. */
+  failOn?: readonly FailOnEntry[];
   /** Signs every verdict and event (serve --signing-key); none: nothing is signed. */
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
@@ -114,7 +116,7 @@ export const serviceDefaults = {
   traces: { enabled: false, because: "not configured" } as TraceExportChoice,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants" | "failOn";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

@@ -46,6 +46,8 @@ export {
   stages,
 } from "./contract/schemas.js";
 export type { ObservationRequestInput } from "./contract/schemas.js";
+export { FailOnEntry, FailOnReason, GracedReason, failOnPolicy, failOnText, gracedReason, loosenedIssues, maxGraceSeconds } from "./contract/failOn.js";
+export type { FailOnPolicy } from "./contract/failOn.js";
 export { describeIssues, formatPath, parseWith } from "./contract/validation.js";
 export type { Parsed } from "./contract/validation.js";
 

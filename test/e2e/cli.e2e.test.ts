@@ -283,7 +283,7 @@ describe("stagewatch demo on the e2e cluster", () => {
       /\n {2}failed {5}deployment search cannot reach healthy: Deployment demo-search\/api: failed: ImagePullBackOff: .*container api: ImagePullBackOff.* {2}\(expected: fails: ImagePullBackOff\)\n/,
     );
     expect(verdicts).toMatch(
-      /\n {2}failed {5}deployment catalog cannot reach healthy: Deployment demo-catalog\/api: failed: FailedCreate: .*; ReplicaSet api-[a-z0-9]+: FailedCreate( \(x\d+\))?: .*exceeded quota: compute.* {2}\(expected: fails: FailedCreate warning \(quota\)\)\n/,
+      /\n {2}failed {5}deployment catalog cannot reach healthy: Deployment demo-catalog\/api: failed: FailedCreate: FailedCreate held for 10s, its grace; .*; ReplicaSet api-[a-z0-9]+: FailedCreate( \(x\d+\))?: .*exceeded quota: compute.* {2}\(expected: fails: FailedCreate warning \(quota\), held 10s\)\n/,
     );
     // The failing migration's log, served by kwok (ClusterLogs) and read through pods/log, under its
     // verdict with the connection string's password scrubbed; the pod that never ran says so.

@@ -15,6 +15,7 @@ import { ObservationRequest, type ObservationMode, type ObservationRequestInput,
 import { describeIssues, parseWith } from "../../verdicts/contract/validation.js";
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
+import { parseFailOnFlag } from "../inputs/failOnFlag.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
 import { failureLogText } from "../views/failureLogText.js";
 import { kubeconfigNamespace } from "../inputs/kubeconfigNamespace.js";
@@ -59,8 +60,11 @@ Flags:
                           (default: a new key each run; service mode only: nothing outlives a local run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
                           context's namespace, else "default": where kubectl apply put them)
-  --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
-                          Warning event reasons such as FailedCreate (default ImagePullBackOff,InvalidImageName)
+  --fail-on R1,R2:D       reasons that are terminal: pod waiting reasons, Ready=False reasons and
+                          Warning event reasons such as FailedCreate; at once, or once held for
+                          the grace D after a ':' (CrashLoopBackOff:2m). Default: the service's,
+                          ImagePullBackOff,InvalidImageName unless serve --fail-on; 'stagewatch reasons'
+                          lists them with the grace to give each
   --load-balancer-address wait|ignore
                           wait (default) for a LoadBalancer Service's address, or settle it
                           without one (clusters with no load-balancer controller: kind, bare metal)
@@ -192,7 +196,7 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
       values.namespace ??
       (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
     resources,
-    ...(values["fail-on"] !== undefined && { failOn: values["fail-on"].split(",").map((r) => r.trim()).filter(Boolean) }),
+    ...(values["fail-on"] !== undefined && { failOn: parseFailOnFlag("--fail-on", values["fail-on"]) }),
     ...(values.logs && { logs: true }),
     ...(values["load-balancer-address"] !== undefined && { loadBalancerAddress: values["load-balancer-address"] as ObservationRequestInput["loadBalancerAddress"] }),
   };

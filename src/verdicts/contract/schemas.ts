@@ -2,6 +2,7 @@
 // the TypeScript types are inferred from them. Objects are strict: a misspelt field
 // ("timeoutSecond") is an error naming it, not a silently ignored budget.
 import { z } from "zod";
+import { FailOnEntry, repeatedReasons } from "./failOn.js";
 
 export const stages = ["applied", "bootstrapped", "healthy"] as const;
 export const Stage = z.enum(stages);
@@ -20,7 +21,7 @@ export type ResourceState = z.infer<typeof ResourceState>;
 
 export const maxResources = 1000;
 export const maxBodyBytes = 1024 * 1024;
-export const defaultFailOn = ["ImagePullBackOff", "InvalidImageName"] as const;
+export { defaultFailOn } from "./reasonTable.js";
 export const defaultAbsentGraceSeconds = 10;
 /**
  * Two minutes without a change of state, reason or reading: longer than a slow image pull's
@@ -85,12 +86,6 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
     ctx.addIssue({ code: "custom", message: `must be one of ${stages.join(", ")}` });
   }
 }) as unknown as typeof Stage;
-
-/** A reason a request can name in failOn: what controllers write in a condition's reason (metav1.Condition's pattern, with dots). */
-export const FailOnReason = z
-  .string()
-  .max(128, "at most 128 characters")
-  .regex(/^[A-Za-z]([A-Za-z0-9_.,:-]*[A-Za-z0-9_])?$/, "must be a reason as controllers write it: a letter, then letters, digits, '_', '.', ',', ':' or '-' (e.g. 'ImagePullBackOff', 'ACK.Terminal')");
 
 export const loadBalancerAddressChoices = ["wait", "ignore"] as const;
 
@@ -164,10 +159,12 @@ export const ObservationRequest = z
     logs: z.boolean().optional(),
     /**
      * Waiting reasons (pods), the reasons of conditions and phases speaking against a custom resource,
-     * and Warning event reasons that fail at once. Reasons as controllers write them: CamelCase words,
-     * with the '.', ':', '_' and '-' some use (`ACK.Terminal`).
+     * and Warning event reasons that are terminal: a plain reason at once, `{reason, graceSeconds}`
+     * once it has held that long on the same object. Reasons as controllers write them: CamelCase
+     * words, with the '.', ':', '_' and '-' some use (`ACK.Terminal`). Left out: the service's
+     * default (`stagewatch reasons` prints it).
      */
-    failOn: z.array(FailOnReason).max(64).default([...defaultFailOn]),
+    failOn: z.array(FailOnEntry).max(64).optional(),
     /**
      * `wait` (the default, as Helm's legacy wait and Argo CD): a LoadBalancer Service is settled once a
      * load-balancer controller wrote its address. `ignore`: settled without one, for clusters that
@@ -185,6 +182,7 @@ export const ObservationRequest = z
     if (request.timeoutSeconds === undefined && request.deadline === undefined) {
       ctx.addIssue({ code: "custom", path: ["timeoutSeconds"], message: "required (or give a deadline)" });
     }
+    for (const { index, message } of repeatedReasons(request.failOn ?? [])) ctx.addIssue({ code: "custom", path: ["failOn", index], message });
   });
 export type ObservationRequest = z.infer<typeof ObservationRequest>;
 /** What a client writes: defaults (absentGraceSeconds, failOn) may be left out. */

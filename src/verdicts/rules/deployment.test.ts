@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultFailOn } from "../contract/schemas.js";
 import { pod, waiting } from "../../../test/fixtures/kube/pods.js";
+import { transitionAt } from "../../../test/fixtures/kube/meta.js";
 import { deployment, deploymentConditions as c, replicaSet } from "../../../test/fixtures/kube/workloads.js";
 import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
 import type { ResourceReading } from "./reading.js";
@@ -163,7 +164,7 @@ const cases: Case[] = [
         ],
       },
     },
-    expected: { replicas: 3, state: "failed", reason: "ImagePullBackOff", message: `3/3 replicas ready, 1 updated, 3 old replicas; pod ${rs}-x2k8p container api: ImagePullBackOff` },
+    expected: { replicas: 3, state: "failed", held: { about: "Pod api-7f9c6d8b5-x2k8p", sinceMs: Date.parse(transitionAt) }, reason: "ImagePullBackOff", message: `3/3 replicas ready, 1 updated, 3 old replicas; pod ${rs}-x2k8p container api: ImagePullBackOff` },
   },
   {
     name: "the same ImagePullBackOff in an old ReplicaSet's pod is ignored",

@@ -61,7 +61,7 @@ function rolledOutAndAvailable(deployment: Deployment, current: ReplicaSet | und
   );
 }
 
-export function settleDeployment({ object, owned, failOn, scaled }: RuleInput): ResourceReading {
+export function settleDeployment({ object, owned, failOn, graced, scaled }: RuleInput): ResourceReading {
   const deployment = object as Deployment;
   const status = deployment.status;
   if (status?.observedGeneration === undefined) return awaitingController("Deployment");
@@ -94,6 +94,7 @@ export function settleDeployment({ object, owned, failOn, scaled }: RuleInput): 
     complete: complete || rolledOutBeforeScale,
     problems: problemsOwnedBy(current, owned),
     failOn,
+    graced,
     blockers,
   });
   return { ...reading, replicas: desired };
