@@ -31,6 +31,6 @@ export function engineSettings(options: ObservationEngineOptions): EngineSetting
     ...options,
     admissionLimits: { ...defaultAdmissionLimits, ...options.admissionLimits },
     // Every event the engine publishes fits the server's max_payload (recordCompaction).
-    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).sign),
+    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).signVerdict),
   };
 }

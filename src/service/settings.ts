@@ -9,7 +9,7 @@ import type { Logger as PinoLogger } from "pino";
 import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
-import { defaultCelCostLimit, type FailOnEntry, type Rule } from "../verdicts/index.js";
+import { defaultCelCostLimit, type ClusterName, type FailOnEntry, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
 import { defaultCallerQuotas, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
@@ -48,6 +48,8 @@ export interface ServiceConfig {
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
   trustedKeys?: readonly VerifyKey[];
+  /** The cluster's name, as decided verdicts' attestations state it (serve --cluster-name). */
+  clusterName?: ClusterName;
   /** How long start-up waits for JetStream (a fresh cluster electing its leaders) before exiting 3. */
   jetstreamWaitMs?: number;
   /** Observations in flight on this replica, every caller together (admission). */
@@ -116,7 +118,7 @@ export const serviceDefaults = {
   traces: { enabled: false, because: "not configured" } as TraceExportChoice,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants" | "failOn";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "clusterName" | "tenants" | "failOn";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

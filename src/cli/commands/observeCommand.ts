@@ -5,7 +5,6 @@
 // engine decides in this process (local mode, observationMode.ts and localSession.ts, loaded only
 // then: they bring the Kubernetes client).
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
 // The bus client's own modules rather than bus/index.js, which also brings the service's side
 // (KV records, leases, the request server): observe's start-up is what every CI job pays.
 import { connectObserver, type ObservationRun } from "../../bus/client/client.js";
@@ -16,6 +15,7 @@ import { describeIssues, parseWith } from "../../verdicts/contract/validation.js
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
 import { parseFailOnFlag } from "../inputs/failOnFlag.js";
+import { writeVerdictFile } from "../io/verdictFile.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
 import { failureLogText } from "../views/failureLogText.js";
 import { kubeconfigNamespace } from "../inputs/kubeconfigNamespace.js";
@@ -73,8 +73,11 @@ Flags:
                           own get on pods/log)
   --json                  print the verdict as JSON, with "mode": local or service (who decided), and
                           "verified": whether it was verified with a trusted key
-  --verdict-file FILE     also write the verdict, as the service signed it, to FILE (evidence for
-                          the CI job's artifacts; check it with 'stagewatch verify FILE')
+  --verdict-file FILE     also write the verdict as evidence for the CI job's artifacts: its
+                          in-toto attestation (a DSSE envelope the service signed, for cosign,
+                          in-toto or Kyverno with the key of 'stagewatch keys pem'), or, when the
+                          service attested none, the signed verdict; 'stagewatch verify FILE'
+                          checks either
 ${verifyKeyHelp}
   --progress MODE         auto, tty, plain or json (default auto: tty when stderr is a terminal): tty
                           redraws one line per resource in place, plain prints one line per change,
@@ -242,7 +245,10 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
     for await (const event of events) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
-    if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
+    if (values["verdict-file"] !== undefined) {
+      const note = await writeVerdictFile(values["verdict-file"], verdict);
+      if (note) io.stderr.write(note);
+    }
     const { verification } = session;
     // `mode` and `verified` are observe's own notes beside the verdict, not part of what the service signed.
     io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, mode, verified: verification?.trusted ?? false }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
@@ -301,15 +307,6 @@ function traceContext(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<Ob
   if (traceparent === undefined) return {};
   const tracestate = flag === undefined ? env["TRACESTATE"] || undefined : undefined;
   return { traceparent, ...(tracestate !== undefined && { tracestate }) };
-}
-
-/** The verdict as it arrived (with its signature), for `stagewatch verify`. */
-async function writeVerdictFile(path: string, verdict: ObservationVerdict): Promise<void> {
-  try {
-    await writeFile(path, `${JSON.stringify(verdict, null, 2)}\n`);
-  } catch (cause) {
-    throw new UsageError(`--verdict-file: cannot write ${path}: ${(cause as Error).message}`, { cause });
-  }
 }
 
 const progressModes = ["auto", "tty", "plain", "json"] as const;

@@ -5,7 +5,7 @@ import { natsConfigFromEnv } from "../../bus/index.js";
 import { startService } from "../../service/service.js";
 import { serviceDefaults, serviceSettings } from "../../service/settings.js";
 import { formatDuration } from "../../verdicts/text/text.js";
-import { defaultFailOn, describeIssues, NamespaceName } from "../../verdicts/index.js";
+import { ClusterName, defaultFailOn, describeIssues, NamespaceName } from "../../verdicts/index.js";
 import type { SigningKey, VerifyKey } from "../../signing/index.js";
 import { traceExportFromEnv, TraceSettingsError, type TraceExportChoice } from "../../tracing/index.js";
 import { booleanFlag, parseCommandArgs } from "../inputs/args.js";
@@ -56,6 +56,9 @@ ${subjectPrefixHelp}
   --signing-key FILE      sign every verdict and event with the key pair in FILE (an nkeys seed:
                           'stagewatch keys create FILE'; default: $${signingKeyFileVariable};
                           none: nothing is signed, and clients cannot tell a forged verdict)
+  --cluster-name NAME     the cluster's name in each verdict's in-toto attestation (lowercase
+                          letters, digits, '-' and '.'; default: $STAGEWATCH_CLUSTER_NAME; none:
+                          attestations name no cluster)
 
 Limits (docs/operator/limits.md; each refusal names its limit):
   --max-in-flight N       observations in flight on this replica, every caller together (default ${defaults.maxInFlight})
@@ -126,6 +129,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "container-logs": { type: "boolean" },
     "fail-on": { type: "string" },
     "signing-key": { type: "string" },
+    "cluster-name": { type: "string" },
     "max-in-flight": { type: "string" },
     replicas: { type: "string" },
     "max-in-flight-per-caller": { type: "string" },
@@ -178,6 +182,11 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
+  const clusterName = optional(values["cluster-name"] ?? (io.env["STAGEWATCH_CLUSTER_NAME"] || undefined), (name) => {
+    const parsed = ClusterName.safeParse(name);
+    if (!parsed.success) throw new UsageError(`--cluster-name: '${name}' ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  });
   const tenants = readTenants(values.tenants, io.env);
   const traces = tracesFromEnv(io.env);
 
@@ -212,6 +221,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     maxDeploymentLabels: count("max-deployment-labels"),
     jetstreamWaitMs: optional(jetstreamWaitSeconds, (seconds) => seconds * 1000),
     ...signing,
+    ...(clusterName !== undefined && { clusterName }),
     ...(tenants && { tenants }),
     traces,
     logger: pino({ level: values["log-level"], base: null }),

@@ -298,6 +298,31 @@ export const Signature = z.object({
 });
 export type Signature = z.infer<typeof Signature>;
 
+/**
+ * A cluster's name as the operator gives it (`serve --cluster-name`): what a verdict's attestation
+ * says it observed. A DNS subdomain of at most 63 characters, the way fleet tools name clusters.
+ */
+export const ClusterName = z
+  .string()
+  .max(63, "at most 63 characters")
+  .regex(dnsSubdomain, "must be lowercase letters, digits, '-' and '.', starting and ending alphanumeric");
+export type ClusterName = z.infer<typeof ClusterName>;
+
+/**
+ * What a decided verdict carries for its in-toto attestation (src/signing/attestation.ts): the
+ * cluster the service observed, when it was named, and the service's Ed25519 signature, standard
+ * base64, over DSSE's pre-authentication encoding of the in-toto Statement that the verdict
+ * determines. A reader rebuilds the Statement from the verdict and assembles the DSSE envelope
+ * (`observe --verdict-file` does), so the record and the events carry 88 characters rather than a
+ * second copy of the verdict. Absent when the service signs nothing, the verdict is undecided, or
+ * no settled workload runs an image by digest (a Statement needs at least one subject).
+ */
+export const VerdictAttestation = z.object({
+  cluster: ClusterName.optional(),
+  sig: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, "must be 64 bytes, standard base64"),
+});
+export type VerdictAttestation = z.infer<typeof VerdictAttestation>;
+
 export const ObservationVerdict = z.object({
   observationId: z.string(),
   key: z.string(),
@@ -315,6 +340,7 @@ export const ObservationVerdict = z.object({
   tenant: z.string().optional(),
   /** What earlier observations of the deployment took, as the observation began; with a success, how it compared. */
   history: HistoryOutlook.optional(),
+  attestation: VerdictAttestation.optional(),
   signature: Signature.optional(),
 });
 export type ObservationVerdict = z.infer<typeof ObservationVerdict>;
