@@ -10,7 +10,6 @@
  * the token list Secret data. stagewatch itself lists them as PartialObjectMetadata only.
  */
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ApiException,
@@ -27,38 +26,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyObjects, ensureHelm, renderChart } from "../cluster/helm.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { runStagewatch } from "./support/cli.ts";
-import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.ts";
+import { createNamespace, deleteNamespace, kubeConfig, tokenKubeconfig } from "./support/cluster.ts";
 import { useServes } from "./support/serve.ts";
 
 const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
-
-/** A kubeconfig for the admin kubeconfig's cluster whose only credential is `token`. */
-function tokenKubeconfig(path: string, token: string): KubeConfig {
-  const cluster = kubeConfig().getCurrentCluster();
-  if (cluster === null) throw new Error("the e2e kubeconfig names no cluster");
-  const config = {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [
-      {
-        name: "e2e",
-        cluster: {
-          server: cluster.server,
-          ...(cluster.caData !== undefined && { "certificate-authority-data": cluster.caData }),
-          ...(cluster.caFile !== undefined && { "certificate-authority": cluster.caFile }),
-          ...(cluster.skipTLSVerify && { "insecure-skip-tls-verify": true }),
-        },
-      },
-    ],
-    users: [{ name: "stagewatch", user: { token } }],
-    contexts: [{ name: "e2e", context: { cluster: "e2e", user: "stagewatch" } }],
-    "current-context": "e2e",
-  };
-  writeFileSync(path, JSON.stringify(config, null, 2), { mode: 0o600 });
-  const kc = new KubeConfig();
-  kc.loadFromFile(path);
-  return kc;
-}
 
 async function statusOf(call: Promise<unknown>): Promise<number> {
   try {
