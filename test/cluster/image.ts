@@ -6,11 +6,11 @@
  * environment with its references resolved, Secret and ConfigMap volumes as files with their modes,
  * the ServiceAccount token where client libraries look for it).
  */
-import { spawn } from "node:child_process";
 import { chownSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { KubernetesObject, V1ConfigMap, V1Container, V1EnvVar, V1PodSpec, V1Secret } from "@kubernetes/client-node";
+import { runBuildScript } from "./binaries.ts";
 import { runToCompletion, type CommandResult } from "./stagewatch.ts";
 
 const BUILD_SCRIPT = fileURLToPath(new URL("./build-image.sh", import.meta.url));
@@ -43,15 +43,7 @@ let built: Promise<BuiltImage> | undefined;
  */
 export function ensureImage(): Promise<BuiltImage> {
   built ??= (async () => {
-    const child = spawn("bash", [BUILD_SCRIPT], { stdio: ["ignore", "pipe", "inherit"] });
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    const status = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", (cause) => reject(new ImageError(`could not run ${BUILD_SCRIPT}`, { cause })));
-      child.once("close", resolve);
-    });
-    if (status !== 0) throw new ImageError(`${BUILD_SCRIPT} failed (exit ${status}); its output is above`);
-    const values = new Map(stdout.split("\n").filter((line) => line.includes("=")).map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+    const values = await runBuildScript(BUILD_SCRIPT);
     const get = (name: string): string => {
       const value = values.get(name);
       if (value === undefined) throw new ImageError(`${BUILD_SCRIPT} did not report ${name}`);
@@ -73,26 +65,9 @@ export function ensureImage(): Promise<BuiltImage> {
 }
 
 /** `podman ARGS` against the image's storage; `stdin` is written to the command's standard input. */
-export async function podman(image: BuiltImage, args: readonly string[], options: { stdin?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
+export function podman(image: BuiltImage, args: readonly string[], options: { stdin?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
   const env = { PATH: process.env.PATH ?? "", ...image.env };
-  if (options.stdin === undefined) return runToCompletion("podman", args, { cwd: "/", env, timeoutMs: options.timeoutMs ?? 120_000 });
-  return new Promise((resolve, reject) => {
-    const child = spawn("podman", [...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
-    child.once("error", (cause) => {
-      clearTimeout(timer);
-      reject(new ImageError("could not run podman", { cause }));
-    });
-    child.once("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(options.stdin);
-  });
+  return runToCompletion("podman", args, { cwd: "/", env, timeoutMs: options.timeoutMs ?? 120_000, ...(options.stdin !== undefined && { stdin: options.stdin }) });
 }
 
 /** What a kubelet gives a pod besides its spec: its name, the API server's address and the token. */

@@ -41,16 +41,24 @@ export interface RunOptions {
    * not only the shell. Default false (a Ctrl-C of the test run then reaches it too).
    */
   group?: boolean;
+  /** Written to the command's standard input, then closed; without it stdin is /dev/null. */
+  stdin?: string;
 }
 
 /** Runs a command to completion and collects both streams. */
 export function runToCompletion(command: string, args: readonly string[], options: RunOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: options.group === true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: options.group === true,
+    });
+    child.stdin?.end(options.stdin);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       if (options.group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
       else child.kill("SIGKILL");
