@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubernetesObject, type V1Deployment, type V1Secret } from "@kubernetes/client-node";
+import { AppsV1Api, type KubernetesObject, type V1Deployment, type V1Secret } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busNames } from "../../src/bus/index.ts";
 import { buildOrReuseBinaries } from "../cluster/binaries.ts";
@@ -25,6 +25,7 @@ import { startNatsWithAccounts, type NatsNode } from "../cluster/nats.ts";
 import { freePorts, http, waitFor } from "../cluster/probes.ts";
 import { REPO_ROOT, scratchDir } from "../cluster/stagewatch.ts";
 import { accountsFile, accountUsers, tenantsFile, type Account } from "./support/accountLayout.ts";
+import { installChartIdentity } from "./support/chartIdentity.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, tokenKubeconfig } from "./support/cluster.ts";
 import { deployment, job, type Declared } from "./support/manifests.ts";
@@ -154,25 +155,14 @@ beforeAll(async () => {
     secret("stagewatch-signing", { "signing.nk": readFileSync(seedFile, "utf8") }),
   );
 
-  // The chart's identity and roles, installed for real (the Deployment stays out: kwok runs no containers).
-  const identity = render(9090).filter((o) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(o.kind ?? ""));
-  const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-  for (const object of identity) {
-    const name = object.metadata?.name ?? "";
-    if (object.kind === "ClusterRole") cleanups.push(() => rbac.deleteClusterRole({ name }));
-    if (object.kind === "ClusterRoleBinding") cleanups.push(() => rbac.deleteClusterRoleBinding({ name }));
-  }
-  await applyObjects(kubeConfig(), identity, { dryRun: false });
-  const serviceAccount = identity.find((o) => o.kind === "ServiceAccount")!.metadata!.name!;
-  const token = await kubeConfig()
-    .makeApiClient(CoreV1Api)
-    .createNamespacedServiceAccountToken({ name: serviceAccount, namespace: release, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  const identity = await installChartIdentity(render(9090), release);
+  cleanups.push(() => identity.remove());
   const cluster = kubeConfig().getCurrentCluster()!;
   const server = new URL(cluster.server);
   context = {
     namespace: release,
     apiServer: { host: server.hostname, port: server.port },
-    serviceAccount: { token: token.status?.token ?? "", caCertificate: Buffer.from(cluster.caData!, "base64").toString("utf8") },
+    serviceAccount: { token: identity.token, caCertificate: Buffer.from(cluster.caData!, "base64").toString("utf8") },
     dir: join(dir, "pods"),
   };
   mkdirSync(context.dir, { recursive: true });
