@@ -1,10 +1,9 @@
 /**
- * stagewatch itself as the chart, image and dashboard tests run it: compiled from `src/` the way
- * the Dockerfile's build stage does, optionally installed as the production tree the image ships
- * (production dependencies only), and started as `stagewatch serve`; any command run to completion.
+ * stagewatch itself as the chart and dashboard tests run it: compiled from `src/` the way the
+ * Dockerfile's build stage does, and started as `stagewatch serve`; any command run to completion.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePorts, http, waitFor } from "./probes.ts";
@@ -106,28 +105,6 @@ export async function compileStagewatch(dir: string): Promise<CompiledTree> {
   await run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
   await run(process.execPath, [join(dir, "scripts", "bundle-cli.mjs")], { cwd: dir });
   return { root: dir, cli: join(dir, "dist", "cli.js") };
-}
-
-/**
- * The Dockerfile's final stage: package.json, the lockfile's production dependencies
- * (`npm ci --omit=dev`, a real install from the registry) and the compiled output, nothing else.
- */
-export async function installProductionTree(compiled: CompiledTree, dir: string): Promise<CompiledTree> {
-  for (const file of ["package.json", "package-lock.json"]) cpSync(join(compiled.root, file), join(dir, file));
-  await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], {
-    cwd: dir,
-    env: { ...process.env, NODE_ENV: "production" },
-  });
-  cpSync(join(compiled.root, "dist"), join(dir, "dist"), { recursive: true });
-  return { root: dir, cli: join(dir, "dist", "cli.js") };
-}
-
-/** Names of the packages installed at the top of a tree's node_modules (scoped ones as `@scope/name`). */
-export function installedPackages(root: string): string[] {
-  const modules = join(root, "node_modules");
-  return readdirSync(modules)
-    .filter((name) => !name.startsWith("."))
-    .flatMap((name) => (name.startsWith("@") ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
 }
 
 export interface RunningProcess {
