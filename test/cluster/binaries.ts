@@ -73,3 +73,15 @@ export async function runBuildScript(script: string): Promise<Map<string, string
   if (status !== 0) throw new BuildError(`${script} failed (exit ${status}); its output is above`);
   return keyValueLines(stdout);
 }
+
+/**
+ * A test tool that is no part of the control plane (`jaeger`, `dsse-verify`): `build.sh TOOL`
+ * builds it once per machine, or finds it, and prints `TOOL=PATH`; a cluster start never waits for it.
+ */
+export function buildOrReuseTool(tool: "jaeger" | "dsse-verify", buildScript = BUILD_SCRIPT): string {
+  const result = spawnSync("bash", [buildScript, tool], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  if (result.status !== 0) throw new BuildError(`${buildScript} ${tool} failed (exit ${result.status ?? result.signal}); its output is above`);
+  const line = result.stdout.split("\n").find((text) => text.startsWith(`${tool}=`));
+  if (line === undefined) throw new BuildError(`${buildScript} did not report ${tool}`);
+  return line.slice(tool.length + 1);
+}
