@@ -78,7 +78,10 @@ describe("a rollout while an HPA scales the Deployment", () => {
     const rolling: Manifest = { ...v2.manifest, spec: { ...spec, minReadySeconds: 6, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } };
     const [applied] = await apply(kc, rolling);
     const identity = { ...v2.identity, generation: applied!.metadata!.generation! };
-    const run = await stagewatch.observer.observe(observeRequest({ deployment: "web", resources: [identity], timeoutSeconds: 120 }));
+    // The HPA is declared beside the Deployment, as a chart ships it: read for existence only
+    // (builtInKinds.ts), its ScalingActive and AbleToScale conditions are the autoscaler's business.
+    const autoscaler = { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", namespace, name: "web" };
+    const run = await stagewatch.observer.observe(observeRequest({ deployment: "web", resources: [identity, autoscaler], timeoutSeconds: 120 }));
     // Every event kept as it is read, to look for a failure in between at the end.
     const seen: ObservationEvent[] = [];
     const source = run.progress[Symbol.asyncIterator]();
@@ -91,7 +94,7 @@ describe("a rollout while an HPA scales the Deployment", () => {
     };
 
     // The observation has read the rollout at two replicas before the autoscaler acts.
-    await eventually("the rollout read at 2 replicas", async () => ((await stagewatch.observer.get(run.observationId))?.resources[0]?.message?.includes("/2 replicas ready") ? true : undefined));
+    await eventually("the rollout read at 2 replicas", async () => ((await stagewatch.observer.get(run.observationId))?.resources.find((r) => r.identity.kind === "Deployment")?.message?.includes("/2 replicas ready") ? true : undefined));
     await scaleAsTheHpaController(hpa, "web", 2, 5);
     const up = await nextReading(events, (resource) => resource.message?.startsWith("scaled 2 -> 5") === true);
     expect(up).toMatchObject({ identity, state: "pending" });
@@ -103,7 +106,7 @@ describe("a rollout while an HPA scales the Deployment", () => {
 
     while (!(await events.next()).done);
     const verdict = await run.verdict;
-    expect(verdict).toMatchObject({ outcome: "succeeded", reached: "healthy", resources: [{ identity, state: "settled" }] });
+    expect(verdict).toMatchObject({ outcome: "succeeded", reached: "healthy", resources: [{ identity, state: "settled" }, { identity: autoscaler, state: "settled" }] });
     expect(verdict.resources[0]?.message).toMatch(/^scaled 5 -> 3; 3\/3 replicas ready, 3 updated/);
     const progress = seen.flatMap((event) => (event.type === "progress" ? [event.resource] : []));
     expect(progress.filter((resource) => resource.state === "failed")).toEqual([]);
