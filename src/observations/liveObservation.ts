@@ -140,10 +140,13 @@ export class LiveObservation {
     this.stageChanged();
   }
 
-  /** The observation reached a stage: an auto stall watch aims at the next one. */
+  /**
+   * The observation reached a stage: an auto stall watch aims at the next one. Not at `verified`:
+   * the window takes the time the request gave it, and a quiet window is the point.
+   */
   stageChanged(): void {
     const next = stages.find((stage) => stageRank(stage) > stageRank(this.state.reached));
-    this.overrun?.waitFor(next !== undefined && stageRank(next) <= stageRank(this.state.required) ? next : undefined);
+    this.overrun?.waitFor(next !== undefined && next !== "verified" && stageRank(next) <= stageRank(this.state.required) ? next : undefined);
   }
 
   /** Something moved: the stall watch's quiet time starts again. */

@@ -30,6 +30,7 @@ import {
   recordAccessProblem,
   recordDeletion,
   recordReading,
+  recordSoakReading,
   stallNotice,
   warningSlackMs,
   withWarning,
@@ -155,6 +156,7 @@ export class ObservationDriver {
 
   apply(live: LiveObservation, step: ObservationStep, receivedAt?: number): void {
     const changed = step.state !== live.state;
+    const windowWasOpen = live.state.window !== undefined;
     live.state = step.state;
     const { observationId, deployment, tenant } = live.state;
     const envelope = { observationId, deployment, ...(tenant !== undefined && { tenant }) };
@@ -166,7 +168,8 @@ export class ObservationDriver {
     for (const change of step.changes) {
       switch (change.type) {
         case "resource":
-          if (change.resource.state !== "pending") this.router.stopWaiting(change.key, observationId);
+          // Under `require: verified` a settled workload is read on through the verification window.
+          if (change.resource.state === "failed" || (change.resource.state === "settled" && !live.state.verify)) this.router.stopWaiting(change.key, observationId);
           noteResource(live.timeline, change.key, change.resource.state, nowMs);
           events.push({ type: "progress", ...envelope, at, resource: change.resource, ...(expectation && { expectation }) });
           break;
@@ -186,6 +189,7 @@ export class ObservationDriver {
       this.decide(live, verdict, events, receivedAt);
       return;
     }
+    const windowOpened = live.state.window !== undefined && !windowWasOpen;
     if (changed) {
       if (step.progressed) live.moved();
       // The record follows what a client can see at once (a change that publishes an event), and the
@@ -195,6 +199,8 @@ export class ObservationDriver {
       else void live.record.update().then((ok) => ok && events.forEach((event) => void this.settings.events.publish(event)));
     }
     this.schedule(live);
+    // The window's first reading: the pods as the caches hold them when `healthy` was reached.
+    if (windowOpened) this.router.readCached(live.state.resources.keys(), live.id);
   }
 
   private schedule(live: LiveObservation): void {
@@ -206,7 +212,12 @@ export class ObservationDriver {
     for (const id of observers) {
       const live = this.live.get(id);
       const resource = live?.state.resources.get(key);
-      if (!live?.driving || !resource || resource.reading.state !== "pending") continue;
+      if (!live?.driving || !resource) continue;
+      if (resource.reading.state === "settled" && live.state.window) {
+        this.apply(live, recordSoakReading(live.state, key, { object, owned, warnings }, this.now()), receivedAt);
+        continue;
+      }
+      if (resource.reading.state !== "pending") continue;
       const evaluated = evaluateResource({
         object,
         ...(owned && { owned }),
@@ -255,7 +266,8 @@ export class ObservationDriver {
 
   /** One `stalled` notice naming what the observation waits on (StallWatch decides when). */
   private announceStall(live: LiveObservation, quietMs: number): void {
-    if (!live.driving) return;
+    // Nothing moving in the verification window is what is hoped for, not a stall.
+    if (!live.driving || live.state.window) return;
     const { observationId, deployment } = live.state;
     const notice = stallNotice(live.state, quietMs);
     this.settings.logger.info({ observationId, deployment, quietSeconds: quietMs / 1000, waitingFor: notice.waitingFor.length }, "stalled");

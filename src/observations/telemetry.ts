@@ -10,6 +10,8 @@ export interface EngineMetrics {
   stageReached(stage: Stage, deployment: string, tenant: string | undefined, seconds: number): void;
   /** `observations_active` down, `observations_total` and `verdict_seconds{required,outcome}`. */
   observationDecided(required: Stage, outcome: Outcome, seconds: number): void;
+  /** `verification_windows_total{result}`: a `require: verified` observation decided after its window opened. */
+  verificationEnded(outcome: Outcome): void;
   /** `failures_total{kind,reason,tenant}`: the resource failure that decided an observation, once. */
   resourceFailed(kind: string, reason: string, tenant: string | undefined): void;
   /** `event_to_verdict_seconds`: from receiving the deciding watch event to the verdict stored on NATS. */
@@ -44,6 +46,7 @@ export const noopEngineMetrics: EngineMetrics = {
   stageReached: () => {},
   observationDecided: () => {},
   resourceFailed: () => {},
+  verificationEnded: () => {},
   eventToVerdict: () => {},
   expectation: () => {},
   observationLeft: () => {},

@@ -80,6 +80,12 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
       buckets: observationBuckets,
       registers,
     }),
+    verificationWindowsTotal: new Counter({
+      name: `${prefix}verification_windows_total`,
+      help: "Verification windows (require verified) that ended, by result: verified, failed (a problem in the new revision's pods), timed_out (the budget ended inside the window), cancelled.",
+      labelNames: ["result"] as const,
+      registers,
+    }),
     failuresTotal: new Counter({
       name: `${prefix}failures_total`,
       help: "Resource failures that decided an observation, by kind and the cluster's reason (and tenant, with a tenants file).",
@@ -301,6 +307,7 @@ export function engineMetricsOf(metrics: Metrics): EngineMetrics {
       metrics.observationsTotal.inc({ required, outcome });
       metrics.verdictSeconds.observe({ required, outcome }, seconds);
     },
+    verificationEnded: (outcome) => metrics.verificationWindowsTotal.inc({ result: outcome === "succeeded" ? "verified" : outcome }),
     resourceFailed: (kind, reason, tenant) =>
       metrics.failuresTotal.inc({ kind: metrics.failureKindLabel(kind), reason: metrics.failureReasonLabel(tenant, reason), ...tenantLabel(tenant) }),
     eventToVerdict: (seconds, traceId) =>

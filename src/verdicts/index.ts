@@ -41,6 +41,9 @@ export {
   defaultAbsentGraceSeconds,
   defaultStallSeconds,
   defaultFailOn,
+  defaultVerifyFailOn,
+  Verification,
+  VerifySettings,
   errorCodes,
   maxBodyBytes,
   maxResources,
@@ -130,6 +133,7 @@ export {
   recordAccessProblem,
   recordDeletion,
   recordReading,
+  recordSoakReading,
   toVerdict,
 } from "./reducer/observation.js";
 export type { AccessProblem, ObservedObject } from "./reducer/observation.js";

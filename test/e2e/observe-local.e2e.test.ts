@@ -1,7 +1,7 @@
 /**
  * `stagewatch observe` in local mode, the compiled CLI against the real API server with no NATS in
  * its environment: the service's engine decides in the CLI's process. A healthy rollout, an
- * ImagePullBackOff that fails at once, a bootstrap Job failing with its termination message, a
+ * ImagePullBackOff that fails at once, a rollout held through a verification window, a bootstrap Job failing with its termination message, a
  * custom resource judged by a CEL check from --health-checks, a namespaced ServiceAccount that may
  * (and one that may not) read pods, a kubeconfig whose credential comes from an exec plugin, and
  * the same rollout judged by local mode and by the service giving the same verdict body.
@@ -58,6 +58,15 @@ describe("local mode: the engine in the CLI's process", () => {
     expect(verdict).toMatchObject({ mode: "local", verified: false, outcome: "succeeded", reached: "healthy", resources: [{ identity: api.identity, state: "settled" }] });
     expect(result.stderr).toContain("in this process (local mode)");
     expect(result.stderr).toContain("decided in this process (local mode: no NATS configured)");
+  });
+
+  it("--require verified: the rollout held through its window, in this process; plain progress says how long the window runs", async () => {
+    const soak = deployment({ namespace, name: "soak", replicas: 1 });
+    await apply(admin, soak.manifest);
+    const { result, verdict } = await observeLocally("soak", [soak.manifest], ["--require", "verified", "--verify-window", "3s", "--progress", "plain"]);
+    expect(result.status, output(result)).toBe(0);
+    expect(verdict).toMatchObject({ mode: "local", outcome: "succeeded", required: "verified", reached: "verified", verification: { windowSeconds: 3, pods: [expect.stringMatching(/^soak-/)] } });
+    expect(result.stderr).toMatch(/stage healthy reached\n\[ *[\d.]+s\] verifying: the new revision's pods must hold for 3s\n[^]*stage verified reached/);
   });
 
   it("ImagePullBackOff fails at once (a failure, not the budget running out), naming the pod's container", async () => {

@@ -4,8 +4,8 @@
  * observes real deployments: every PromQL expression in the dashboard must parse and return data.
  * And `promtool check metrics` must accept the service's /metrics.
  *
- * Every panel gets something to show: a deployment with a bootstrap Job reaching healthy (all
- * three stages), one whose pod is stuck in ImagePullBackOff (a failure with the cluster's reason),
+ * Every panel gets something to show: a deployment with a bootstrap Job reaching verified (all
+ * four stages, through a verification window), one whose pod is stuck in ImagePullBackOff (a failure with the cluster's reason),
  * and a custom resource whose CRD is then deleted, which ends the service's watch of that kind as
  * it would in a cluster (a watch restart).
  */
@@ -119,9 +119,9 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     return JSON.parse(response.body) as QueryResult;
   }
 
-  async function observe(name: string, manifest: object[], expectStatus: number): Promise<void> {
+  async function observe(name: string, manifest: object[], expectStatus: number, extra: readonly string[] = []): Promise<void> {
     const file = writeManifest(join(dir, `${name}.yaml`), manifest);
-    const result = await runStagewatch(["observe", "-f", file, "--deployment", name, "--timeout", "90s", `--subject-prefix=${service.prefix}`, "--json"], { cwd: dir });
+    const result = await runStagewatch(["observe", "-f", file, "--deployment", name, "--timeout", "90s", `--subject-prefix=${service.prefix}`, "--json", ...extra], { cwd: dir });
     expect(result.status, `${name}: ${result.stderr}\n${result.stdout}`).toBe(expectStatus);
   }
 
@@ -183,7 +183,8 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
       },
     });
 
-    await observe("checkout", [migrate, checkout], 0);
+    // Through a short verification window: the stage after healthy and its windows' panel.
+    await observe("checkout", [migrate, checkout], 0, ["--require", "verified", "--verify-window", "3s"]);
     await observe("search", [search], 1);
     await observe("storefront", [{ apiVersion: `${group}/v1`, kind: "Widget", metadata: { name: "storefront", namespace: app } }], 0);
 
@@ -254,7 +255,8 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     };
     expect(series("Verdicts by outcome").map((s) => s.metric.outcome)).toEqual(expect.arrayContaining(["succeeded", "failed"]));
     expect(series("Failures by reason").map((s) => s.metric)).toContainEqual({ kind: "Deployment", reason: "ImagePullBackOff" });
-    expect(series("Time to each stage (p95)").map((s) => s.metric.stage).sort()).toEqual(["applied", "bootstrapped", "healthy"]);
+    expect(series("Time to each stage (p95)").map((s) => s.metric.stage).sort()).toEqual(["applied", "bootstrapped", "healthy", "verified"]);
+    expect(series("Verification windows by result").map((s) => s.metric)).toEqual([{ result: "verified" }]);
     expect(series("Watch restarts").map((s) => s.metric)).toContainEqual({ kind: `${group}/Widget`, cause: "closed" });
     const informers = Object.fromEntries(series("Informer objects by kind").map((s) => [s.metric.kind, Number(s.value[1])]));
     expect(informers).toMatchObject({ "apps/Deployment": expect.any(Number), "core/Pod": expect.any(Number), "batch/Job": expect.any(Number) });

@@ -33,6 +33,18 @@ describe("stagewatch observe: bad input exits 2 and says what is wrong, even wit
       args: ["-f", good, "--deployment", "web", "--require", "rendered"],
       stderr: "require: 'rendered' is not observable: render without a cluster instead",
     },
+    { name: "--require verified without --verify-window", args: ["-f", good, "--deployment", "web", "--require", "verified"], stderr: "--verify-window: required with --require verified" },
+    { name: "--verify-window without --require verified", args: ["-f", good, "--deployment", "web", "--verify-window", "5m"], stderr: "--verify-window: only with --require verified" },
+    {
+      name: "--verify-window as long as --timeout",
+      args: ["-f", good, "--deployment", "web", "--require", "verified", "--verify-window", "5m", "--timeout", "5m"],
+      stderr: /verify\.windowSeconds: must be shorter than timeoutSeconds/,
+    },
+    {
+      name: "--verify-fail-on with a reason no controller writes",
+      args: ["-f", good, "--deployment", "web", "--require", "verified", "--verify-window", "1m", "--verify-fail-on", "BackOff,not a reason"],
+      stderr: /verify\.failOn\[1\]: must be a reason as controllers write it/,
+    },
     { name: "a deployment name that is not a subject token", args: ["-f", good, "--deployment", "Web_1"], stderr: /request rejected \(invalid_request\): deployment: / },
     { name: "an unknown flag", args: ["-f", good, "--deployment", "web", "--colour"], stderr: "Unknown option '--colour'" },
     { name: "--progress nonsense", args: ["-f", good, "--deployment", "web", "--progress", "ndjson"], stderr: "--progress: must be one of auto, tty, plain, json" },

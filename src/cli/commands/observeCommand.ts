@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { connectObserver, type ObservationRun } from "../../bus/client/client.js";
 import { ObservationRejectedError } from "../../bus/client/clientErrors.js";
 import { natsConfigFromEnv } from "../../bus/connectionOptions.js";
-import { ObservationRequest, type ObservationMode, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
+import { ObservationRequest, defaultVerifyFailOn, type ObservationMode, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
 import { describeIssues, parseWith } from "../../verdicts/contract/validation.js";
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
@@ -49,7 +49,14 @@ Flags:
                           standard input: kubectl apply -o json|yaml, helm get manifest. Objects
                           carrying metadata.generation (server output) are observed at that generation
   --deployment NAME       the deployment these resources belong to (a-z, 0-9, '-')
-  --require STAGE         applied, bootstrapped or healthy (default healthy)
+  --require STAGE         applied, bootstrapped, healthy or verified (default healthy); verified:
+                          healthy, then the new revision's pods hold for --verify-window
+  --verify-window DURATION
+                          with --require verified: how long after healthy no pod of the new
+                          revision may restart, flap readiness, be OOMKilled or evicted, or draw a
+                          --verify-fail-on Warning (inside --timeout, which must be longer)
+  --verify-fail-on R1,R2  with --require verified: Warning event reasons that fail the window
+                          (default ${defaultVerifyFailOn.join(",")})
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
   --stall DURATION|auto   say "stalled" on stderr when nothing moved this long (default 2m; 0: never);
                           auto: once the rollout takes longer to reach its next stage than 95% of
@@ -112,6 +119,8 @@ function parseObserveArgs(argv: readonly string[]) {
     key: { type: "string" },
     namespace: { type: "string" },
     "fail-on": { type: "string" },
+    "verify-window": { type: "string" },
+    "verify-fail-on": { type: "string" },
     "load-balancer-address": { type: "string" },
     json: { type: "boolean", default: false },
     logs: { type: "boolean", default: false },
@@ -186,6 +195,10 @@ interface ObserveSettings {
 async function observeWith({ values, filenames, deployment, io, env, mode, verifyKeys, timeoutSeconds, progress }: ObserveSettings): Promise<number> {
   const kubeconfigChoice = { file: values.kubeconfig, context: values.context };
 
+  if (values.require !== "verified" && (values["verify-window"] !== undefined || values["verify-fail-on"] !== undefined)) {
+    throw new UsageError(`--${values["verify-window"] !== undefined ? "verify-window" : "verify-fail-on"}: only with --require verified`);
+  }
+  if (values.require === "verified" && values["verify-window"] === undefined) throw new UsageError("--verify-window: required with --require verified (e.g. 5m)");
   const resources = await readDeclaredResources(filenames, { readStdin: io.readStdin });
   const namespaceEnv = values.kubeconfig === undefined ? env : { ...env, KUBECONFIG: values.kubeconfig };
   const request: ObservationRequestInput = {
@@ -200,6 +213,12 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
       (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
     resources,
     ...(values["fail-on"] !== undefined && { failOn: parseFailOnFlag("--fail-on", values["fail-on"]) }),
+    ...(values["verify-window"] !== undefined && {
+      verify: {
+        windowSeconds: durationFlagSeconds("--verify-window", values["verify-window"]),
+        ...(values["verify-fail-on"] !== undefined && { failOn: reasonList(values["verify-fail-on"]) }),
+      },
+    }),
     ...(values.logs && { logs: true }),
     ...(values["load-balancer-address"] !== undefined && { loadBalancerAddress: values["load-balancer-address"] as ObservationRequestInput["loadBalancerAddress"] }),
   };
@@ -220,6 +239,7 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
     // The views (and the rules' descriptions they print) load once the request is on its way: the
     // events that arrive meanwhile wait in the run's queue.
     const { liveView, plainView } = await import("../views/progressViews.js");
+    const verifyWindowMs = valid.value.verify && valid.value.verify.windowSeconds * 1000;
     const view: ProgressView =
       progress.type === "json"
         ? progress.lines.view
@@ -232,13 +252,14 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
               required: request.require,
               startedAtMs: Date.now(),
               deadlineMs: Date.now() + timeoutSeconds * 1000,
+              verifyWindowMs,
             },
             // The engine's clock and resolved namespaces, and on a replay the readings so far; the
             // view starts from the local guess when it does not answer.
             current: await session.current().catch(() => undefined),
             colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
           })
-          : plainView((text) => io.stderr.write(text));
+          : plainView((text) => io.stderr.write(text), undefined, verifyWindowMs);
     // A person is shown the verdict the moment it is known; a parser is given every event to the
     // verdict event, the stream's last (a few milliseconds more: progressUntilVerdict.ts).
     const events = progress.type === "json" ? run.progress : progressUntilVerdict(run.progress, run.verdict);
@@ -316,3 +337,7 @@ export function exitCodeOf(verdict: ObservationVerdict): number {
   return verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
 }
 
+/** A comma-separated list of reasons as a flag takes it (`--fail-on A, B`). */
+function reasonList(flag: string): string[] {
+  return flag.split(",").map((reason) => reason.trim()).filter(Boolean);
+}

@@ -98,3 +98,13 @@ describe("renderScreen", () => {
     expect(cut.at(-1)).toBe("... and 26 more");
   });
 });
+
+test("--require verified: the window counts down from the healthy stage event's time, and goes with the verdict", () => {
+  const s = startLiveState({ deployment: "payments", observationId: "obs-1", required: "verified", startedAtMs: t0, deadlineMs: at(600), verifyWindowMs: 300_000 });
+  applyEvent(s, { type: "stage", observationId: "obs-1", deployment: "payments", at: new Date(at(40)).toISOString(), stage: "healthy" });
+  const screen = (nowMs: number) => renderScreen(s, nowMs, big).map(lineText);
+  expect(screen(at(100))).toContain("verify 4m0s left of the 5m0s window after healthy   no restart, readiness flap, OOMKilled, eviction or failOn Warning so far");
+  expect(screen(at(100))[1]).toBe("stages  applied ✓  bootstrapped ✓  healthy ✓  verified … ");
+  applyVerdict(s, verdict({ required: "verified", outcome: "succeeded", reached: "verified", decidedAt: new Date(at(340)).toISOString() }));
+  expect(screen(at(341)).join("\n")).not.toContain("left of the");
+});

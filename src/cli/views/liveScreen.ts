@@ -31,6 +31,10 @@ export interface LiveState {
   stalled?: string;
   /** How long the required stage usually takes this deployment (from its history), when it has one. */
   expectation?: string;
+  /** With `--require verified`: the window the request asked for. */
+  readonly verifyWindowMs?: number | undefined;
+  /** When the verification window ends: from the `healthy` stage event, or the service's verdict. */
+  windowEndsAtMs?: number;
 }
 
 export interface LiveStart {
@@ -39,6 +43,7 @@ export interface LiveStart {
   required: Stage;
   startedAtMs: number;
   deadlineMs: number;
+  verifyWindowMs?: number | undefined;
 }
 
 export function startLiveState(start: LiveStart): LiveState {
@@ -53,6 +58,7 @@ export function applyVerdict(state: LiveState, verdict: ObservationVerdict): voi
   for (const resource of verdict.resources) state.resources.set(identityKey(resource.identity), resource);
   const expectation = expectationOf(verdict.history, state.required);
   if (expectation) state.expectation = expectation.message;
+  if (verdict.verification) state.windowEndsAtMs = Date.parse(verdict.verification.endsAt);
   if (verdict.outcome !== "in_progress") state.verdict = verdict;
 }
 
@@ -68,6 +74,8 @@ export function applyEvent(state: LiveState, event: ObservationEvent): void {
       return;
     case "stage":
       if (stageRank(event.stage) > stageRank(state.reached)) state.reached = event.stage;
+      // The window opens when healthy is reached, on the service's clock (the event's time).
+      if (event.stage === "healthy" && state.verifyWindowMs !== undefined) state.windowEndsAtMs ??= Date.parse(event.at) + state.verifyWindowMs;
       return;
     case "verdict":
       applyVerdict(state, event.verdict);
@@ -110,7 +118,20 @@ export function renderScreen(state: LiveState, nowMs: number, size: ScreenSize):
     }
   }
   const stalled: ScreenLine[] = state.stalled && !state.verdict ? [[{ text: "stalled ", tone: "waiting" }, { text: state.stalled, tone: "plain" }]] : [];
-  return [header, ...expectationLines(state), stageLine, ...stalled, ...rows].map((line) => fitLine(line, size.columns));
+  return [header, ...expectationLines(state), stageLine, ...windowLines(state, nowMs), ...stalled, ...rows].map((line) => fitLine(line, size.columns));
+}
+
+/** The verification window counting down, while it runs. */
+function windowLines(state: LiveState, nowMs: number): ScreenLine[] {
+  if (state.windowEndsAtMs === undefined || state.verdict || state.verifyWindowMs === undefined) return [];
+  const left = Math.max(0, state.windowEndsAtMs - nowMs);
+  return [
+    [
+      { text: "verify ", tone: "dim" },
+      { text: `${formatDuration(left)} left of the ${formatDuration(state.verifyWindowMs)} window after healthy`, tone: "waiting" },
+      { text: "   no restart, readiness flap, OOMKilled, eviction or failOn Warning so far", tone: "dim" },
+    ],
+  ];
 }
 
 /** The history's word beside the elapsed time; once decided, how this rollout compared. */

@@ -57,6 +57,15 @@ describe("plainView", () => {
     expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
   });
 
+  test("--require verified: the healthy stage's line is followed by how long the window runs", () => {
+    const { clock, advance } = virtualClock();
+    let out = "";
+    const view = plainView((text) => (out += text), clock, 300_000);
+    advance(4);
+    view.event({ ...stage, stage: "healthy" } as ObservationEvent);
+    expect(out).toBe("[   4.0s] stage healthy reached\n[   4.0s] verifying: the new revision's pods must hold for 5m0s\n");
+  });
+
   test("events that did arrive before the verdict are not said twice", () => {
     const { clock } = virtualClock();
     let out = "";

@@ -1,7 +1,7 @@
 // How `stagewatch observe` shows progress on stderr. On a terminal, a block redrawn in place
 // (liveScreen.ts) that stays on screen when the verdict comes; anywhere else (a CI log, a file, a
 // pipe), one plain line per change and never a control character, so logs stay greppable.
-import { describeResource, expectationOf, stagesBetween, type ObservationEvent, type ObservationVerdict, type ReachedStage, type ResourceVerdict } from "../../verdicts/index.js";
+import { describeResource, expectationOf, formatDuration, stagesBetween, type ObservationEvent, type ObservationVerdict, type ReachedStage, type ResourceVerdict } from "../../verdicts/index.js";
 import { applyEvent, applyVerdict, renderScreen, startLiveState, type LiveStart, type ScreenLine, type Tone } from "./liveScreen.js";
 
 export interface ProgressView {
@@ -43,8 +43,12 @@ function plainLine(event: ObservationEvent): string | undefined {
   }
 }
 
-/** `[  12.3s] Deployment payments/api: pending (...)`: seconds since `observe` started. */
-export function plainView(write: (text: string) => void, clock: Pick<ViewClock, "now"> = systemClock): ProgressView {
+/**
+ * `[  12.3s] Deployment payments/api: pending (...)`: seconds since `observe` started. With
+ * `--require verified` (`verifyWindowMs`), the healthy stage's line says how long the window runs:
+ * a CI log otherwise shows nothing until its end.
+ */
+export function plainView(write: (text: string) => void, clock: Pick<ViewClock, "now"> = systemClock, verifyWindowMs?: number): ProgressView {
   const started = clock.now();
   const stamped = (line: string) => write(`[${((clock.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}\n`);
   // The expectation is the same in every progress event: said once, with the first.
@@ -65,6 +69,9 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
       if (event.type === "stage") reachedShown = event.stage;
       const line = plainLine(event);
       if (line) stamped(line);
+      if (event.type === "stage" && event.stage === "healthy" && verifyWindowMs !== undefined) {
+        stamped(`verifying: the new revision's pods must hold for ${formatDuration(verifyWindowMs)}`);
+      }
     },
     finish(verdict) {
       // In the order the events would have said it: the expectation, the readings, the stages.

@@ -7,6 +7,7 @@ import type { EngineMetrics } from "../telemetry.js";
 
 export function recordVerdict(state: ObservationState, verdict: ObservationVerdict, nowMs: number, metrics: EngineMetrics, logger: Logger): void {
   metrics.observationDecided(state.required, state.outcome, (nowMs - state.startedAtMs) / 1000);
+  if (state.window) metrics.verificationEnded(state.outcome);
   if (verdict.failure) metrics.resourceFailed(verdict.failure.resource.kind, verdict.failure.reason, verdict.tenant);
   logger.info(
     {

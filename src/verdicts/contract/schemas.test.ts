@@ -71,3 +71,25 @@ describe("key and deployment of observe", () => {
     ]);
   });
 });
+
+describe("verify of observe (require verified)", () => {
+  const verified = { ...request, require: "verified", timeoutSeconds: 600 };
+
+  it("takes a window shorter than the budget, with the default failOn", () => {
+    const parsed = parseWith(ObservationRequest, { ...verified, verify: { windowSeconds: 300 } });
+    expect(parsed.ok && parsed.value.verify).toEqual({ windowSeconds: 300, failOn: ["BackOff", "Unhealthy", "Evicted"] });
+  });
+
+  it.each([
+    ["require verified without verify", { ...verified }, [{ path: "verify.windowSeconds", message: "required with require 'verified'" }]],
+    ["verify without require verified", { ...request, verify: { windowSeconds: 60 } }, [{ path: "verify", message: "only with require 'verified'" }]],
+    [
+      "a window as long as the budget",
+      { ...verified, verify: { windowSeconds: 600 } },
+      [{ path: "verify.windowSeconds", message: "must be shorter than timeoutSeconds: the window counts inside the budget, after healthy" }],
+    ],
+    ["a misspelt field", { ...verified, verify: { window: 300 } }, [{ path: "verify.windowSeconds", message: "required" }, { path: "verify.window", message: "unknown field" }]],
+  ])("refuses %s, naming the field", (_what, body, issues) => {
+    expect(issuesOf(ObservationRequest, body)).toEqual(issues);
+  });
+});

@@ -2,11 +2,18 @@
 // the TypeScript types are inferred from them. Objects are strict: a misspelt field
 // ("timeoutSecond") is an error naming it, not a silently ignored budget.
 import { z } from "zod";
-import { FailOnEntry, repeatedReasons } from "./failOn.js";
+import { FailOnEntry, FailOnReason, repeatedReasons } from "./failOn.js";
 
-export const stages = ["applied", "bootstrapped", "healthy"] as const;
+/**
+ * `verified` is opt-in and comes after `healthy`: the new revision's pods held for a soak window
+ * (the request's `verify`). It is the one stage no resource supports on its own: the observation
+ * reaches it when the window ends without a problem (reducer/verificationWindow.ts).
+ */
+export const stages = ["applied", "bootstrapped", "healthy", "verified"] as const;
 export const Stage = z.enum(stages);
 export type Stage = z.infer<typeof Stage>;
+/** The stages a declared resource holds back or supports; `verified` is the observation's alone. */
+export type ResourceStage = Exclude<Stage, "verified">;
 
 /** `none` until every declared resource has been seen: reaching nothing is a legal reading. */
 export const ReachedStage = z.enum(["none", ...stages]);
@@ -87,6 +94,24 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
   }
 }) as unknown as typeof Stage;
 
+/**
+ * Warning event reasons that fail the verification window by default: the kubelet's crash
+ * back-off (`BackOff`: "Back-off restarting failed container"), a failing liveness, readiness or
+ * startup probe (`Unhealthy`) and the kubelet evicting a pod under node pressure (`Evicted`). The
+ * OOM killer's own event (`OOMKilling`) is about the Node, not a pod, so it is read off the
+ * container's `OOMKilled` termination instead, which is always checked.
+ */
+export const defaultVerifyFailOn = ["BackOff", "Unhealthy", "Evicted"] as const;
+
+/** The soak window of `require: verified` (SPEC section 2 as docs/design/contract.md extends it). */
+export const VerifySettings = z.strictObject({
+  /** How long after `healthy` the new revision's pods must hold, inside the same budget. */
+  windowSeconds: z.int().positive().max(24 * 3600, "at most 24 hours"),
+  /** Warning event reasons about the new revision's pods (or the workload) that fail the window. */
+  failOn: z.array(FailOnReason).max(64).default([...defaultVerifyFailOn]),
+});
+export type VerifySettings = z.infer<typeof VerifySettings>;
+
 export const loadBalancerAddressChoices = ["wait", "ignore"] as const;
 
 // Request fields that reach a NATS subject or a KV key are bounded in length and alphabet here,
@@ -165,6 +190,8 @@ export const ObservationRequest = z
      * default (`stagewatch reasons` prints it).
      */
     failOn: z.array(FailOnEntry).max(64).optional(),
+    /** With `require: verified` (and only then): the soak window after `healthy`. */
+    verify: VerifySettings.optional(),
     /**
      * `wait` (the default, as Helm's legacy wait and Argo CD): a LoadBalancer Service is settled once a
      * load-balancer controller wrote its address. `ignore`: settled without one, for clusters that
@@ -181,6 +208,20 @@ export const ObservationRequest = z
   .superRefine((request, ctx) => {
     if (request.timeoutSeconds === undefined && request.deadline === undefined) {
       ctx.addIssue({ code: "custom", path: ["timeoutSeconds"], message: "required (or give a deadline)" });
+    }
+    // No default window: like the budget, a wait the caller never chose would hide its mistake.
+    if (request.require === "verified" && request.verify === undefined) {
+      ctx.addIssue({ code: "custom", path: ["verify", "windowSeconds"], message: "required with require 'verified'" });
+    }
+    if (request.require !== "verified" && request.verify !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["verify"], message: "only with require 'verified'" });
+    }
+    if (request.verify !== undefined && request.timeoutSeconds !== undefined && request.verify.windowSeconds >= request.timeoutSeconds) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["verify", "windowSeconds"],
+        message: "must be shorter than timeoutSeconds: the window counts inside the budget, after healthy",
+      });
     }
     for (const { index, message } of repeatedReasons(request.failOn ?? [])) ctx.addIssue({ code: "custom", path: ["failOn", index], message });
   });
@@ -275,6 +316,23 @@ export const LogTail = z.object({
 });
 export type LogTail = z.infer<typeof LogTail>;
 
+/**
+ * The verification window of a `require: verified` observation, from the moment `healthy` was
+ * reached: when it ends, what it watched, and (with a failure) what ended it.
+ */
+/** Pods a verdict's `verification` names: the verdict stays small with 1,000 replicas. */
+export const maxVerificationPods = 100;
+
+export const Verification = z.object({
+  windowSeconds: z.int().positive(),
+  /** When `healthy` was reached: the window's start. */
+  startedAt: z.string(),
+  endsAt: z.string(),
+  /** The new revision's pods read in the window so far, by name, sorted (the first 100). */
+  pods: z.array(z.string()).max(maxVerificationPods),
+});
+export type Verification = z.infer<typeof Verification>;
+
 export const Failure = z.object({
   stage: Stage,
   resource: ResourceIdentity,
@@ -340,6 +398,8 @@ export const ObservationVerdict = z.object({
   tenant: z.string().optional(),
   /** What earlier observations of the deployment took, as the observation began; with a success, how it compared. */
   history: HistoryOutlook.optional(),
+  /** With `require: verified`, once `healthy` was reached: the soak window. */
+  verification: Verification.optional(),
   attestation: VerdictAttestation.optional(),
   signature: Signature.optional(),
 });

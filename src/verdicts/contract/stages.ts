@@ -3,7 +3,10 @@
 // top of the earlier ones having been reached. A stage once reached stays reached, so a Deployment
 // deleted after `applied` held blocks `healthy` (it will never settle), not `bootstrapped`: the
 // bootstrap barrier is about bootstrap Jobs, and reads that way in a verdict.
-import { stages, type ReachedStage, type Stage } from "./schemas.js";
+//
+// `verified` comes after `healthy` and no resource holds it back: every resource supports it once
+// settled, and the reducer reaches it itself when the soak window ends (reducer/verificationWindow.ts).
+import { stages, type ReachedStage, type ResourceStage, type Stage } from "./schemas.js";
 
 /** What a stage needs to know about one declared resource. */
 export interface StageFacts {
@@ -17,10 +20,12 @@ export function stageRank(stage: ReachedStage): number {
   return stage === "none" ? 0 : stages.indexOf(stage) + 1;
 }
 
-/** The stages after `from` up to and including `to`, in order (`none`..`healthy` gives all three). */
+/** The stages after `from` up to and including `to`, in order (`none`..`healthy` gives the first three). */
 export function stagesBetween(from: ReachedStage, to: ReachedStage): Stage[] {
   return stages.filter((stage) => stageRank(stage) > stageRank(from) && stageRank(stage) <= stageRank(to));
 }
+
+const resourceStages: readonly ResourceStage[] = ["applied", "bootstrapped", "healthy"];
 
 /** A stage's own condition for one resource, given every earlier stage was reached. */
 function supports(stage: Stage, facts: StageFacts): boolean {
@@ -30,6 +35,7 @@ function supports(stage: Stage, facts: StageFacts): boolean {
     case "bootstrapped":
       return !facts.bootstrap || facts.settled;
     case "healthy":
+    case "verified":
       return facts.settled;
   }
 }
@@ -38,7 +44,7 @@ function supports(stage: Stage, facts: StageFacts): boolean {
  * Per stage, how many resources hold it back (do not support it). Sums over resources, so the
  * reducer keeps one running total per observation instead of asking every resource on each event.
  */
-export type StageHoldouts = Readonly<Record<Stage, number>>;
+export type StageHoldouts = Readonly<Record<ResourceStage, number>>;
 
 export const noHoldouts: StageHoldouts = { applied: 0, bootstrapped: 0, healthy: 0 };
 
@@ -52,10 +58,11 @@ export function addHoldouts(holdouts: StageHoldouts, facts: StageFacts, sign: 1 
   };
 }
 
-/** The highest stage reached: `reached`, advanced while no resource holds the next one back. */
+/** The highest resource stage reached: `reached`, advanced while no resource holds the next one back. */
 export function advanceStageBy(reached: ReachedStage, holdouts: StageHoldouts): ReachedStage {
   let current = reached;
-  for (const stage of stagesBetween(reached, "healthy")) {
+  for (const stage of resourceStages) {
+    if (stageRank(stage) <= stageRank(reached)) continue;
     if (holdouts[stage] > 0) break;
     current = stage;
   }

@@ -21,7 +21,7 @@ import { readingAtGraceEnd, withGrace } from "./reasonGrace.js";
 import { isTerminal, transition } from "../contract/outcome.js";
 import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "../rules/reading.js";
 import { compareWithHistory } from "../history/history.js";
-import type { Failure, HistoryOutlook, ObservationVerdict, Outcome, Stage } from "../contract/schemas.js";
+import type { Failure, HistoryOutlook, ObservationVerdict, Outcome, ResourceIdentity, Stage } from "../contract/schemas.js";
 import { formatDuration } from "../text/text.js";
 import {
   absenceOf,
@@ -34,6 +34,15 @@ import {
   type TrackedResource,
 } from "./observationState.js";
 import { cancelMessage, failureLine, progressMessage, successMessage, timeoutLine, type StageCounts } from "./verdictMessages.js";
+import {
+  openWindow,
+  problemFailure,
+  readIntoWindow,
+  verificationOf,
+  windowSuccessMessage,
+  windowTimeoutDetail,
+  type SoakObject,
+} from "./verificationWindow.js";
 
 /** What the engine read from one object of a declared identity. */
 export interface ObservedObject {
@@ -143,7 +152,12 @@ function conclude(draft: Draft, atMs: number): void {
     draft.state = { ...draft.state, reached };
   }
   const { state } = draft;
-  if (stageRank(reached) >= stageRank(state.required)) {
+  // `healthy` under `require: verified` opens the window; the window's end reaches `verified` (fireTimers).
+  if (reached === "healthy" && state.verify && !state.window) {
+    draft.state = { ...state, window: openWindow(state.verify, atMs) };
+    return;
+  }
+  if (state.required !== "verified" && stageRank(reached) >= stageRank(state.required)) {
     decide(draft, "succeeded", successMessage(state.deployment, state.required, counts(state)), undefined, atMs);
     return;
   }
@@ -159,6 +173,12 @@ function conclude(draft: Draft, atMs: number): void {
 function timeOut(draft: Draft): void {
   const { state } = draft;
   const budgetMs = state.deadlineMs - state.startedAtMs;
+  if (state.window && state.verify) {
+    const detail = windowTimeoutDetail(state.verify, state.window, state.deadlineMs);
+    const failure: Failure = { stage: "verified", resource: windowResource(state), reason: "VerificationWindowOpen", message: detail };
+    decide(draft, "timed_out", `deployment ${state.deployment} did not reach verified within ${formatDuration(budgetMs)}: ${detail}`, failure, state.deadlineMs);
+    return;
+  }
   const outstanding = blocking(state, (resource) => resource.reading.state !== "settled");
   const lines = outstanding.map(({ resource, stage }) => timeoutLine(state.deployment, stage, budgetMs, resource.identity, resource.reading));
   const first = outstanding[0];
@@ -233,13 +253,31 @@ function fireGraces(draft: Draft, nowMs: number): void {
   }
 }
 
+/** The resource a verification failure or timeout names when no pod does: the first whose pods were read, else the first declared. */
+function windowResource(state: ObservationState): ResourceIdentity {
+  const key = [...(state.window?.podsByResource.keys() ?? [])][0] ?? [...state.resources.keys()][0]!;
+  return state.resources.get(key)!.identity;
+}
+
+/** The window ended with no problem: `verified` is reached, and it is always the required stage. */
+function endWindow(draft: Draft): void {
+  const { state } = draft;
+  if (!state.window || !state.verify) return;
+  draft.changes.push({ type: "stage", stage: "verified" });
+  draft.state = { ...state, reached: "verified" };
+  decide(draft, "succeeded", windowSuccessMessage(state.deployment, state.verify, state.window), undefined, state.window.endsAtMs);
+}
+
 /**
- * Fires every timer due by `nowMs`; a grace ending with the budget loses to it. The scan over all
- * resources runs only when some grace has ended, and each ends at most once (its resource fails).
+ * Fires every timer due by `nowMs`; a grace or a window ending with the budget loses to it. The
+ * scan over all resources runs only when some grace has ended, and each ends at most once (its
+ * resource fails).
  */
 function fireTimers(draft: Draft, nowMs: number): void {
   const earliest = earliestGraceEnd(draft.state);
   if (earliest !== undefined && earliest <= nowMs && earliest < draft.state.deadlineMs) fireGraces(draft, nowMs);
+  const windowEnd = draft.state.window?.endsAtMs;
+  if (windowEnd !== undefined && windowEnd <= nowMs && windowEnd < draft.state.deadlineMs && !isTerminal(draft.state.outcome)) endWindow(draft);
   if (nowMs >= draft.state.deadlineMs && !isTerminal(draft.state.outcome)) timeOut(draft);
 }
 
@@ -342,6 +380,27 @@ export function recordAccessProblem(state: ObservationState, key: string, proble
   });
 }
 
+/**
+ * A settled workload read again inside the verification window: its new revision's pods are
+ * checked, and the first problem fails `verified` at once. Before the window (or without one) and
+ * for resources that did not settle it changes nothing: a resource is judged by its rule until it
+ * settles, and by the window after.
+ */
+export function recordSoakReading(state: ObservationState, key: string, read: SoakObject, nowMs: number): ObservationStep {
+  return step(state, nowMs, (draft) => {
+    const { window, verify } = draft.state;
+    const resource = draft.state.resources.get(key);
+    if (!window || !verify || resource?.reading.state !== "settled") return;
+    const next = readIntoWindow(verify, window, key, read, nowMs);
+    if (next.window === window) return;
+    draft.state = { ...draft.state, window: next.window };
+    if (next.problem) {
+      const failure = problemFailure(next.problem, window, resource.identity);
+      decide(draft, "failed", `deployment ${draft.state.deployment} cannot reach verified: ${failure.message}`, failure, nowMs);
+    }
+  });
+}
+
 /** The informers have listed everything: from now on, a resource never seen is counted absent. */
 export function markCachesSynced(state: ObservationState, nowMs: number): ObservationStep {
   return step(state, nowMs, (draft) => {
@@ -364,7 +423,7 @@ export function cancelObservation(state: ObservationState, reason: string | unde
 /** The earliest time the engine must call advanceClock; undefined once decided. */
 export function nextWakeAt(state: ObservationState): number | undefined {
   if (isTerminal(state.outcome)) return undefined;
-  return Math.min(state.deadlineMs, earliestGraceEnd(state) ?? Number.POSITIVE_INFINITY);
+  return Math.min(state.deadlineMs, earliestGraceEnd(state) ?? Number.POSITIVE_INFINITY, state.window?.endsAtMs ?? Number.POSITIVE_INFINITY);
 }
 
 export function toVerdict(state: ObservationState): ObservationVerdict {
@@ -384,6 +443,7 @@ export function toVerdict(state: ObservationState): ObservationVerdict {
     ...(decision && { decidedAt: new Date(decision.atMs).toISOString() }),
     ...(state.tenant !== undefined && { tenant: state.tenant }),
     ...(state.outlook && { history: historyOf(state) }),
+    ...(state.window && state.verify && { verification: verificationOf(state.verify, state.window) }),
   };
 }
 

@@ -31,6 +31,7 @@ import type { Parsed } from "../contract/validation.js";
 import { failOnPolicy, type FailOnPolicy } from "../contract/failOn.js";
 import { defaultFailOn } from "../contract/schemas.js";
 import type { ReasonClock } from "./reasonGrace.js";
+import type { OpenWindow, VerifyPlan } from "./verificationWindow.js";
 
 export interface TrackedResource {
   /** The declared identity, its namespace resolved (defaultNamespace, or none when cluster-scoped). */
@@ -129,6 +130,10 @@ export interface ObservationState {
   readonly decision?: Decision | undefined;
   /** What the deployment's earlier observations took, read when this one began (history.ts). */
   readonly outlook?: HistoryOutlook | undefined;
+  /** With `require: verified`: the request's `verify`. */
+  readonly verify?: VerifyPlan | undefined;
+  /** The verification window, from the moment `healthy` was reached under `require: verified`. */
+  readonly window?: OpenWindow | undefined;
 }
 
 /** What a reducer call changed, for subscribers: emitted only on real transitions. */
@@ -240,6 +245,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       reached: "none",
       outcome: "in_progress",
       ...(input.outlook && { outlook: input.outlook }),
+      ...(request.verify && { verify: { windowMs: request.verify.windowSeconds * 1000, failOn: new Set(request.verify.failOn) } }),
     },
   };
 }

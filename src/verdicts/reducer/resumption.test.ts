@@ -1,7 +1,7 @@
 // Resuming from a record: what a new owner rebuilds must decide as the first owner would have.
 import { describe, expect, it } from "vitest";
 import { keys, observation, observationRequest, seconds, startedAtMs } from "../../../test/fixtures/observation.js";
-import { advanceClock, markCachesSynced, recordReading, toVerdict } from "./observation.js";
+import { advanceClock, markCachesSynced, nextWakeAt, recordReading, toVerdict } from "./observation.js";
 import { failed, pending, settled } from "../rules/reading.js";
 import { labelledBootstrapKeys, resumeObservation } from "./resumption.js";
 import type { ObservationState } from "./observationState.js";
@@ -103,5 +103,28 @@ describe("resumeObservation", () => {
     expect(result.value.resources.get(keys.api)?.reading).toMatchObject({ state: "failed", reason: "ImagePullBackOff" });
     expect(result.value.resources.get(keys.migrate)?.bootstrap).toBe(true);
     expect(result.value.tally.bootstrapJobs).toBe(1);
+  });
+});
+
+describe("resuming a verification window", () => {
+  it("keeps the window's start and end: an adopter reaches verified when the first owner would have", () => {
+    const verify = { windowSeconds: 120 };
+    let state = observation({ require: "verified", verify });
+    state = markCachesSynced(state, seconds(1)).state;
+    for (const [key, n] of [[keys.migrate, "1"], [keys.config, "2"], [keys.api, "3"]] as const) {
+      state = recordReading(state, key, { uid: uid(n), generation: 7, reading: settled("done") }, seconds(5)).state;
+    }
+    expect(state.reached).toBe("healthy");
+    const verdict = toVerdict(advanceClock(state, seconds(60)).state);
+    expect(verdict.verification).toEqual({ windowSeconds: 120, startedAt: "2026-11-29T10:00:05.000Z", endsAt: "2026-11-29T10:02:05.000Z", pods: [] });
+
+    const result = resumeObservation({ observationId: state.observationId, request: observationRequest({ require: "verified", verify }), startedAtMs, deadlineMs: state.deadlineMs, verdict });
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    const adopted = result.value;
+    expect(nextWakeAt(adopted)).toBe(seconds(125));
+    expect(advanceClock(adopted, seconds(124.999)).state.outcome).toBe("in_progress");
+    const done = advanceClock(adopted, seconds(125));
+    expect(done.changes.map((change) => change.type)).toEqual(["stage", "verdict"]);
+    expect(toVerdict(done.state)).toMatchObject({ outcome: "succeeded", reached: "verified", decidedAt: "2026-11-29T10:02:05.000Z" });
   });
 });

@@ -8,12 +8,13 @@
 // - A pending resource keeps its last reading (what a timeout names if nothing newer arrives) but
 //   counts as not yet seen: it is read afresh from the informers, and the absence grace after the
 //   new owner's caches sync decides whether it still exists.
-// - Stages reached stay reached.
+// - Stages reached stay reached; a verification window under way keeps its start and end.
 import { identityKey } from "../contract/kinds.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { replaceResource, startObservation, type ObservationState, type StartObservationInput } from "./observationState.js";
 import type { ObservationVerdict } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
+import { resumedWindow } from "./verificationWindow.js";
 
 export interface ResumeObservationInput extends StartObservationInput {
   /** The verdict the record holds: how far the observation got, resource by resource. */
@@ -52,7 +53,10 @@ export function resumeObservation(input: ResumeObservationInput): Parsed<Observa
       reading,
     });
   }
-  return { ok: true, value: { ...state, reached: input.verdict.reached } };
+  const { verification } = input.verdict;
+  // A window under way keeps its start and end: like the budget, it is never restarted.
+  const window = verification && state.verify ? resumedWindow(verification) : undefined;
+  return { ok: true, value: { ...state, reached: input.verdict.reached, ...(window && { window }) } };
 }
 
 /** The keys whose bootstrap flag came from the object's label, for the record (see resumeObservation). */

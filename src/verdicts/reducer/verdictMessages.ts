@@ -6,7 +6,7 @@
 // stands alone in a CI log and a grep for a resource finds its stage and reading.
 import { describeResource } from "../contract/kinds.js";
 import { shownMessage, type ResourceReading } from "../rules/reading.js";
-import type { ReachedStage, ResourceIdentity, Stage } from "../contract/schemas.js";
+import type { ReachedStage, ResourceIdentity, ResourceStage, Stage } from "../contract/schemas.js";
 import { formatDuration, listParts, plural } from "../text/text.js";
 
 export function failureLine(deployment: string, stage: Stage, identity: ResourceIdentity, reading: ResourceReading): string {
@@ -29,7 +29,8 @@ function existing(total: number): string {
   return `${plural(total, "resource")} ${total === 1 ? "exists" : "exist"}`;
 }
 
-export function successMessage(deployment: string, stage: Stage, counts: StageCounts): string {
+/** `verified` has its own (verificationWindow.ts): no resource count says a window held. */
+export function successMessage(deployment: string, stage: ResourceStage, counts: StageCounts): string {
   switch (stage) {
     case "applied":
       return `deployment ${deployment} reached applied: ${existing(counts.total)}`;

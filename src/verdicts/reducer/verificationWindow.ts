@@ -1,0 +1,107 @@
+// The verification window of `require: verified` (docs/design/contract.md, "verified"): once
+// `healthy` is reached the observation goes on, inside the same budget, for `verify.windowSeconds`,
+// and reaches `verified` when the window ends with no problem seen in the new revision's pods
+// (verification/soakChecks.ts says what a problem is). The first problem fails the stage at once;
+// the budget ending inside the window times it out, naming the stage and what it had read.
+//
+// The window's end is a timer like the budget (nextWakeAt), not a sweep: between readings nothing
+// is read, and the reducer decides at the end from what it was told. What the window remembers
+// besides its start is small and in memory only (the pods created in it and seen ready); an
+// adopter resumes the window from the verdict's `verification` and starts that memory afresh.
+import type { KubeObject } from "../../kube/objects.js";
+import type { ClusterWarning } from "../../kube/warnings.js";
+import { maxVerificationPods, type Failure, type ResourceIdentity, type Verification } from "../contract/schemas.js";
+import { podsOf } from "../evidence/workloadPods.js";
+import type { OwnedObjects } from "../rules/input.js";
+import { formatDuration, plural } from "../text/text.js";
+import { readSoak, type SoakProblem } from "../verification/soakChecks.js";
+
+/** What the request asked of the window (its `verify`), kept in the state from the start. */
+export interface VerifyPlan {
+  readonly windowMs: number;
+  readonly failOn: ReadonlySet<string>;
+}
+
+/** The window, from the moment `healthy` was reached. */
+export interface OpenWindow {
+  readonly startedAtMs: number;
+  readonly endsAtMs: number;
+  readonly seenReady: ReadonlySet<string>;
+  /** The pods read in the window, by the declared resource (identity key) that owns them. */
+  readonly podsByResource: ReadonlyMap<string, readonly string[]>;
+}
+
+export function openWindow(plan: VerifyPlan, startedAtMs: number): OpenWindow {
+  return { startedAtMs, endsAtMs: startedAtMs + plan.windowMs, seenReady: new Set(), podsByResource: new Map() };
+}
+
+/** A window resumed from a recorded verdict (an adopter carries on with the same end). */
+export function resumedWindow(recorded: Verification): OpenWindow {
+  return { startedAtMs: Date.parse(recorded.startedAt), endsAtMs: Date.parse(recorded.endsAt), seenReady: new Set(), podsByResource: new Map() };
+}
+
+/** A settled workload read again in the window: the object, what it owns, the warnings about them. */
+export interface SoakObject {
+  readonly object: KubeObject;
+  readonly owned: OwnedObjects | undefined;
+  readonly warnings: readonly (ClusterWarning | undefined)[];
+}
+
+export interface WindowReading {
+  readonly window: OpenWindow;
+  readonly problem?: SoakProblem | undefined;
+}
+
+/** Reads one workload's pods into the window; kinds that own no pods change nothing. */
+export function readIntoWindow(plan: VerifyPlan, window: OpenWindow, key: string, { object, owned, warnings }: SoakObject, nowMs: number): WindowReading {
+  const pods = owned === undefined ? undefined : podsOf(object, owned);
+  if (pods === undefined) return { window };
+  const read = readSoak({ pods, workloadUid: object.metadata.uid, warnings, windowStartMs: window.startedAtMs, nowMs, failOn: plan.failOn, seenReady: window.seenReady });
+  const podsByResource = new Map(window.podsByResource).set(key, read.pods);
+  return { window: { ...window, seenReady: read.seenReady, podsByResource }, problem: read.problem };
+}
+
+function watchedPods(window: OpenWindow): string[] {
+  return [...new Set([...window.podsByResource.values()].flat())].toSorted();
+}
+
+/** Pods a verdict line names: a line stays a line with 1,000 replicas. */
+const namedPodsInLine = 5;
+
+export function verificationOf(plan: VerifyPlan, window: OpenWindow): Verification {
+  return {
+    windowSeconds: Math.round(plan.windowMs / 1000),
+    startedAt: new Date(window.startedAtMs).toISOString(),
+    endsAt: new Date(window.endsAtMs).toISOString(),
+    pods: watchedPods(window).slice(0, maxVerificationPods),
+  };
+}
+
+/** `pod api-7f9-x2 container api restarted (OOMKilled, exit code 137) 2m10s after healthy` */
+export function problemLine(problem: SoakProblem, window: OpenWindow): string {
+  const container = problem.container === undefined ? "" : ` container ${problem.container}`;
+  return `${problem.subject}${container} ${problem.happened} ${formatDuration(problem.atMs - window.startedAtMs)} after healthy`;
+}
+
+export function problemFailure(problem: SoakProblem, window: OpenWindow, resource: ResourceIdentity): Failure {
+  return { stage: "verified", resource, reason: problem.reason, message: problemLine(problem, window) };
+}
+
+/** The checks as they stood: what a timeout inside the window names. */
+function checksSoFar(plan: VerifyPlan, window: OpenWindow): string {
+  const pods = watchedPods(window);
+  const warnings = [...plan.failOn].join(", ") || "none";
+  const named = pods.length > namedPodsInLine ? `${pods.slice(0, namedPodsInLine).join(", ")} and ${pods.length - namedPodsInLine} more` : pods.join(", ");
+  const read = pods.length === 0 ? "no pod of the new revision read since healthy" : `${plural(pods.length, "pod")} read (${named})`;
+  return `${read}: no restart, readiness flap, OOMKilled or Error termination, eviction or Warning (${warnings})`;
+}
+
+/** The budget ran out inside the window: how far it got and what it had read. */
+export function windowTimeoutDetail(plan: VerifyPlan, window: OpenWindow, deadlineMs: number): string {
+  const ran = Math.max(0, deadlineMs - window.startedAtMs);
+  return `the verification window ran ${formatDuration(ran)} of ${formatDuration(plan.windowMs)} after healthy; ${checksSoFar(plan, window)} so far`;
+}
+
+export function windowSuccessMessage(deployment: string, plan: VerifyPlan, window: OpenWindow): string {
+  return `deployment ${deployment} reached verified: held ${formatDuration(plan.windowMs)} after healthy; ${checksSoFar(plan, window)}`;
+}
