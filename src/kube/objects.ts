@@ -173,7 +173,8 @@ export interface Pod extends KubeObject {
     nodeName?: string;
     containers?: { name: string }[];
     initContainers?: { name: string }[];
-    volumes?: { persistentVolumeClaim: { claimName: string } }[];
+    /** Stripped to the claims: other volume sources are not kept. */
+    volumes?: { persistentVolumeClaim?: { claimName: string } }[];
   };
   status?: {
     phase?: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown" | string;
