@@ -27,12 +27,14 @@
 // SCALE_CURVE_BASELINE=<commit> runs each size twice, the engine of that commit (its src taken
 // from git) first, then the code as it is, one child after the other in the same run.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { constants, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
+import { Session } from "node:inspector/promises";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
 import { startNatsServer } from "../test/cluster/nats.ts";
 import { latencies } from "./cluster/scale.ts";
@@ -78,8 +80,46 @@ async function until(condition: () => boolean, what: string, timeoutSeconds: num
 
 const delayResolutionMs = 10;
 
-/** CPU, wall time, GC and the event loop's longest delay over one phase. */
-function phaseMeter() {
+/** SCALE_CURVE_PROFILE=DIR: each phase's CPU profile, DIR/<implementation>-<pods>x<observations>-<phase>.cpuprofile. */
+const profileDirectory = process.env["SCALE_CURVE_PROFILE"];
+let profiler: Session | undefined;
+
+/** With SCALE_CURVE_PROFILE, the loop's stalls past 50 ms ([start, end] µs, CLOCK_MONOTONIC, the profile's clock), to find them in the profile. */
+let stalls: [number, number][] = [];
+let stallTimer: NodeJS.Timeout | undefined;
+function watchStalls(): void {
+  let last = process.hrtime.bigint();
+  stallTimer = setInterval(() => {
+    const now = process.hrtime.bigint();
+    if (now - last > 50_000_000n) stalls.push([Number(last / 1000n), Number(now / 1000n)]);
+    last = now;
+  }, 2);
+}
+
+async function startProfile(): Promise<void> {
+  if (profileDirectory === undefined) return;
+  stalls = [];
+  if (stallTimer === undefined) watchStalls();
+  if (profiler === undefined) {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.setSamplingInterval", { interval: 1000 });
+  }
+  await profiler.post("Profiler.start");
+}
+
+async function stopProfile(name: string): Promise<void> {
+  if (profiler === undefined || profileDirectory === undefined) return;
+  const { profile } = await profiler.post("Profiler.stop");
+  mkdirSync(profileDirectory, { recursive: true });
+  writeFileSync(join(profileDirectory, `${name}.cpuprofile`), JSON.stringify(profile));
+  writeFileSync(join(profileDirectory, `${name}.stalls.json`), JSON.stringify(stalls));
+}
+
+/** CPU, wall time, GC and the event loop's longest delay over one phase (its CPU profile named `profileName`, with SCALE_CURVE_PROFILE). */
+async function phaseMeter(profileName: string) {
+  await startProfile();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const delay = monitorEventLoopDelay({ resolution: delayResolutionMs });
@@ -106,6 +146,7 @@ function phaseMeter() {
     await sleep(5 * delayResolutionMs);
     delay.disable();
     gc.disconnect();
+    await stopProfile(profileName);
     const cpuSeconds = (used.user + used.system) / 1e6;
     return {
       seconds: round(seconds, 1),
@@ -129,6 +170,7 @@ async function measure(settings: RunSettings) {
   const events = new Map<string, number>();
   const watchEvents = () => [...events.values()].reduce((a, b) => a + b, 0);
   const eventToVerdictMs: number[] = [];
+  const profilePrefix = `${settings.implementation.name}-${settings.pods}x${settings.observations}`;
   collectGarbage();
   const before = processMemory();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -145,7 +187,7 @@ async function measure(settings: RunSettings) {
   // The informers start with the first observation. The list's longest delay and GC are what a
   // verdict decided meanwhile would wait for.
   progress("observing");
-  const listing = phaseMeter();
+  const listing = await phaseMeter(`${profilePrefix}-list`);
   const listStart = performance.now();
   const size = { deployments: settings.observations, podsPerDeployment: settings.pods / settings.observations, namespaces: settings.namespaces };
   await engine.observeDeployments(settings.observations, (d) => namespaceOf(size, d));
@@ -160,11 +202,14 @@ async function measure(settings: RunSettings) {
   collectGarbage();
   const cached = processMemory();
   const heapCached = process.memoryUsage().heapUsed;
+  // SCALE_CURVE_HEAP_SNAPSHOT=1 (with SCALE_CURVE_PROFILE=DIR): what the heap holds with everything cached and observed.
+  // Writing it takes seconds and memory of its own: a run that takes one measures its later phases and peak wrongly.
+  if (profileDirectory !== undefined && process.env["SCALE_CURVE_HEAP_SNAPSHOT"] === "1") writeHeapSnapshot(join(profileDirectory, `${profilePrefix}-cached.heapsnapshot`));
 
   const stand = (path: string) => fetch(`http://127.0.0.1:${settings.watchPort}/scale?${path}`).then((response) => response.json() as Promise<{ seconds: number } & Record<string, number>>);
   const churnFrom = watchEvents();
   progress("churn");
-  const churnMeter = phaseMeter();
+  const churnMeter = await phaseMeter(`${profilePrefix}-churn`);
   const churnStart = performance.now();
   await stand("phase=churn");
   await until(() => watchEvents() - churnFrom >= settings.churnEvents, "the churn's pod events", 600);
@@ -174,7 +219,7 @@ async function measure(settings: RunSettings) {
   const churn = { ...(await churnMeter(watchEvents() - churnFrom)), receivedSeconds: round(receivedSeconds, 2), watchEventsPerSecond: round(settings.churnEvents / receivedSeconds) };
   const decisiveFrom = watchEvents();
   progress("decisive events");
-  const decisiveMeter = phaseMeter();
+  const decisiveMeter = await phaseMeter(`${profilePrefix}-decisive`);
   const written = await stand(`phase=decisive&decisivePerSecond=${settings.decisivePerSecond}&podsPerSecond=${settings.podsPerSecond}`);
   await until(() => eventToVerdictMs.length >= settings.observations, "every verdict", 600);
   const decisive = { ...(await decisiveMeter(watchEvents() - decisiveFrom)), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
@@ -185,7 +230,7 @@ async function measure(settings: RunSettings) {
   const decided = processMemory();
 
   progress("relist");
-  const relistMeter = phaseMeter();
+  const relistMeter = await phaseMeter(`${profilePrefix}-relist`);
   const gone = (await stand("phase=gone")) as unknown as { relistVersion: string; lastPod: { namespace: string; name: string } };
   const pods = engine.hub.informer("core/Pod");
   await until(() => pods.get(gone.lastPod.namespace, gone.lastPod.name)?.metadata.resourceVersion === gone.relistVersion, "the relist", 600);
