@@ -28,6 +28,7 @@ import {
 import { acceptObservation } from "./leases/acceptance.js";
 import { Admission, type Refusal, type Release } from "./admission/admission.js";
 import { payloadReserveBytes } from "./records/recordCompaction.js";
+import { QuietWrites } from "./records/quietWrites.js";
 import type { AdoptingEngine } from "./leases/adoption.js";
 import type { AdoptionCause } from "./leases/leasePolicy.js";
 import { LiveObservation } from "./liveObservation.js";
@@ -47,6 +48,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private readonly driver: ObservationDriver;
   private readonly admission: Admission;
   private readonly maxRecordBytes: number;
+  private readonly quietWrites: QuietWrites;
 
   constructor(options: ObservationEngineOptions) {
     const settings = (this.settings = engineSettings(options));
@@ -55,6 +57,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.decided = new RecentVerdicts(settings.decidedMemory);
     this.delivery = new VerdictDelivery({ ...settings, decided: this.decided, now: () => settings.scheduler.now() });
     this.driver = new ObservationDriver(settings, this.delivery);
+    this.quietWrites = new QuietWrites(settings.scheduler);
     settings.leases.onLost((observationId) => this.leave(observationId));
   }
 
@@ -211,6 +214,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
   stop(): void {
     this.driver.stop();
+    this.quietWrites.stop();
   }
 
   /**
@@ -259,6 +263,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       onSuperseded: (current) => void this.superseded(state.observationId, current),
       maxRecordBytes: this.maxRecordBytes,
       release,
+      quietWrites: this.quietWrites,
     });
     this.driver.begin(live, mappings);
     return live;

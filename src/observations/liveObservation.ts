@@ -28,6 +28,7 @@ import {
 } from "../verdicts/index.js";
 import type { Release } from "./admission/admission.js";
 import { fitRecord } from "./records/recordCompaction.js";
+import type { QuietWrites } from "./records/quietWrites.js";
 import { RecordWriter } from "./records/recordWriter.js";
 import { StageOverrunWatch, type StageOverrun } from "./timers/stageOverrunWatch.js";
 import { StallWatch } from "./timers/stallWatch.js";
@@ -52,6 +53,8 @@ export interface LiveObservationOptions {
   readonly maxRecordBytes: number;
   /** Ends the observation's count in admission, once it is no longer driven here. */
   readonly release: Release;
+  /** Where its quiet record writes wait: the engine's one queue for every observation (quietWrites.ts). */
+  readonly quietWrites: QuietWrites;
 }
 
 export class LiveObservation {
@@ -103,7 +106,7 @@ export class LiveObservation {
       fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.signVerdict),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),
-      schedule: (work, ms) => this.scheduler.schedule(work, ms),
+      schedule: (work, ms) => options.quietWrites.schedule(work, ms),
     });
   }
 
