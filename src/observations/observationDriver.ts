@@ -39,10 +39,10 @@ import {
   type ObservationVerdict,
   type StalledEvent,
 } from "../verdicts/index.js";
-import type { ResourceMapping } from "../streams/index.js";
+import type { InformerProblem, ResourceMapping } from "../streams/index.js";
 import { EventRouter, type DeletedObject, type ObjectToRead } from "./routing/eventRouter.js";
 import { guarded } from "./guarded.js";
-import { allSynced, mappingsRead, refusals } from "./routing/informerWiring.js";
+import { allSynced, mappingsRead } from "./routing/informerWiring.js";
 import type { LiveObservation } from "./liveObservation.js";
 import type { StageOverrun } from "./timers/stageOverrunWatch.js";
 import { FailureLogs } from "./logTails/logTails.js";
@@ -68,6 +68,9 @@ export class ObservationDriver {
       logger: settings.logger,
       onRead: (read) => this.read(read),
       onDeleted: (deleted) => this.deleted(deleted),
+      onRefused: (mapping, problems) => {
+        for (const live of this.live.values()) this.refuse(live, mapping, problems);
+      },
     });
     this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger, maxConcurrentReads: settings.maxLogReads });
   }
@@ -105,18 +108,10 @@ export class ObservationDriver {
     });
     void mappingsRead(this.settings.kinds, live.state, mappings, this.settings.logger).then((read) => {
       const informers = this.router.subscribe(read);
-      // The informers replay their current problems on subscription, which may decide the
-      // observation before `subscribe` returns: `keep` ends a subscription that no longer matters.
-      live.keep(
-        refusals(informers).subscribe(({ mapping, problems }) =>
-          guarded(this.settings.logger, { observationId: live.id, kind: mapping.kindKey }, () => {
-            for (const { key, problem } of refusedResources(live.state, mapping, problems)) {
-              if (!live.driving) return;
-              this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
-            }
-          }),
-        ),
-      );
+      // The kinds' refusals as they stand (a later change reaches every observation through the
+      // router's one subscription per kind); they may decide the observation here, and `keep`
+      // ends a subscription that no longer matters.
+      for (const informer of informers) this.refuse(live, informer.mapping, this.router.problemsOf(informer.mapping.kindKey));
       live.keep(
         allSynced(informers).subscribe(() =>
           guarded(this.settings.logger, { observationId: live.id }, () => {
@@ -128,6 +123,17 @@ export class ObservationDriver {
       );
     });
     this.schedule(live);
+  }
+
+  /** What `problems` of the informer of `mapping` leave `live` unable to read fails (reducer: if still pending). */
+  private refuse(live: LiveObservation, mapping: ResourceMapping, problems: readonly InformerProblem[]): void {
+    if (problems.length === 0 || !live.driving) return;
+    guarded(this.settings.logger, { observationId: live.id, kind: mapping.kindKey }, () => {
+      for (const { key, problem } of refusedResources(live.state, mapping, problems)) {
+        if (!live.driving) return;
+        this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
+      }
+    });
   }
 
   /** Stops driving without a verdict (the observation went elsewhere); `keepWriting`: what was read is still stored (hand-over). */
