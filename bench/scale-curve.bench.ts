@@ -19,10 +19,16 @@
 //   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay;
 // - relist: the pod watch answered with 410 Gone, and the relist that follows served every pod at
 //   a new resourceVersion (bench/watch/scalePhases.ts), every observation decided by then: from
-//   the 410 to the last pod applied, the event loop's longest delay, CPU, GC.
+//   the 410 to the last pod applied, the event loop's longest delay, CPU, GC;
+// - adoption: a second replica in the same process (its own NATS connection, lease keeper and
+//   engine, the first one's informers) observes SCALE_CURVE_ADOPTIONS (default 5,000) Deployments
+//   that are not there (pending for the hour), then hands them over as on SIGTERM; the measured
+//   engine runs the Adopter as serve does and takes every one over at once: the event loop's
+//   longest delay, CPU, GC, and the seconds until the last is driven here. VmHWM is read again
+//   after the relist and after the adoption.
 // The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
-// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override;
+// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND, SCALE_CURVE_ADOPTIONS override;
 // SCALE_CURVE_RESULTS names the results file. The children inherit the environment (MALLOC_*).
 // SCALE_CURVE_BASELINE=<commit> runs each size twice, the engine of that commit (its src taken
 // from git) first, then the code as it is, one child after the other in the same run.
@@ -54,6 +60,8 @@ interface RunSettings {
   churnEvents: number;
   decisivePerSecond: number;
   podsPerSecond: number;
+  /** Observations the second replica hands over in the adoption phase. */
+  adoptions: number;
   natsUrl: string;
   watchPort: number;
 }
@@ -174,12 +182,15 @@ async function measure(settings: RunSettings) {
   collectGarbage();
   const before = processMemory();
   const heapBefore = process.memoryUsage().heapUsed;
-  const engine = await startNatsEngine(await loadImplementation(settings.implementation.name, settings.implementation.root), {
+  const implementation = await loadImplementation(settings.implementation.name, settings.implementation.root);
+  const engine = await startNatsEngine(implementation, {
     // Every commit a baseline is taken from connects as the service does.
     noAsyncTraces: true,
     natsUrl: settings.natsUrl,
     watchPort: settings.watchPort,
     prefix: `scale${settings.pods}x${settings.observations}`,
+    // As serve: what another replica hands over or lets expire is taken over (the adoption phase).
+    adopt: true,
     onWatchEvent: (kind) => void events.set(kind, (events.get(kind) ?? 0) + 1),
     onEventToVerdict: (ms) => void eventToVerdictMs.push(ms),
   });
@@ -237,6 +248,34 @@ async function measure(settings: RunSettings) {
   const relisted = await relistMeter(0);
   const relist = { seconds: relisted.seconds, cpuSeconds: relisted.cpuSeconds, gcSeconds: relisted.gcSeconds, gcPauseMaxMs: relisted.gcPauseMaxMs, eventLoopDelayMaxMs: relisted.eventLoopDelayMaxMs };
   progress("relisted");
+  const afterRelist = processMemory();
+
+  // A second replica (its own connection, leases and engine, on this one's informers) observes
+  // Deployments that are not there (pending, absent, for the hour), then hands them over as on
+  // SIGTERM; this engine's Adopter takes every one of them over at once.
+  const other = await startNatsEngine(implementation, {
+    noAsyncTraces: true,
+    natsUrl: settings.natsUrl,
+    watchPort: settings.watchPort,
+    prefix: `scale${settings.pods}x${settings.observations}`,
+    replicaId: "bench-b",
+    hub: engine.hub,
+  });
+  await other.observeDeployments(settings.adoptions, (d) => namespaceOf(size, d), (d) => `waiting-${d}`);
+  await until(() => other.engine.activeCount >= settings.adoptions, "the other replica's observations", 600);
+  await sleep(1_000);
+  progress("adoption");
+  const adoptionMeter = await phaseMeter(`${profilePrefix}-adoption`);
+  const adoptionStarted = performance.now();
+  const handingOver = other.handOver();
+  await until(() => engine.engine.activeCount >= settings.adoptions, "every adoption", 600);
+  const adoptedSeconds = round((performance.now() - adoptionStarted) / 1000, 1);
+  await handingOver;
+  const adopted = await adoptionMeter(0);
+  const adoption = { observations: settings.adoptions, seconds: adopted.seconds, adoptedSeconds, cpuSeconds: adopted.cpuSeconds, gcSeconds: adopted.gcSeconds, gcPauseMaxMs: adopted.gcPauseMaxMs, eventLoopDelayMaxMs: adopted.eventLoopDelayMaxMs };
+  progress("adopted");
+  const atAdoption = processMemory();
+  await other.stop();
   await engine.stop();
 
   const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
@@ -258,6 +297,9 @@ async function measure(settings: RunSettings) {
       heapUsedDecidedMiB: mib(usage(decided).heapUsed),
       rssDecidedMiB: mib(usage(decided).rss),
       peakRssMiB: kernelMib(atEnd, "VmHWM"),
+      // The peak again once the relist (both caches' objects alive at once) and the adoption are through.
+      peakRssAfterRelistMiB: kernelMib(afterRelist, "VmHWM"),
+      peakRssAfterAdoptionMiB: kernelMib(atAdoption, "VmHWM"),
       externalMiB: mib(usage(cached).external),
       arrayBuffersMiB: mib(usage(cached).arrayBuffers),
       spacesMiB: Object.fromEntries(Object.entries(spaces).map(([name, s]) => [name, { size: mib(s.size), used: mib(s.used), resident: mib(s.physical) }])),
@@ -270,6 +312,7 @@ async function measure(settings: RunSettings) {
     churn,
     decisive,
     relist,
+    adoption,
   };
 }
 
@@ -326,6 +369,7 @@ const namespaces = Number(process.env["SCALE_CURVE_NAMESPACES"] ?? 10);
 const churnEvents = Number(process.env["SCALE_CURVE_CHURN"] ?? 40_000);
 const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] ?? 200);
 const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
+const adoptions = Number(process.env["SCALE_CURVE_ADOPTIONS"] ?? 5_000);
 /** Another name for a run beside the default one (an allocator setting, say): bench/results/<name>.json. */
 const resultsName = process.env["SCALE_CURVE_RESULTS"] ?? "scale-curve";
 const repository = fileURLToPath(new URL("..", import.meta.url));
@@ -346,12 +390,13 @@ const write = () =>
     churnEvents,
     decisivePerSecond,
     podsPerSecond,
+    adoptions,
     runs,
   });
 try {
   for (const size of sizes) {
     for (const implementation of implementations) {
-      const measured = await runChild({ implementation, ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
+      const measured = await runChild({ implementation, ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond, adoptions }, natsServer);
       console.log(`${implementation.name}, ${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
       runs.push(measured);
       // After each run: a run stopped part way keeps what it measured.
