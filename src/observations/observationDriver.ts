@@ -14,6 +14,7 @@
 //   the verdict only from the replica whose terminal compare-and-swap won (verdictDelivery).
 import {
   advanceClock,
+  awaitingOwnedObjects,
   autoStallQuantile,
   describeResource,
   minAutoStallSeconds,
@@ -39,6 +40,7 @@ import {
   type ObservationVerdict,
   type StalledEvent,
 } from "../verdicts/index.js";
+import { routedOwnedKinds } from "../kube/kindFacts.js";
 import type { InformerProblem, ResourceMapping } from "../streams/index.js";
 import { EventRouter, type DeletedObject, type ObjectToRead } from "./routing/eventRouter.js";
 import { guarded } from "./guarded.js";
@@ -47,7 +49,7 @@ import type { LiveObservation } from "./liveObservation.js";
 import type { StageOverrun } from "./timers/stageOverrunWatch.js";
 import { FailureLogs } from "./logTails/logTails.js";
 import type { EngineSettings } from "./engineSettings.js";
-import { refusedResources } from "./routing/refusals.js";
+import { readsThrough, refusedResources } from "./routing/refusals.js";
 import type { VerdictDelivery } from "./delivery/verdictDelivery.js";
 
 export class ObservationDriver {
@@ -107,11 +109,22 @@ export class ObservationDriver {
       this.router.wait(key, { mapping: mappings[index]!, namespace: identity.namespace, name: identity.name }, live.id);
     });
     void mappingsRead(this.settings.kinds, live.state, mappings, this.settings.logger).then((read) => {
+      // Asked at each read, not told, and known before subscribing: a warm informer replays its
+      // cache before subscribe returns, and says it has listed before its synced news comes in turn.
+      const owned = read.filter(({ kindKey }) => routedOwnedKinds.has(kindKey)).map((mapping) => this.settings.kinds.informer(mapping));
+      live.ownedListed = (kind) => owned.every((informer) => !readsThrough(kind, informer.mapping.kindKey) || informer.hasSynced());
       const informers = this.router.subscribe(read);
       // The kinds' refusals as they stand (a later change reaches every observation through the
       // router's one subscription per kind); they may decide the observation here, and `keep`
       // ends a subscription that no longer matters.
       for (const informer of informers) this.refuse(live, informer.mapping, this.router.problemsOf(informer.mapping.kindKey));
+      live.keep(
+        allSynced(owned).subscribe(() =>
+          guarded(this.settings.logger, { observationId: live.id }, () => {
+            if (live.driving) this.router.readCached(live.state.resources.keys(), live.id);
+          }),
+        ),
+      );
       live.keep(
         allSynced(informers).subscribe(() =>
           guarded(this.settings.logger, { observationId: live.id }, () => {
@@ -234,7 +247,7 @@ export class ObservationDriver {
         healthChecks: this.settings.healthChecks,
       });
       const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);
-      const reading = withWarning(evaluated, warning, live.state.failOn);
+      const reading = awaitingOwnedObjects(resource.identity, withWarning(evaluated, warning, live.state.failOn), live.ownedListed);
       const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
       this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);
     }
