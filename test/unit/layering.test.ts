@@ -31,7 +31,7 @@ const mayImport: Record<string, readonly string[]> = {
 
 /** The rooms of each folder that has any, as CONTRIBUTING.md's table names them. */
 const rooms: Record<string, readonly string[]> = {
-  verdicts: ["contract", "text", "rules", "cel", "library", "evidence", "evaluation", "history", "verification", "reducer"],
+  verdicts: ["contract", "text", "rules", "cel", "library", "evidence", "evaluation", "history", "verification", "analysis", "reducer"],
   signing: ["testing"],
   streams: ["testing", "fixtures"],
   bus: ["client", "stores", "server"],
