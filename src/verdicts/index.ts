@@ -59,6 +59,10 @@ export { failed, pending, readingReasons, settled, shownMessage } from "./rules/
 export { newestWarning, warningSlackMs, withWarning } from "./rules/warnings.js";
 export type { ResourceReading } from "./rules/reading.js";
 export { scrubCredentials } from "./text/scrub.js";
+export { AnalysesFile, AnalysisTemplate, renderQuery, resolveArgs } from "./analysis/analysisTemplates.js";
+export type { QueryBindings } from "./analysis/analysisTemplates.js";
+export { addMeasurement, analysisStatus, noMeasurements } from "./analysis/measurements.js";
+export type { AnalysisStatus, AnalysisTally, MeasuredValue } from "./analysis/measurements.js";
 export { formatDuration } from "./text/text.js";
 export {
   builtInKinds,

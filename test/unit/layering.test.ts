@@ -25,8 +25,9 @@ const mayImport: Record<string, readonly string[]> = {
   bus: ["verdicts", "signing", "tenants", "logging"],
   observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus"],
   tracing: ["verdicts", "logging"],
-  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "tracing"],
-  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service", "tracing"],
+  prometheus: ["verdicts"],
+  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "tracing", "prometheus"],
+  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service", "tracing", "prometheus"],
 };
 
 /** The rooms of each folder that has any, as CONTRIBUTING.md's table names them. */
