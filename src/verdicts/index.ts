@@ -122,6 +122,7 @@ export {
   recordAccessProblem,
   recordDeletion,
   recordReading,
+  recordMeasurement,
   recordSoakReading,
   toVerdict,
 } from "./reducer/observation.js";

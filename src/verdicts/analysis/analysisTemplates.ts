@@ -11,16 +11,12 @@
 //   written into it escaped (renderQuery), so no argument can close the literal and add a
 //   matcher, an `or`, or another selector: the most an argument can do is select less.
 import { z } from "zod";
+import { AnalysisArgName, AnalysisArgValue, AnalysisName } from "../contract/schemas.js";
 import { parseCondition } from "./condition.js";
 
 /** What the service fills in itself; `args.NAME` are the request's. */
 export const servicePlaceholders = ["namespace", "deployment", "revision"] as const;
 
-const templateName = z
-  .string()
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a DNS label: lowercase letters, digits and '-'")
-  .max(63, "at most 63 characters");
-const argName = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "must be a lowercase letter, then lowercase letters, digits and '-' (at most 63)");
 
 const placeholderPattern = /\{\{\s*([^}]*?)\s*\}\}/g;
 
@@ -54,9 +50,9 @@ function placeholdersOf(query: string): { name: string; quoted: boolean }[] {
 
 export const AnalysisTemplate = z
   .strictObject({
-    name: templateName,
+    name: AnalysisName,
     /** The arguments a request may (or, without a default, must) give. */
-    args: z.array(z.strictObject({ name: argName, default: z.string().max(256).optional() })).max(16).default([]),
+    args: z.array(z.strictObject({ name: AnalysisArgName, default: AnalysisArgValue.optional() })).max(16).default([]),
     query: z.string().min(1, "required").max(8192, "at most 8192 characters"),
     /** `result < 0.01`: what a measurement must meet to succeed. */
     successCondition: z.string().max(256),
@@ -98,12 +94,6 @@ export const AnalysesFile = z
     });
   });
 export type AnalysesFile = z.infer<typeof AnalysesFile>;
-
-/** An argument's value as a request may give it: text, without control characters, bounded. */
-export const AnalysisArgValue = z
-  .string()
-  .max(256, "at most 256 characters")
-  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not hold control characters");
 
 /** `value` as the inside of a double-quoted PromQL string literal (Go's escaping: `\` and `"`). */
 export function promqlStringContent(value: string): string {

@@ -27,7 +27,8 @@ import type {
   Stage,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
-import type { OpenWindow, VerifyPlan } from "./verificationWindow.js";
+import { planVerify, type OpenWindow, type VerifyPlan } from "./verificationWindow.js";
+import type { AnalysisTemplate } from "../analysis/analysisTemplates.js";
 
 export interface TrackedResource {
   /** The declared identity, its namespace resolved (defaultNamespace, or none when cluster-scoped). */
@@ -190,6 +191,8 @@ export interface StartObservationInput {
   readonly tenant?: string | undefined;
   /** The deployment's history as the observation begins; none for a deployment never observed. */
   readonly outlook?: HistoryOutlook | undefined;
+  /** The service's metric checks (serve --analyses), by name: what `verify.analyses` may name. */
+  readonly analysisTemplates?: ReadonlyMap<string, AnalysisTemplate> | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -198,6 +201,8 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
   const { request } = input;
   const identities = resolveNamespaces(request, input.isClusterScoped);
   if (!identities.ok) return identities;
+  const verify = request.verify && planVerify(request.verify, input.analysisTemplates ?? new Map());
+  if (verify && !verify.ok) return verify;
   const resources = new Map<string, TrackedResource>(
     identities.value.map((identity) => [
       identityKey(identity),
@@ -223,7 +228,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       reached: "none",
       outcome: "in_progress",
       ...(input.outlook && { outlook: input.outlook }),
-      ...(request.verify && { verify: { windowMs: request.verify.windowSeconds * 1000, failOn: new Set(request.verify.failOn) } }),
+      ...(verify && { verify: verify.value }),
     },
   };
 }
