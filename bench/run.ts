@@ -3,8 +3,10 @@
 // one benchmark's garbage and JIT state never skew another's numbers (memory ones above all).
 // A benchmark is a script that measures and calls writeResults (bench/support/results.ts).
 // `npm run bench -- cluster [flags]` is the live-cluster benchmark (bench/cluster/run.ts) and
-// `npm run bench -- beside [flags]` observe beside Helm and kubectl (bench/cluster/beside.ts): never
-// part of a plain `npm run bench`, as they start a cluster of their own and take minutes.
+// `npm run bench -- beside [flags]` observe beside Helm and kubectl (bench/cluster/beside.ts) and
+// `npm run bench -- concurrent [flags]` the same tools at 5 to 50 releases at once
+// (bench/cluster/concurrent.ts): never part of a plain `npm run bench`, as they start a cluster of
+// their own and take minutes.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -24,8 +26,8 @@ const nodeArgs = [
   "--import",
   fileURLToPath(new URL("support/resolve-ts.ts", import.meta.url)),
 ];
-// The two that start a cluster of their own (or take one with --kubeconfig and --nats-url).
-const clusterBenchmarks: Record<string, string> = { cluster: "cluster/run.ts", beside: "cluster/beside.ts" };
+// Those that start a cluster of their own (or take one with --kubeconfig and --nats-url).
+const clusterBenchmarks: Record<string, string> = { cluster: "cluster/run.ts", beside: "cluster/beside.ts", concurrent: "cluster/concurrent.ts" };
 const clusterScript = wanted[0] === undefined ? undefined : clusterBenchmarks[wanted[0]];
 if (clusterScript !== undefined) {
   const run = spawnSync(process.execPath, [...nodeArgs, `${directory}${clusterScript}`, ...wanted.slice(1)], { stdio: "inherit" });

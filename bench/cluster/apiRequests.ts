@@ -13,6 +13,15 @@ import { scrape, total } from "./metrics.ts";
 export const verbs = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"] as const;
 export type Counts = Record<(typeof verbs)[number] | "discovery", number>;
 
+export interface ApiServerLoad {
+  cpuSeconds: number;
+  /**
+   * apiserver_longrunning_requests{verb="WATCH"}: the watch requests in flight, the gauge that
+   * replaced apiserver_registered_watchers when it was removed in 1.25 (kubernetes/kubernetes#110337).
+   */
+  watches: number;
+}
+
 export interface Tool {
   name: string;
   kubeconfigPath: string;
@@ -22,6 +31,8 @@ export interface Accounting {
   tools: Record<string, Tool>;
   /** Requests each tool has made so far, by verb. */
   counts(): Promise<Record<string, Counts>>;
+  /** The API server's own CPU seconds so far and the watches it holds open now (every client's). */
+  apiServer(): Promise<ApiServerLoad>;
   /** Watchers the API server has closed so far for not taking their events in time, by resource (any client's). */
   terminatedWatchers(): Promise<Record<string, number>>;
   cleanup(): Promise<void>;
@@ -94,6 +105,10 @@ export async function setUpAccounting(admin: KubeConfig, run: string, namespace:
         ) as Counts;
       }
       return result;
+    },
+    async apiServer() {
+      const samples = await serverMetrics();
+      return { cpuSeconds: total(samples, "process_cpu_seconds_total"), watches: total(samples, "apiserver_longrunning_requests", { verb: "WATCH" }) };
     },
     async terminatedWatchers() {
       const terminated: Record<string, number> = {};

@@ -17,7 +17,6 @@
 // rollout decides within about a second of the apply, before a CLI started after the apply has
 // loaded, and the figure measures start-up (kept apart: `startUp`, spawn to "observing ...", for
 // observe).
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,12 +24,13 @@ import { parseArgs } from "node:util";
 import { AppsV1Api, BatchV1Api, CoreV1Api, type V1Deployment, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import { ensureHelm } from "../../test/cluster/helm.ts";
 import { buildOrReuseBinaries } from "../../test/cluster/binaries.ts";
-import { kubeJson, loadKubeConfig } from "../../test/cluster/kubeJson.ts";
+import { loadKubeConfig } from "../../test/cluster/kubeJson.ts";
 import { startLocalCluster } from "../../test/cluster/local-cluster.ts";
 import { compileStagewatch, scratchDir, startServe, writeManifest } from "../../test/cluster/stagewatch.ts";
 import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type Counts } from "./apiRequests.ts";
 import { latencies, rolledOut, watchDecisive, type Latencies } from "./scale.ts";
+import { benchGate, benchSigningKey, count, observeTimings, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const { values } = parseArgs({
   options: {
@@ -63,78 +63,12 @@ const natsUrl = values["nats-url"] ?? cluster!.natsUrl;
 const admin = loadKubeConfig(kubeconfigPath);
 const namespace = `bench-beside-${run}`;
 
-interface ToolExit {
-  code: number | null;
-  spawnedAtMs: number;
-  exitAtMs: number;
-  /** When observe said "observing ... as <id>" on stderr: its request is in and it is watching. */
-  observingAtMs: number | undefined;
-  /** When the last stdout chunk arrived (observe's verdict; for the others, their last line). */
-  lastStdoutAtMs: number | undefined;
-  stdout: string;
-  output: string;
-}
-
-/** A tool started, with when it is under way and its exit. */
-function spawnTimed(command: string, args: string[], env: NodeJS.ProcessEnv): { observing: Promise<void>; exit: Promise<ToolExit> } {
-  const spawnedAtMs = performance.now();
-  const child = spawn(command, args, { env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  let stdout = "";
-  let observingAtMs: number | undefined;
-  let lastStdoutAtMs: number | undefined;
-  let saidObserving: () => void = () => {};
-  const observing = new Promise<void>((resolve) => (saidObserving = resolve));
-  child.stdout.on("data", (chunk: Buffer) => {
-    lastStdoutAtMs = performance.now();
-    stdout += chunk.toString();
-    output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-    if (observingAtMs === undefined && /^observing /m.test(output)) {
-      observingAtMs = performance.now();
-      saidObserving();
-    }
-  });
-  const exit = new Promise<ToolExit>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      saidObserving();
-      resolve({ code, spawnedAtMs, exitAtMs: performance.now(), observingAtMs, lastStdoutAtMs, stdout, output });
-    });
-  });
-  return { observing, exit };
-}
-
-/**
- * Lifts the scheduling gate of the pods of one tool's object (the benchmark's label), as soon as
- * its controller has created them: a JSON merge patch with null removes the list, the one change
- * to a pod's scheduling gates the API server allows besides removing single entries.
- */
-async function ungate(name: string, pods: number): Promise<void> {
-  const core = admin.makeApiClient(CoreV1Api);
-  const ungated = new Set<string>();
-  const deadline = performance.now() + 30_000;
-  while (ungated.size < pods) {
-    if (performance.now() > deadline) throw new Error(`${name}: ${ungated.size} of ${pods} pods ungated after 30 s`);
-    const list = await core.listNamespacedPod({ namespace, labelSelector: `bench-release=${name}` });
-    for (const pod of list.items) {
-      const podName = pod.metadata!.name!;
-      if (ungated.has(podName)) continue;
-      if ((pod.spec?.schedulingGates ?? []).length > 0) await kubeJson(admin, "PATCH", `/api/v1/namespaces/${namespace}/pods/${podName}`, { spec: { schedulingGates: null } });
-      ungated.add(podName);
-    }
-    if (ungated.size < pods) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const labels = (name: string) => ({ "bench-run": run, "bench-release": name });
 function manifest(scenario: Scenario, name: string): object {
   const fault = scenario === "imagePullBackOff" ? { "stagewatch.io/fault": "ImagePullBackOff" } : scenario === "failingJob" ? { "stagewatch.io/fault": "Error" } : {};
   const template = {
     metadata: { labels: { ...labels(name), ...fault } },
-    spec: { schedulingGates: [{ name: "stagewatch.io/bench-gate" }], containers: [{ name: "app", image: "registry.example/bench:1" }] },
+    spec: { schedulingGates: [benchGate], containers: [{ name: "app", image: "registry.example/bench:1" }] },
   };
   return scenario === "failingJob"
     ? { apiVersion: "batch/v1", kind: "Job", metadata: { name, namespace, labels: labels(name) }, spec: { backoffLimit: 0, template: { ...template, spec: { ...template.spec, restartPolicy: "Never" } } } }
@@ -147,31 +81,14 @@ async function applyAsAdmin(object: object): Promise<void> {
   else await admin.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: object as V1Deployment });
 }
 
-function verdictOf(stdout: string): { decidedAt?: string; message?: string } {
-  try {
-    return JSON.parse(stdout) as { decidedAt?: string; message?: string };
-  } catch {
-    return {};
-  }
-}
-
-/** decidedAt of observe --json's verdict, as epoch ms. */
-function decidedAtOf(stdout: string): number | undefined {
-  const { decidedAt } = verdictOf(stdout);
-  return decidedAt === undefined ? undefined : Date.parse(decidedAt);
-}
-
-const verdictMessageOf = (stdout: string) => verdictOf(stdout).message ?? stdout.trim();
-
-const count = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, v) => ({ ...counts, [v]: (counts[v] ?? 0) + 1 }), {});
-
 try {
   log(`compiling stagewatch; namespace ${namespace}`);
   const compiled = await compileStagewatch(join(dir, "build"));
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
   const accounting = await setUpAccounting(admin, run, namespace, dir, { "observe-local": "read", stagewatch: "read", kubectl: "read", "helm-watcher": "admin" });
   const prefix = `beside${run}`;
-  const service = await startServe(compiled.cli, { kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath, natsUrl, dir, args: [`--subject-prefix=${prefix}`, "--log-level=warn"] });
+  const signing = benchSigningKey(dir);
+  const service = await startServe(compiled.cli, { kubeconfigPath: accounting.tools["stagewatch"]!.kubeconfigPath, natsUrl, dir, args: [`--subject-prefix=${prefix}`, `--signing-key=${signing.seedFile}`, "--log-level=warn"] });
   const helm = await ensureHelm();
   const kubectl = binaries.kubectl;
   const chartDir = join(dir, "chart");
@@ -196,7 +113,7 @@ try {
   const shortName: Record<ToolName, string> = { observeLocal: "local", observeService: "service", helmWatcher: "helm", kubectlRolloutStatus: "kubectl" };
   const account: Record<ToolName, string> = { observeLocal: "observe-local", observeService: "stagewatch", helmWatcher: "helm-watcher", kubectlRolloutStatus: "kubectl" };
   /** One tool on one object, started. */
-  async function runTool(tool: ToolName, scenario: Scenario, name: string): Promise<ReturnType<typeof spawnTimed>> {
+  async function runTool(tool: ToolName, scenario: Scenario, name: string): Promise<TimedTool> {
     const object = manifest(scenario, name);
     const kind = scenario === "failingJob" ? "job" : "deployment";
     const kubeconfig = accounting.tools[account[tool]]!.kubeconfigPath;
@@ -205,19 +122,19 @@ try {
       writeFileSync(values, JSON.stringify({ manifest: object }));
       const helmHome = join(dir, "helm-home");
       return spawnTimed(helm, ["install", name, chartDir, "-n", namespace, "-f", values, "--wait=watcher", "--wait-for-jobs", `--timeout=${timeoutSeconds}s`], {
-        KUBECONFIG: kubeconfig, HELM_CACHE_HOME: join(helmHome, "cache"), HELM_CONFIG_HOME: join(helmHome, "config"), HELM_DATA_HOME: join(helmHome, "data"),
+        HOME: dir, KUBECONFIG: kubeconfig, HELM_CACHE_HOME: join(helmHome, "cache"), HELM_CONFIG_HOME: join(helmHome, "config"), HELM_DATA_HOME: join(helmHome, "data"),
       });
     }
     await applyAsAdmin(object);
     if (tool === "kubectlRolloutStatus") {
       const args = kind === "job" ? ["wait", "--for=condition=complete", `job/${name}`, `--timeout=${timeoutSeconds}s`] : ["rollout", "status", `deployment/${name}`, `--timeout=${timeoutSeconds}s`];
-      return spawnTimed(kubectl, ["-n", namespace, ...args], { KUBECONFIG: kubeconfig });
+      return spawnTimed(kubectl, ["-n", namespace, ...args], { HOME: dir, KUBECONFIG: kubeconfig });
     }
     const file = writeManifest(join(dir, `${name}.yaml`), [object]);
     const observe = [compiled.cli, "observe", "-f", file, "--deployment", "beside", "--timeout", `${timeoutSeconds}s`, "--progress", "plain", "--json"];
     return tool === "observeLocal"
-      ? spawnTimed(process.execPath, observe, { KUBECONFIG: kubeconfig })
-      : spawnTimed(process.execPath, [...observe, "--subject-prefix", prefix], { NATS_URL: natsUrl, KUBECONFIG: kubeconfig });
+      ? spawnTimed(process.execPath, observe, { HOME: dir, KUBECONFIG: kubeconfig })
+      : spawnTimed(process.execPath, [...observe, "--subject-prefix", prefix], { HOME: dir, NATS_URL: natsUrl, KUBECONFIG: kubeconfig, STAGEWATCH_VERIFY_KEY: signing.publicKey });
   }
 
   const results: Record<string, unknown> = {};
@@ -239,7 +156,7 @@ try {
         // One tool's gate at a time, --stagger-seconds apart: four decisive events at one moment would
         // measure the four tools (and the service and nats-server) sharing the 2 cores at once.
         for (const run of started) {
-          await ungate(run.name, scenario === "failingJob" ? 1 : 2);
+          await ungate(admin, namespace, `bench-release=${run.name}`, scenario === "failingJob" ? 1 : 2);
           await new Promise((resolve) => setTimeout(resolve, staggerMs));
         }
         runs.push(...(await Promise.all(started.map(async ({ tool, name, exit }) => ({ tool, name, ...(await exit) })))));
@@ -256,18 +173,7 @@ try {
             {
               exits: count(mine.map((r) => `exit ${r.code}`)),
               exitAfterDecisiveEvent: afterDecisive((r) => r.exitAtMs),
-              ...(tool.startsWith("observe") && {
-                verdictPrintedAfterDecisiveEvent: afterDecisive((r) => r.lastStdoutAtMs),
-                startUp: latencies(mine.flatMap((r) => (r.observingAtMs === undefined ? [] : [r.observingAtMs - r.spawnedAtMs]))),
-                // The verdict's decidedAt (the engine's clock at the deciding step, ms) to observe's
-                // stdout: in service mode the record's compare-and-swap, the notice, the client's
-                // verification and the print; in local mode the print alone.
-                verdictPrintedAfterDecision: latencies(mine.flatMap((r) => {
-                  const decidedAt = decidedAtOf(r.stdout);
-                  return decidedAt === undefined || r.lastStdoutAtMs === undefined ? [] : [performance.timeOrigin + r.lastStdoutAtMs - decidedAt];
-                })),
-                exitAfterVerdictPrinted: latencies(mine.flatMap((r) => (r.lastStdoutAtMs === undefined ? [] : [r.exitAtMs - r.lastStdoutAtMs]))),
-              }),
+              ...(tool.startsWith("observe") && observeTimings(mine.map((r) => ({ ...r, decisiveAtMs: decisiveAt(r.name) })))),
               apiRequestsPerRun: Math.round((sum(requests) / mine.length) * 10) / 10,
               apiRequests: requests,
               lastOutput: tool.startsWith("observe") ? verdictMessageOf(mine.at(-1)?.stdout ?? "") : mine.at(-1)?.output.trim().split("\n").slice(-2).join(" | "),

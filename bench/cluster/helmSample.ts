@@ -13,6 +13,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureHelm } from "../../test/cluster/helm.ts";
 import { difference, sum, type Accounting, type Counts } from "./apiRequests.ts";
 import { latencies, requestObservation, rolledOut, subscribeVerdicts, watchDecisive, type Latencies } from "./scale.ts";
+import { count } from "./toolRuns.ts";
 
 const scenarios = ["healthy", "imagePullBackOff", "failingJob"] as const;
 type Scenario = (typeof scenarios)[number];
@@ -91,8 +92,6 @@ function runHelm(helm: string, args: string[], kubeconfigPath: string, home: str
     child.once("exit", (code) => resolve({ code, exitAtMs: performance.now(), output }));
   });
 }
-
-const count = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, v) => ({ ...counts, [v]: (counts[v] ?? 0) + 1 }), {});
 
 export async function runHelmSample(options: HelmSampleOptions): Promise<HelmSampleResult> {
   const helm = options.helm ?? (await ensureHelm());

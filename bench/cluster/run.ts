@@ -3,13 +3,13 @@
 // existing cluster and NATS (--kubeconfig with --nats-url). Writes bench/results/cluster.json.
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { buildOrReuseBinaries } from "../../test/cluster/binaries.ts";
 import { startLocalCluster } from "../../test/cluster/local-cluster.ts";
 import { scratchDir } from "../../test/cluster/stagewatch.ts";
 import { writeResults } from "../support/results.ts";
+import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { runClusterBench } from "./scale.ts";
 
 const usage = `Usage: ./dev.sh bench cluster [flags]
@@ -31,36 +31,19 @@ const usage = `Usage: ./dev.sh bench cluster [flags]
   --kubeconfig PATH, --nats-url URL   an existing cluster (admin) and NATS instead of a local one
 `;
 
-const { values } = parseArgs({
-  options: {
-    observations: { type: "string", default: "1000" },
-    pods: { type: "string", default: "20000" },
-    namespaces: { type: "string" },
-    concurrency: { type: "string", default: "20" },
-    "budget-minutes": { type: "string", default: "12" },
-    "helm-sample": { type: "string", default: "20" },
-    "helm-timeout": { type: "string", default: "30" },
-    "client-qps": { type: "string", default: "500" },
-    nodes: { type: "string" },
-    profile: { type: "string" },
-    "heap-snapshot": { type: "boolean" },
-    kubeconfig: { type: "string" },
-    "nats-url": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
+const { values, wholeNumber: int } = parseClusterBenchArgs(usage, {
+  observations: { type: "string", default: "1000" },
+  pods: { type: "string", default: "20000" },
+  namespaces: { type: "string" },
+  concurrency: { type: "string", default: "20" },
+  "budget-minutes": { type: "string", default: "12" },
+  "helm-sample": { type: "string", default: "20" },
+  "helm-timeout": { type: "string", default: "30" },
+  "client-qps": { type: "string", default: "500" },
+  nodes: { type: "string" },
+  profile: { type: "string" },
+  "heap-snapshot": { type: "boolean" },
 });
-if (values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-const int = (name: keyof typeof values) => {
-  const n = Number(values[name]);
-  if (!Number.isInteger(n) || n < 0) {
-    process.stderr.write(`--${name}: a whole number, got ${values[name]}\n\n${usage}`);
-    process.exit(2);
-  }
-  return n;
-};
 const observations = int("observations");
 const pods = int("pods");
 const log = (line: string) => process.stderr.write(`bench cluster: ${line}\n`);

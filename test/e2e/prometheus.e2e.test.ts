@@ -255,7 +255,8 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
     };
     expect(series("Verdicts by outcome").map((s) => s.metric.outcome)).toEqual(expect.arrayContaining(["succeeded", "failed"]));
     expect(series("Failures by reason").map((s) => s.metric)).toContainEqual({ kind: "Deployment", reason: "ImagePullBackOff" });
-    expect(series("Time to each stage (p95)").map((s) => s.metric.stage).sort()).toEqual(["applied", "bootstrapped", "healthy"]);
+    expect(series("Time to each stage (p95)").map((s) => s.metric.stage).sort()).toEqual(["applied", "bootstrapped", "healthy", "verified"]);
+    expect(series("Verification windows by result").map((s) => s.metric)).toEqual([{ result: "verified" }]);
     expect(series("Watch restarts").map((s) => s.metric)).toContainEqual({ kind: `${group}/Widget`, cause: "closed" });
     const informers = Object.fromEntries(series("Informer objects by kind").map((s) => [s.metric.kind, Number(s.value[1])]));
     expect(informers).toMatchObject({ "apps/Deployment": expect.any(Number), "core/Pod": expect.any(Number), "batch/Job": expect.any(Number) });
