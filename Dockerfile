@@ -13,12 +13,6 @@ COPY scripts/bundle-cli.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 
-# Production dependencies only, resolved from the lockfile.
-FROM ${NODE_IMAGE} AS dependencies
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-
 FROM ${NODE_IMAGE}
 ARG VERSION=0.1.0
 ARG REVISION=unknown
@@ -39,8 +33,12 @@ ENV NODE_OPTIONS=--max-semi-space-size=16
 # (bench/results/malloc-arenas.json).
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
-COPY --from=dependencies /app/node_modules ./node_modules
-COPY --from=build /build/dist ./dist
+# The command line's bundle carries every package it runs (scripts/bundle-cli.mjs), so the image
+# has no node_modules: the production dependencies would add 124 MB that nothing loads. The
+# library's compiled modules (dist/*/) serve `import "stagewatch"`, not the command.
+# package.json says "type": "module".
+COPY --from=build /build/dist/cli.js ./dist/
+COPY --from=build /build/dist/cli-bundle ./dist/cli-bundle
 COPY package.json ./
 # The official image's unprivileged user (uid 1000); the Helm chart runs it with a read-only root
 # filesystem, so nothing may write under /app at run time.

@@ -18,7 +18,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AppsV1Api, BatchV1Api, CoreV1Api, type V1ConfigMap, type V1Deployment, type V1Job, type V1Pod } from "@kubernetes/client-node";
+import { ApiException, AppsV1Api, BatchV1Api, CoreV1Api, type V1ConfigMap, type V1Deployment, type V1Job, type V1Pod } from "@kubernetes/client-node";
 import { buildOrReuseBinaries } from "../../test/cluster/binaries.ts";
 import { ensureHelm } from "../../test/cluster/helm.ts";
 import { loadKubeConfig } from "../../test/cluster/kubeJson.ts";
@@ -28,13 +28,16 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, verdictOutcomeOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)
   --rounds R            rounds of each tool at each size (default 1)
   --tools LIST          which tools, comma-separated (default helmWatcher,kubectlRolloutStatus,observeService,observeLocal)
-  --timeout SEC         every tool's --timeout: what Helm and kubectl wait out on a failure (default 60)
+  --timeout SEC         every tool's --timeout: what Helm and kubectl wait out on a failure. It must
+                        outlast the wait for the slowest start-up before the gates are lifted: an
+                        observe budget starts when that process is watching, and 50 local-mode
+                        processes took 31 to 47 s to get there on 2 cores (default 90)
   --arm-seconds A       after a round's pods exist, how long Helm and kubectl are given to be
                         watching before the gates are lifted (observe says when it is) (default 4)
   --client-qps Q        kube-controller-manager's and kube-scheduler's --kube-api-qps, so that 50
@@ -45,7 +48,7 @@ const { values, wholeNumber, wholeNumbers } = parseClusterBenchArgs(usage, {
   sizes: { type: "string", default: "5,20,50" },
   rounds: { type: "string", default: "1" },
   tools: { type: "string", default: "helmWatcher,kubectlRolloutStatus,observeService,observeLocal" },
-  timeout: { type: "string", default: "60" },
+  timeout: { type: "string", default: "90" },
   "arm-seconds": { type: "string", default: "4" },
   "client-qps": { type: "string", default: "200" },
 });
@@ -162,9 +165,33 @@ async function applyAsAdmin(objects: readonly object[]): Promise<void> {
   for (const object of objects) {
     const { kind, metadata } = object as { kind: string; metadata: { namespace: string } };
     const namespace = metadata.namespace;
-    if (kind === "ConfigMap") await core.createNamespacedConfigMap({ namespace, body: object as V1ConfigMap });
-    else if (kind === "Job") await admin.makeApiClient(BatchV1Api).createNamespacedJob({ namespace, body: object as V1Job });
-    else await admin.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: object as V1Deployment });
+    await createOnce(() => {
+      if (kind === "ConfigMap") return core.createNamespacedConfigMap({ namespace, body: object as V1ConfigMap });
+      if (kind === "Job") return admin.makeApiClient(BatchV1Api).createNamespacedJob({ namespace, body: object as V1Job });
+      return admin.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace, body: object as V1Deployment });
+    });
+  }
+}
+
+/**
+ * A create, tried again when the connection failed under it: with 50 releases applied at once the
+ * API server has closed the client's HTTP/2 connection mid-request ("other side closed"), which
+ * ended a whole run. The first try may have landed, so a retry answered 409 AlreadyExists is done.
+ * An answer from the API server (any ApiException) on the first try is not retried.
+ */
+async function createOnce(create: () => Promise<unknown>, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await create();
+      return;
+    } catch (error) {
+      if (error instanceof ApiException) {
+        if (attempt > 1 && error.code === 409) return;
+        throw error;
+      }
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
   }
 }
 
@@ -260,6 +287,14 @@ try {
   async function runRound(tool: ToolName, size: number, round: number) {
     const releases = Array.from({ length: size }, (_, i) => releaseAt(run, tool, size, round, i));
     await createNamespaces(releases.map((r) => r.namespace));
+    try {
+      return await measureRound(tool, size, releases);
+    } finally {
+      await deleteNamespaces(releases.map((r) => r.namespace));
+    }
+  }
+
+  async function measureRound(tool: ToolName, size: number, releases: readonly Release[]) {
     const before = { requests: (await accounting.counts())[account[tool]]!, apiServer: await accounting.apiServer(), atMs: performance.now() };
     const started = await Promise.all(releases.map(async (release) => ({ release, ...(await start(tool, release)) })));
     // observe says when its request is in; Helm and kubectl are given --arm-seconds once every
@@ -276,7 +311,6 @@ try {
     }));
     const exits = await Promise.all(started.map(async ({ release, exit }) => ({ release, ...(await exit) })));
     const after = { requests: (await accounting.counts())[account[tool]]!, apiServer: await accounting.apiServer(), atMs: performance.now() };
-    await deleteNamespaces(releases.map((r) => r.namespace));
     return summarize(tool, size, exits, before, armed, after);
   }
 
@@ -300,6 +334,7 @@ try {
       wrongAnswers: wrong.length,
       wrong: wrong.map((r) => ({
         release: r.release.name, failure: r.release.failure ?? "none", code: r.code,
+        ...(tool.startsWith("observe") && { outcome: verdictOutcomeOf(r.stdout) }),
         said: tool.startsWith("observe") ? verdictMessageOf(r.stdout) : r.output.trim().split("\n").slice(-2).join(" | "),
       })),
       undecided: exits.filter((r) => decisiveAt(r.release) === undefined).map((r) => r.release.name),
@@ -308,6 +343,15 @@ try {
         healthy: reaction(exits.filter((r) => r.release.failure === undefined)),
         failing: reaction(exits.filter((r) => r.release.failure !== undefined)),
       },
+      // Each release as it went, so that a wrong answer or an outlier can be looked into afterwards.
+      perRelease: exits.map((r) => ({
+        release: r.release.name,
+        failure: r.release.failure ?? "none",
+        code: r.code,
+        exitAfterDecisiveEventMs: decisiveAt(r.release) === undefined ? null : Math.round((r.exitAtMs - decisiveAt(r.release)!) * 10) / 10,
+        ...(r.observingAtMs !== undefined && { startUpMs: Math.round(r.observingAtMs - r.spawnedAtMs) }),
+        ...(tool.startsWith("observe") && { outcome: verdictOutcomeOf(r.stdout), said: verdictMessageOf(r.stdout) }),
+      })),
       ...(tool.startsWith("observe") && observeTimings(exits.map((r) => ({ ...r, decisiveAtMs: decisiveAt(r.release) })))),
       apiRequestsPerRelease: Math.round((sum(requests) / size) * 10) / 10,
       apiRequests: requests,
@@ -322,6 +366,7 @@ try {
   }
 
   const roundsRun: ReturnType<typeof summarize>[] = [];
+  const brokenRounds: { tool: ToolName; releases: number; round: number; error: string }[] = [];
   let serviceWarmUp: ReturnType<typeof summarize> | undefined;
   try {
     // The service opens an informer for a kind when a request first needs it and keeps it open:
@@ -336,7 +381,14 @@ try {
         const offset = (s + round) % tools.length;
         for (const tool of [...tools.slice(offset), ...tools.slice(0, offset)]) {
           log(`${tool}, N=${size}, round ${round + 1}/${rounds}`);
-          const result = await runRound(tool, size, round);
+          // A round that breaks (the API server dropping the benchmark's own connection) is
+          // recorded as broken and the run goes on: the other rounds' figures stand.
+          const result = await runRound(tool, size, round).catch((error: unknown) => {
+            log(`${tool}, N=${size}: round broken: ${String(error)}`);
+            brokenRounds.push({ tool, releases: size, round, error: String(error) });
+            return undefined;
+          });
+          if (result === undefined) continue;
           log(`${tool}, N=${size}: exit after decisive p50 ${result.exitAfterDecisiveEvent.all.p50Ms} ms, p99 ${result.exitAfterDecisiveEvent.all.p99Ms} ms; ${result.apiRequestsPerRelease} requests a release; API server ${result.apiServer.cpuSeconds} CPU s; ${result.wrongAnswers} wrong`);
           roundsRun.push(result);
         }
@@ -365,6 +417,7 @@ try {
     },
     versions: { kubernetes: binaries.kubernetesVersion },
     results: roundsRun,
+    brokenRounds,
   };
   console.log(JSON.stringify(document, null, 2));
   log(`written to ${writeResults("concurrent", document)}`);

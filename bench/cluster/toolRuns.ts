@@ -102,9 +102,9 @@ export async function liftGate(admin: KubeConfig, namespace: string, pod: string
   await kubeJson(admin, "PATCH", `/api/v1/namespaces/${namespace}/pods/${pod}`, { spec: { schedulingGates: null } });
 }
 
-function verdictOf(stdout: string): { decidedAt?: string; message?: string } {
+function verdictOf(stdout: string): { decidedAt?: string; message?: string; outcome?: string } {
   try {
-    return JSON.parse(stdout) as { decidedAt?: string; message?: string };
+    return JSON.parse(stdout) as { decidedAt?: string; message?: string; outcome?: string };
   } catch {
     return {};
   }
@@ -139,6 +139,9 @@ export function observeTimings(runs: readonly (ToolExit & { decisiveAtMs: number
 }
 
 export const verdictMessageOf = (stdout: string) => verdictOf(stdout).message ?? stdout.trim();
+
+/** The outcome of observe --json's verdict (succeeded, failed, timed out ...), if it printed one. */
+export const verdictOutcomeOf = (stdout: string) => verdictOf(stdout).outcome;
 
 /** How many times each value occurs. */
 export const count = (values: readonly string[]) => values.reduce<Record<string, number>>((counts, v) => ({ ...counts, [v]: (counts[v] ?? 0) + 1 }), {});

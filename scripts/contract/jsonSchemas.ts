@@ -5,6 +5,7 @@
 // Draft-07 because it is what AsyncAPI 3's own schema format extends (the same schemas are embedded
 // in schema/asyncapi.yaml) and what most code generators read.
 import { z } from "zod";
+import * as attestation from "../../src/verdicts/contract/attestation.ts";
 import * as wire from "../../src/verdicts/contract/schemas.ts";
 
 /** Every named body and the shared parts a generator should turn into types of their own. */
@@ -38,7 +39,28 @@ export const contractSchemas = {
       "Believe a verdict only if it verifies with a key you were given (STAGEWATCH_VERIFY_KEY; several during a rotation) and its `observationId` (and, for your own request, its `key`) is the one you asked about; for a verdict event, check the event's signature and the verdict's. Anything else on the subject is someone else's: ignore it.",
     ].join(" "),
   },
+  VerdictAttestation: {
+    schema: wire.VerdictAttestation,
+    description: [
+      "A decided verdict's in-toto attestation, present when the service signs and a settled workload runs an image by digest.",
+      "`sig`: the service's Ed25519 signature, standard base64, over DSSE's pre-authentication encoding (`DSSEv1 <len> application/vnd.in-toto+json <len> <statement>`) of the VerdictStatement the verdict determines, serialised as canonical JSON (RFC 8785).",
+      "`cluster`: the cluster's name the statement states (`serve --cluster-name`).",
+      "A reader rebuilds the statement from the verdict and wraps it in a DSSE envelope (`stagewatch observe --verdict-file` writes one; docs/user/verifying.md).",
+    ].join(" "),
+  },
   ObservationVerdict: { schema: wire.ObservationVerdict, description: "The current or final state of one observation (`get`, `cancel`, the `verdict` event)." },
+  VerdictPredicate: {
+    schema: attestation.VerdictPredicate,
+    description: `The predicate of predicateType ${attestation.verdictPredicateType}: a decided stagewatch verdict as an in-toto attestation states it (stage required and reached, outcome, decision time, each declared resource with the generation asked for, its state and the image digests it runs, the cluster's name, and the checks of the verified stage when one was required).`,
+  },
+  VerdictStatement: {
+    schema: attestation.VerdictStatement,
+    description: `The in-toto Statement v1 of a decided verdict (payloadType ${attestation.inTotoPayloadType} in a DSSE envelope): its subjects are the images the settled workloads run, by digest (from containerStatuses[].imageID; an image without a repository digest is no subject, and a verdict with none has no attestation); its predicate a VerdictPredicate.`,
+  },
+  DsseEnvelope: {
+    schema: attestation.DsseEnvelope,
+    description: "A DSSE envelope (github.com/secure-systems-lab/dsse): `payload` the VerdictStatement's bytes in base64, each signature's `sig` an Ed25519 signature in base64 over PAE(payloadType, payload); `keyid` empty. What `stagewatch observe --verdict-file` writes; cosign, in-toto and go-securesystemslib verify it with the service's PEM public key (`stagewatch keys pem`).",
+  },
   ObservationRequest: {
     schema: wire.ObservationRequest,
     description:
@@ -62,13 +84,23 @@ export const contractSchemas = {
     schema: wire.ListReply,
     description: "The reply on `<prefix>.list`: the observations in progress the caller may see (its tenant's; every one to an admin or without a tenants file), oldest first, and the records the service could not read (shown to an admin only).",
   },
-  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed." },
+  ProgressEvent: { schema: wire.ProgressEvent, description: "A declared resource's state or reason changed, or its workload was scaled (its message then starts `scaled 2 -> 5`)." },
   StageEvent: { schema: wire.StageEvent, description: "The observation reached a stage." },
   StalledEvent: { schema: wire.StalledEvent, description: "A notice, never a failure: no resource changed state, reason or reading for `sinceSeconds`; names what the observation waits on." },
   VerdictEvent: { schema: wire.VerdictEvent, description: "The decided verdict: exactly one per observation, the last event of its subject." },
   ObservationEvent: {
     schema: wire.ObservationEvent,
     description: "Any event on `<prefix>.events.<deployment>.<observationId>` (with a tenants file `<prefix>.events.<tenant>.<deployment>.<observationId>`, and `tenant` set), tagged by `type`.",
+  },
+  ObservingLine: { schema: wire.ObservingLine, description: "The first line of `stagewatch observe --progress json`: the observation it follows, who decides it (`mode`) and whether the key was a replay." },
+  NoticeLine: {
+    schema: wire.NoticeLine,
+    description: "A sentence of `stagewatch observe` itself under `--progress json` (a verification notice, a warning of local mode's engine, the error that ended it), as the other progress modes print it without the `stagewatch: ` prefix.",
+  },
+  ProgressLine: {
+    schema: wire.ProgressLine,
+    description:
+      "One line of `stagewatch observe --progress json` on stderr, tagged by `type`: the observation's events as the service publishes them (`progress`, `stage`, `stalled`, and the `verdict` event last), `observing` first and `notice` lines of observe's own. Exit codes are those of the other progress modes.",
   },
 } as const;
 

@@ -73,6 +73,12 @@ const readByStagewatch: readonly Variable[] = [
     meaning: "the tenants file: requests are taken only from its NATS accounts, each scoped to its own (--tenants wins)",
   },
   {
+    name: "STAGEWATCH_CLUSTER_NAME",
+    readBy: "serve",
+    default: "none: attestations name no cluster",
+    meaning: "the cluster's name in each decided verdict's in-toto attestation (--cluster-name wins)",
+  },
+  {
     name: "STAGEWATCH_REPLICA_ID",
     readBy: "serve",
     default: "host name and a random suffix",

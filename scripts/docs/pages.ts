@@ -7,6 +7,7 @@ import { healthLibraryPage } from "./healthLibrary.ts";
 import { kindsPage } from "./kinds.ts";
 import { generatedNotice } from "./markdown.ts";
 import { metricsPage } from "./metrics.ts";
+import { reasonsPage } from "./reasons.ts";
 import { serveDefaultsPage } from "./serveDefaults.ts";
 
 export const referenceRoot = fileURLToPath(new URL("../../docs/reference/", import.meta.url));
@@ -20,6 +21,7 @@ export async function referencePages(): Promise<Map<string, string>> {
     ["serve-defaults.md", await serveDefaultsPage()],
     ["metrics.md", await metricsPage()],
     ["kinds.md", kindsPage()],
+    ["reasons.md", reasonsPage()],
     ["health-library.md", healthLibraryPage()],
   ]);
   return pages;
@@ -36,6 +38,7 @@ const index = [
   "- [serve's defaults](serve-defaults.md): every default of the service, its flag and the chart value that sets it",
   "- [Metrics](metrics.md): every metric, with its type, labels and help",
   "- [Kinds](kinds.md): how each built-in kind is judged and read",
+  "- [Reasons](reasons.md): the default failOn and the grace to give every other reason",
   "- [Health library](health-library.md): the health checks shipped for custom kinds",
   "",
 ].join("\n");

@@ -4,7 +4,8 @@
 // canonical form.
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../signing/canonicalForm.js";
-import type { ObservationRequest } from "../verdicts/contract/schemas.js";
+import { defaultFailOn, type ObservationRequest } from "../verdicts/contract/schemas.js";
+import { failOnText } from "../verdicts/contract/failOn.js";
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -19,6 +20,8 @@ export function sha256Hex(text: string): string {
 export function contentHash(request: ObservationRequest): string {
   const { traceparent: _asker, tracestate: _asked, ...observed } = request;
   const resources = observed.resources.map(canonicalJson).sort();
-  const failOn = [...new Set(observed.failOn)].sort();
+  // Left out is the default it had before the service's became configurable, so a request keeps
+  // its hash across an upgrade; `X` and `{reason: X, graceSeconds: 0}` say the same, and hash so.
+  const failOn = [...new Set((observed.failOn ?? defaultFailOn).map(failOnText))].sort();
   return sha256Hex(canonicalJson({ ...observed, resources, failOn }));
 }

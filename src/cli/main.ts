@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   get: async () => (await import("./commands/operatorCommands.js")).getCommand,
   cancel: async () => (await import("./commands/operatorCommands.js")).cancelCommand,
   health: async () => (await import("./commands/healthCommand.js")).healthCommand,
+  reasons: async () => (await import("./commands/reasonsCommand.js")).reasonsCommand,
   verify: async () => (await import("./commands/verifyCommand.js")).verifyCommand,
   keys: async () => (await import("./commands/keysCommand.js")).keysCommand,
 };

@@ -16,6 +16,7 @@ import {
   cancelObservation,
   deadlineTooFar,
   emptyTimeline,
+  loosenedIssues,
   noteNotice,
   outlookOf,
   startObservation,
@@ -102,7 +103,13 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     return { ok: false, code: "quota", message: refusal.message, issues: [{ path: "(request)", message: refusal.message }] };
   }
 
-  private async accept(request: ObservationRequest, caller: Caller, nowMs: number, release: Release): Promise<ObserveResult> {
+  private async accept(asked: ObservationRequest, caller: Caller, nowMs: number, release: Release): Promise<ObserveResult> {
+    const serviceFailOn = this.settings.failOn;
+    const loosened = serviceFailOn && asked.failOn ? loosenedIssues(asked.failOn, serviceFailOn) : [];
+    if (loosened.length > 0) return { ok: false, code: "invalid_request", message: "failOn looser than the service allows", issues: loosened };
+    // The record keeps the failOn the observation runs with, so an adopter with another
+    // configuration decides the same; the key's hash stays the request's own (contentHash(asked)).
+    const request = serviceFailOn && !asked.failOn ? { ...asked, failOn: [...serviceFailOn] } : asked;
     const mappings = await resolveKinds(this.settings.kinds, request);
     if (!mappings.ok) return mappings.result;
 
@@ -131,7 +138,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       return { ok: false, code: "invalid_request", message: "resources outside the watched namespaces", issues: outsideWatch };
     }
 
-    const accepted = await acceptObservation(this.settings.records, this.settings.leases, this.settings.signer, request, contentHash(request), state, this.maxRecordBytes);
+    const accepted = await acceptObservation(this.settings.records, this.settings.leases, this.settings.signer, request, contentHash(asked), state, this.maxRecordBytes);
     if (!accepted.accepted) return accepted.result;
     this.begin(state, accepted.stored, mappings.value, release);
     return { ok: true, observationId, replay: false };

@@ -13,7 +13,8 @@ import { noopEngineMetrics } from "./telemetry.js";
 
 /** The options with every default applied, once. */
 export type EngineSettings = Readonly<
-  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces">> & Pick<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces">
+  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces" | "failOn">> &
+    Pick<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces" | "failOn">
 >;
 
 export function engineSettings(options: ObservationEngineOptions): EngineSettings {
@@ -30,6 +31,6 @@ export function engineSettings(options: ObservationEngineOptions): EngineSetting
     ...options,
     admissionLimits: { ...defaultAdmissionLimits, ...options.admissionLimits },
     // Every event the engine publishes fits the server's max_payload (recordCompaction).
-    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).sign),
+    events: eventsWithin(options.events, (options.maxPayloadBytes ?? defaultMaxPayloadBytes) - payloadReserveBytes, (options.signer ?? unsignedService).signVerdict),
   };
 }

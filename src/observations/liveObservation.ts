@@ -95,12 +95,12 @@ export class LiveObservation {
       initial: options.stored,
       // The state as it stands when the write goes out: a step replaces the state, so it is read through `this`.
       content: () => ({
-        verdict: this.decided ?? options.signer.sign(toVerdict(this.state)),
+        verdict: this.decided ?? options.signer.signVerdict(toVerdict(this.state)),
         labelledBootstrap: labelledBootstrapKeys(this.state),
         timeline: this.timeline,
       }),
       onSuperseded: options.onSuperseded,
-      fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.sign),
+      fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.signVerdict),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),
       schedule: (work, ms) => this.scheduler.schedule(work, ms),

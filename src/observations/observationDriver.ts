@@ -223,6 +223,8 @@ export class ObservationDriver {
         ...(owned && { owned }),
         requestedGeneration: resource.identity.generation,
         failOn: live.state.failOn,
+        graced: live.state.graced,
+        scaled: resource.scaled,
         healthChecks: this.settings.healthChecks,
       });
       const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);
@@ -249,7 +251,7 @@ export class ObservationDriver {
     const detailed = wanted ? this.failureLogs.attach(live.id, verdict) : Promise.resolve(verdict);
     // Exactly one verdict: stored first, published only by the replica whose terminal write won (verdictDelivery).
     const delivery = detailed.then((complete) => {
-      const decided = (live.decided = this.settings.signer.sign(complete));
+      const decided = (live.decided = this.settings.signer.signVerdict(complete));
       // What is published is what was stored: the record writer may have compacted it to fit max_payload.
       return live.record
         .decide()

@@ -7,7 +7,7 @@ import type { DeploymentHistories, ObservationRecords } from "../bus/index.js";
 import type { Logger } from "../logging/index.js";
 import type { ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
-import type { DecidedObservation, ObservationEvent, ObservationRequest, Rule } from "../verdicts/index.js";
+import type { DecidedObservation, FailOnEntry, ObservationEvent, ObservationRequest, Rule } from "../verdicts/index.js";
 import type { AdmissionLimits } from "./admission/admission.js";
 import type { LeaseKeeper } from "./leases/leaseKeeper.js";
 import type { EngineMetrics } from "./telemetry.js";
@@ -66,6 +66,12 @@ export interface ObservationEngineOptions {
   history?: DeploymentHistories;
   /** Exports each decided observation as a trace (docs/user/tracing.md); none: no traces. */
   traces?: TraceSink;
+  /**
+   * The service's failOn (serve --fail-on): written into each request that names none, and what a
+   * request naming one may tighten but not loosen (loosenedIssues). None: defaultFailOn, and a
+   * request's failOn replaces it freely.
+   */
+  failOn?: readonly FailOnEntry[];
 }
 
 /** nats-server's default max_payload. */

@@ -115,7 +115,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
     traces = config.traces.enabled
       ? new OtlpTraceSink({ settings: config.traces.settings, logger: logger.child({ component: "tracing" }), metrics: traceMetricsOf(metrics), resource: { "service.instance.id": config.replicaId } })
       : undefined;
-    const signer = config.signingKey ? serviceSigner(config.signingKey, config.trustedKeys) : unsignedService;
+    const signer = config.signingKey ? serviceSigner(config.signingKey, config.trustedKeys, config.clusterName) : unsignedService;
     if (signer.publicKey === undefined) logger.warn({ subjects: names.allEvents }, "verdicts are not signed (no signing key): anyone who may publish on the events subjects can forge one");
     // Verdict notices go out on the same connection, straight to clients already waiting.
     const publisher = connection;
@@ -149,6 +149,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.healthChecks && { healthChecks: config.healthChecks }),
       ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
+      ...(config.failOn && { failOn: config.failOn }),
       signer,
       maxPayloadBytes,
       maxLogReads: config.maxLogReads,

@@ -9,7 +9,7 @@ import type { Logger as PinoLogger } from "pino";
 import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
-import { defaultCelCostLimit, type Rule } from "../verdicts/index.js";
+import { defaultCelCostLimit, type ClusterName, type FailOnEntry, type Rule } from "../verdicts/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
 import { defaultCallerQuotas, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
@@ -42,10 +42,14 @@ export interface ServiceConfig {
   shutdownGraceMs?: number;
   /** Read the failing container's log tail for requests with `logs` (needs `get` on pods/log). */
   containerLogs?: boolean;
+  /** The failOn of requests that name none, and what a request may not loosen (serve --fail-on); none: defaultFailOn, replaced freely. */
+  failOn?: readonly FailOnEntry[];
   /** Signs every verdict and event (serve --signing-key); none: nothing is signed. */
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
   trustedKeys?: readonly VerifyKey[];
+  /** The cluster's name, as decided verdicts' attestations state it (serve --cluster-name). */
+  clusterName?: ClusterName;
   /** How long start-up waits for JetStream (a fresh cluster electing its leaders) before exiting 3. */
   jetstreamWaitMs?: number;
   /** Observations in flight on this replica, every caller together (admission). */
@@ -114,7 +118,7 @@ export const serviceDefaults = {
   traces: { enabled: false, because: "not configured" } as TraceExportChoice,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "tenants";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "clusterName" | "tenants" | "failOn";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

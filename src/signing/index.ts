@@ -6,6 +6,10 @@ export { canonicalJson, signatureMember, signedContent } from "./canonicalForm.j
 export { newSigningSeed, SigningKeyError, signingKeyFromSeed, verifyKeyOf, verifyKeysFromEnv, verifyKeysOf, verifyKeyVariable } from "./keys.js";
 export type { SigningKey, VerifyKey } from "./keys.js";
 export { signBody, verifyBody } from "./signature.js";
+export { attestationEnvelope, attestVerdict, checkAttestation, statementOf, subjectOfImage, subjectsOf } from "./attestation.js";
+export type { AttestationCheck, Unattested } from "./attestation.js";
+export { dsseEnvelope, dsseSignature, preAuthEncoding, verifyEnvelope } from "./dsse.js";
+export type { EnvelopeVerification } from "./dsse.js";
 export type { SignatureProblem, Verification } from "./signature.js";
 export { checkEvent, checkVerdict } from "./trust.js";
 export type { Expected, Trust, TrustProblem } from "./trust.js";

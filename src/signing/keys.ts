@@ -22,6 +22,11 @@ export class SigningKeyError extends Error {
 export interface VerifyKey {
   /** The nkeys public key, `N` and 55 more characters. */
   readonly publicKey: string;
+  /**
+   * The same key as a PEM `PUBLIC KEY` (an X.509 SubjectPublicKeyInfo, RFC 8410): the form
+   * standard verifiers read (cosign's --key, go-securesystemslib's LoadKey, openssl).
+   */
+  readonly pem: string;
   verify(content: Uint8Array, signature: Uint8Array): boolean;
 }
 
@@ -43,7 +48,11 @@ const text = new TextEncoder();
 const fromText = new TextDecoder();
 
 function verifyKeyFrom(publicKey: string, keyObject: KeyObject): VerifyKey {
-  return { publicKey, verify: (content, signature) => signature.length === 64 && verify(null, content, keyObject, signature) };
+  return {
+    publicKey,
+    pem: keyObject.export({ type: "spki", format: "pem" }).toString(),
+    verify: (content, signature) => signature.length === 64 && verify(null, content, keyObject, signature),
+  };
 }
 
 /** The key pair of a seed as `stagewatch keys create` writes it (surrounding white space ignored). */

@@ -55,7 +55,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
     },
   },
   {
-    name: "pod in ImagePullBackOff keeps the waiting reason and message, and the init container's termination",
+    name: "pod in ImagePullBackOff keeps the waiting reason and message, when Ready turned False, and the init container's termination",
     raw: fixture("pod-imagepullbackoff.json"),
     target: target("v1", "Pod", "core/Pod"),
     expected: {
@@ -80,6 +80,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
             status: "False",
             reason: "ContainersNotReady",
             message: "containers with unready status: [web]",
+            lastTransitionTime: "2026-11-28T09:20:41Z",
           },
         ],
         initContainerStatuses: [
@@ -260,7 +261,7 @@ const cases: { name: string; raw: unknown; target: StripTarget; expected: unknow
         history: {},
         conditions: [
           { type: "Ready", status: "True", reason: "Reconciled", message: "3/3 parts ready", observedGeneration: 4 },
-          { type: "Reconciling", status: "False", reason: "Idle", message: "", observedGeneration: 4 },
+          { type: "Reconciling", status: "False", reason: "Idle", message: "", observedGeneration: 4, lastTransitionTime: "2026-11-28T09:31:10Z" },
         ],
       },
     },

@@ -25,11 +25,13 @@
 // - kinds judged by a CEL health check (the health library's or the service's configuration): the
 //   fields of spec and status its expressions read, and those its rule reads around them
 //   (conditions, message, phase), nested or not (fieldSelection.ts).
-// - dropped although it sits among kept fields: a condition's lastTransitionTime, a running
-//   container's startedAt (`running: {}` stays) and a pod's nodeName. No rule reads them, and
-//   they are what tells apart the statuses of pods that run as they should: without them those
-//   statuses are equal, and equal parts are held once (sharedValues.ts: a pod's spec, status,
-//   owner references, kept labels and annotations, namespace and creation time).
+// - dropped although it sits among kept fields: the lastTransitionTime of a condition that is
+//   True, a running container's startedAt (`running: {}` stays) and a pod's nodeName. No rule reads
+//   them, and they are what tells apart the statuses of pods that run as they should: without them
+//   those statuses are equal, and equal parts are held once (sharedValues.ts: a pod's spec, status,
+//   owner references, kept labels and annotations, namespace and creation time). A condition that
+//   is not True keeps its lastTransitionTime: it is when a problem began, what a failOn reason's
+//   grace counts from (verdicts/reducer/reasonGrace.ts), and only pods in trouble carry one.
 // The rules must decide the same on a stripped object as on the full one; strip.test.ts checks it
 // for every fixture of the corpus.
 // - metadata-only kinds (ConfigMap, Secret, ...): metadata alone, even if the server sent more.
@@ -320,6 +322,7 @@ function conditions(raw: unknown, types?: ReadonlySet<string>): Condition[] | un
         reason: reasonText(condition.reason),
         message: text(condition.message),
         observedGeneration: num(condition.observedGeneration),
+        lastTransitionTime: condition.status === "True" ? undefined : text(condition.lastTransitionTime),
       }),
     );
   }

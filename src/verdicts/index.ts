@@ -4,6 +4,7 @@
 export {
   CancelReply,
   CancelRequest,
+  ClusterName,
   Expectation,
   HistoryComparison,
   HistoryOutlook,
@@ -35,6 +36,7 @@ export {
   Stage,
   StageEvent,
   StalledEvent,
+  VerdictAttestation,
   VerdictEvent,
   defaultAbsentGraceSeconds,
   defaultStallSeconds,
@@ -49,6 +51,19 @@ export {
   stages,
 } from "./contract/schemas.js";
 export type { ObservationRequestInput } from "./contract/schemas.js";
+export {
+  DsseEnvelope,
+  PredicateResource,
+  StatementSubject,
+  VerdictPredicate,
+  VerdictStatement,
+  VerificationCheck,
+  inTotoPayloadType,
+  inTotoStatementType,
+  verdictPredicateType,
+} from "./contract/attestation.js";
+export { FailOnEntry, FailOnReason, GracedReason, failOnPolicy, failOnText, gracedReason, loosenedIssues, maxGraceSeconds } from "./contract/failOn.js";
+export type { FailOnPolicy } from "./contract/failOn.js";
 export { describeIssues, formatPath, parseWith } from "./contract/validation.js";
 export type { Parsed } from "./contract/validation.js";
 

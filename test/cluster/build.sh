@@ -4,6 +4,8 @@
 # the kubectl the pipeline tests run (`kubectl apply -o json | stagewatch observe -f -`).
 # `build.sh jaeger` builds (or finds) only Jaeger, the trace backend of the tracing test, and
 # prints `jaeger=PATH`: it is no part of the control plane, and a cluster start never waits for it.
+# `build.sh dsse-verify` does the same for the attestation test's verifier (test/cluster/go/dsse-verify:
+# the DSSE and in-toto reference libraries, which stagewatch's attestations must satisfy).
 #
 # Binaries live outside the work tree in $STAGEWATCH_CACHE_DIR (default ~/.cache/stagewatch), one
 # directory per component and version (kubernetes-v1.37.2/, etcd-v3.6.16/, ...). A directory only
@@ -34,6 +36,10 @@ etcd_dir="$cache/etcd-$ETCD_VERSION"
 kwok_dir="$cache/kwok-$KWOK_VERSION"
 nats_dir="$cache/nats-server-$NATS_VERSION"
 jaeger_dir="$cache/jaeger-$JAEGER_VERSION"
+# The verifier is the project's own small program: its directory is named by the DSSE library's
+# version and a hash of its source and go.sum, so a change to either builds it again.
+DSSE_VERSION="$(module_version "$here/go/dsse-verify/go.mod" github.com/secure-systems-lab/go-securesystemslib)"
+dsse_verify_dir="$cache/dsse-verify-$DSSE_VERSION-$(cat "$here/go/dsse-verify/main.go" "$here/go/dsse-verify/go.sum" | sha256sum | cut -c1-12)"
 
 log() { echo "stagewatch cluster build: $*" >&2; }
 
@@ -100,7 +106,18 @@ build_jaeger() {
   (cd "$here/go/jaeger" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" -o "$out/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger)
 }
 
+build_dsse_verify() {
+  (cd "$here/go/dsse-verify" && CGO_ENABLED=0 go build -mod=readonly -trimpath -ldflags "-s -w" -o "$out/dsse-verify" .)
+}
+
 mkdir -p "$cache"
+if [ "${1:-}" = "dsse-verify" ]; then
+  exec 7>"$cache/.build-dsse-verify.lock"
+  flock 7
+  build_into "$dsse_verify_dir" "dsse-verify (go-securesystemslib $DSSE_VERSION)" build_dsse_verify
+  echo "dsse-verify=$dsse_verify_dir/dsse-verify"
+  exit 0
+fi
 if [ "${1:-}" = "jaeger" ]; then
   if [ -n "${STAGEWATCH_JAEGER:-}" ]; then echo "jaeger=$STAGEWATCH_JAEGER"; exit 0; fi
   # A lock of its own: a Jaeger build (long, cold) never holds up a control plane build.

@@ -13,6 +13,7 @@
  * | `CrashLoopBackOff` | Running, not ready; waiting CrashLoopBackOff, restartCount 5, lastState Error |
  * | `Error`            | Failed; every container terminated, reason Error, exit code and termination message from the annotations below (a Job with `backoffLimit: 0` then fails with BackoffLimitExceeded) |
  * | `NeverReady`       | Running; containers running but not ready, Ready=False (ContainersNotReady) |
+ * | `Scripted`         | nothing: kwok writes no status, the test writes it through `/status` as the kubelet would (a crash loop's restarts, one by one) |
  *
  * `Error` is for pods with `restartPolicy: Never` (Jobs, bare pods): a kubelet never fails a pod
  * that restarts its containers, and a ReplicaSet replaces failed pods without end. A Deployment's
@@ -32,6 +33,7 @@ export const Fault = {
   CrashLoopBackOff: "CrashLoopBackOff",
   Error: "Error",
   NeverReady: "NeverReady",
+  Scripted: "Scripted",
 } as const;
 
 export type Fault = (typeof Fault)[keyof typeof Fault];

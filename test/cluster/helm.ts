@@ -2,7 +2,8 @@
  * The chart under test, through the pinned Helm CLI that build-helm.sh builds (or reuses): lint,
  * render, and apply what it rendered to a cluster with server-side apply.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { runBuildScript } from "./binaries.ts";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { fileURLToPath } from "node:url";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
@@ -24,16 +25,9 @@ let helmPath: string | undefined;
  */
 export async function ensureHelm(): Promise<string> {
   if (helmPath !== undefined) return helmPath;
-  const child = spawn("bash", [BUILD_SCRIPT], { stdio: ["ignore", "pipe", "inherit"] });
-  let stdout = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  const status = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", (cause) => reject(new HelmError(`could not run ${BUILD_SCRIPT}`, { cause })));
-    child.once("close", resolve);
-  });
-  const line = stdout.split("\n").find((l) => l.startsWith("helm="));
-  if (status !== 0 || line === undefined) throw new HelmError(`${BUILD_SCRIPT} failed (exit ${status}); its output is above`);
-  helmPath = line.slice("helm=".length);
+  const path = (await runBuildScript(BUILD_SCRIPT)).get("helm");
+  if (path === undefined) throw new HelmError(`${BUILD_SCRIPT} did not report helm`);
+  helmPath = path;
   return helmPath;
 }
 

@@ -5,24 +5,16 @@
  * gRPC, Zipkin or sampling ports, no internal metrics port), so several runs share the machine.
  * Built once per machine by `build.sh jaeger`; the process is killed if the test process exits first.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { BuildError } from "./binaries.ts";
+import { buildOrReuseTool } from "./binaries.ts";
 import { freePorts, http, waitFor } from "./probes.ts";
 import { logTail } from "./processes.ts";
 import { startLogged, type RunningProcess } from "./stagewatch.ts";
 
-const BUILD_SCRIPT = fileURLToPath(new URL("./build.sh", import.meta.url));
-
 /** Runs `build.sh jaeger` (progress on this process's stderr) and returns the binary's path. */
 export function buildOrReuseJaeger(): string {
-  const result = spawnSync("bash", [BUILD_SCRIPT, "jaeger"], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
-  if (result.status !== 0) throw new BuildError(`${BUILD_SCRIPT} failed (exit ${result.status ?? result.signal}); its output is above`);
-  const line = result.stdout.split("\n").find((text) => text.startsWith("jaeger="));
-  if (line === undefined) throw new BuildError(`${BUILD_SCRIPT} did not report jaeger`);
-  return line.slice("jaeger=".length);
+  return buildOrReuseTool("jaeger");
 }
 
 export interface Jaeger {

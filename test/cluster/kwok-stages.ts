@@ -9,6 +9,10 @@
  *
  * Templates are Go text/template over the pod as JSON; kwok patches the rendered status with a
  * strategic merge patch, so conditions merge by type and PodScheduled (set by the scheduler) stays.
+ *
+ * A ready container whose image is pinned by digest (`registry/app@sha256:...`) gets that as its
+ * `imageID`, as a kubelet writes it after pulling by digest (a tag it would resolve to the digest it
+ * pulled, which kwok cannot): the verdict's image evidence and its attestation's subjects read it.
  */
 import {
   DEFAULT_TERMINATION_MESSAGE,
@@ -112,6 +116,7 @@ const podReady = podStage(
       containerStatuses:
       {{ range .spec.containers }}
       - image: {{ .image | Quote }}
+        {{ if contains "@sha256:" .image }}imageID: {{ .image | Quote }}{{ end }}
         name: {{ .name | Quote }}
         ready: true
         started: true

@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildOrReuseBinaries, type Binaries } from "./binaries.ts";
 import { KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from "./faults.ts";
+import { kwokNode } from "./kwokNode.ts";
 import { kwokStagesYaml } from "./kwok-stages.ts";
 import { createPki, SERVICE_CLUSTER_IP_RANGE, type Pki } from "./pki.ts";
 import { freePorts, http, waitFor } from "./probes.ts";
@@ -425,27 +426,4 @@ function apiserverArgs(stateDir: string, pki: Pki, tokenFile: string, etcdPort: 
     "--shutdown-watch-termination-grace-period=5s",
     "--profiling=false",
   ];
-}
-
-function kwokNode(name: string) {
-  return {
-    apiVersion: "v1",
-    kind: "Node",
-    metadata: {
-      name,
-      annotations: { [KWOK_NODE_ANNOTATION]: KWOK_NODE_ANNOTATION_VALUE, "node.alpha.kubernetes.io/ttl": "0" },
-      labels: {
-        "kubernetes.io/hostname": name,
-        "kubernetes.io/os": "linux",
-        "kubernetes.io/arch": "amd64",
-        "kubernetes.io/role": "agent",
-        "node-role.kubernetes.io/agent": "",
-        type: "kwok",
-      },
-    },
-    status: {
-      allocatable: { cpu: "64", memory: "256Gi", pods: "1000" },
-      capacity: { cpu: "64", memory: "256Gi", pods: "1000" },
-    },
-  };
 }

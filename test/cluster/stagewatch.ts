@@ -1,10 +1,9 @@
 /**
- * stagewatch itself as the chart, image and dashboard tests run it: compiled from `src/` the way
- * the Dockerfile's build stage does, optionally installed as the production tree the image ships
- * (production dependencies only), and started as `stagewatch serve`; any command run to completion.
+ * stagewatch itself as the chart and dashboard tests run it: compiled from `src/` the way the
+ * Dockerfile's build stage does, and started as `stagewatch serve`; any command run to completion.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePorts, http, waitFor } from "./probes.ts";
@@ -41,16 +40,24 @@ export interface RunOptions {
    * not only the shell. Default false (a Ctrl-C of the test run then reaches it too).
    */
   group?: boolean;
+  /** Written to the command's standard input, then closed; without it stdin is /dev/null. */
+  stdin?: string;
 }
 
 /** Runs a command to completion and collects both streams. */
 export function runToCompletion(command: string, args: readonly string[], options: RunOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: options.group === true });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: options.group === true,
+    });
+    child.stdin?.end(options.stdin);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       if (options.group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
       else child.kill("SIGKILL");
@@ -98,28 +105,6 @@ export async function compileStagewatch(dir: string): Promise<CompiledTree> {
   await run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
   await run(process.execPath, [join(dir, "scripts", "bundle-cli.mjs")], { cwd: dir });
   return { root: dir, cli: join(dir, "dist", "cli.js") };
-}
-
-/**
- * The Dockerfile's final stage: package.json, the lockfile's production dependencies
- * (`npm ci --omit=dev`, a real install from the registry) and the compiled output, nothing else.
- */
-export async function installProductionTree(compiled: CompiledTree, dir: string): Promise<CompiledTree> {
-  for (const file of ["package.json", "package-lock.json"]) cpSync(join(compiled.root, file), join(dir, file));
-  await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], {
-    cwd: dir,
-    env: { ...process.env, NODE_ENV: "production" },
-  });
-  cpSync(join(compiled.root, "dist"), join(dir, "dist"), { recursive: true });
-  return { root: dir, cli: join(dir, "dist", "cli.js") };
-}
-
-/** Names of the packages installed at the top of a tree's node_modules (scoped ones as `@scope/name`). */
-export function installedPackages(root: string): string[] {
-  const modules = join(root, "node_modules");
-  return readdirSync(modules)
-    .filter((name) => !name.startsWith("."))
-    .flatMap((name) => (name.startsWith("@") ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
 }
 
 export interface RunningProcess {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { output, runStagewatch } from "./support/cli.ts";
+import { progressLines } from "./support/progressLines.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { configMap, deployment, job, type Declared } from "./support/manifests.ts";
 import { clusterLogs, writeCriLog } from "../cluster/kwok-logs.ts";
@@ -107,6 +108,25 @@ describe("stagewatch observe against stagewatch serve", () => {
       message: "deployment api reached healthy: 1 resource settled",
     });
     expect(result.stderr).toMatch(new RegExp(`^observing 1 resources? as ${verdict.observationId}\n`));
+  });
+
+  it("--progress json: every stderr line a ProgressLine of schema/, the service's signed events to the verdict event; stdout and exit code as ever", async () => {
+    const config = configMap(namespace, "feed-config");
+    const feed = deployment({ namespace, name: "feed", replicas: 2 });
+    await apply(kc, config.manifest, feed.manifest);
+
+    const result = await observe(["-f", manifestDir("feed", config, feed), "--deployment", "feed", "--timeout", "2m", "--progress", "json"]);
+
+    expect(result.status, output(result)).toBe(0);
+    expect(result.stdout).toBe("deployment feed reached healthy: 2 resources settled\n");
+    const lines = progressLines(result.stderr);
+    expect(lines[0]).toMatchObject({ type: "observing", deployment: "feed", mode: "service", replay: false, resources: 2 });
+    const events = lines.filter((line) => line.type !== "observing" && line.type !== "notice");
+    expect(events.flatMap((event) => (event.type === "stage" ? [event.stage] : []))).toEqual(["applied", "bootstrapped", "healthy"]);
+    expect(events.at(-1)).toMatchObject({ type: "verdict", verdict: { outcome: "succeeded", reached: "healthy" } });
+    for (const event of events) {
+      expect(event).toMatchObject({ observationId: (lines[0] as { observationId: string }).observationId, signature: { key: expect.any(String) } });
+    }
   });
 
   it("manifests without a namespace are observed in --namespace; a retry with the same --key follows the same observation", async () => {
@@ -263,7 +283,7 @@ describe("stagewatch demo on the e2e cluster", () => {
       /\n {2}failed {5}deployment search cannot reach healthy: Deployment demo-search\/api: failed: ImagePullBackOff: .*container api: ImagePullBackOff.* {2}\(expected: fails: ImagePullBackOff\)\n/,
     );
     expect(verdicts).toMatch(
-      /\n {2}failed {5}deployment catalog cannot reach healthy: Deployment demo-catalog\/api: failed: FailedCreate: .*; ReplicaSet api-[a-z0-9]+: FailedCreate( \(x\d+\))?: .*exceeded quota: compute.* {2}\(expected: fails: FailedCreate warning \(quota\)\)\n/,
+      /\n {2}failed {5}deployment catalog cannot reach healthy: Deployment demo-catalog\/api: failed: FailedCreate: FailedCreate held for 10s, its grace; .*; ReplicaSet api-[a-z0-9]+: FailedCreate( \(x\d+\))?: .*exceeded quota: compute.* {2}\(expected: fails: FailedCreate warning \(quota\), held 10s\)\n/,
     );
     // The failing migration's log, served by kwok (ClusterLogs) and read through pods/log, under its
     // verdict with the connection string's password scrubbed; the pod that never ran says so.

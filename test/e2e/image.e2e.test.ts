@@ -1,88 +1,302 @@
 /**
- * The container image, short of a Docker engine (none runs here): the production tree the
- * Dockerfile assembles is built in a clean directory (sources without unit tests compiled as the
- * build stage does, then `npm ci --omit=dev` and the compiled output, as the final stage does),
- * and `stagewatch serve` is started from it. A runtime dependency declared as a dev dependency,
- * or a file the image does not copy, fails here.
+ * The operator's path, run for real: the image built from the repository's Dockerfile by buildah
+ * (test/cluster/build-image.sh, on a local stand-in for the official node:24-bookworm-slim: the only
+ * substitution), and the chart's pod run from it by podman. The chart is rendered with `helm
+ * template` for the local cluster (namespaced, user/password NATS authentication, the shipped
+ * tenants file, a signing key, a health check); its ServiceAccount and RBAC are installed, a
+ * TokenRequest gives the pod's token, and each container starts with exactly what the rendered pod
+ * says (podmanRunArgs: args, env, user and fsGroup, read-only root, dropped capabilities, mounted
+ * Secret and ConfigMap files with their modes, the token where client libraries look for it), on
+ * the host's network to the local API server and a nats-server with the shipped accounts.
+ *
+ * kwok runs no containers, so no pod of the chart ever runs in the test cluster: this is where the
+ * image meets the chart's security context, mounts and signals.
  */
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
-import { installedPackages, installProductionTree, REPO_ROOT, scratchDir, startLogged, type CompiledTree } from "../cluster/stagewatch.ts";
-import { http } from "../cluster/probes.ts";
-import { compiledStagewatch } from "./support/cli.ts";
-import { useServes } from "./support/serve.ts";
+import { AppsV1Api, type KubernetesObject, type V1Deployment, type V1Secret } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { busNames } from "../../src/bus/index.ts";
+import { buildOrReuseBinaries } from "../cluster/binaries.ts";
+import { applyObjects, ensureHelm, renderChart } from "../cluster/helm.ts";
+import { ensureImage, podman, podmanRunArgs, type BuiltImage, type PodContext } from "../cluster/image.ts";
+import { startNatsWithAccounts, type NatsNode } from "../cluster/nats.ts";
+import { freePorts, http, waitFor } from "../cluster/probes.ts";
+import { REPO_ROOT, scratchDir } from "../cluster/stagewatch.ts";
+import { accountsFile, accountUsers, tenantsFile, type Account } from "./support/accountLayout.ts";
+import { installChartIdentity } from "./support/chartIdentity.ts";
+import { output, runStagewatch } from "./support/cli.ts";
+import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, tokenKubeconfig } from "./support/cluster.ts";
+import { deployment, job, type Declared } from "./support/manifests.ts";
+import { streamEvents, verdictsById } from "./support/replicas.ts";
 
-const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
-  bin: Record<string, string>;
-  dependencies: Record<string, string>;
-};
-const lockfile = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-  packages: Record<string, { dev?: boolean }>;
-};
-const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+// A cold build (the stand-in base from the Debian mirror and the npm registry, then the
+// Dockerfile's npm ci and tsc) takes minutes on two cores; later runs reuse both.
+const BUILD_TIMEOUT_MS = 30 * 60_000;
+/**
+ * What the Dockerfile's final stage adds above the base: the command line's bundle (dist/cli.js and
+ * its chunks, every package inside: 5.8 MB of code, 10.9 MB of source maps) and package.json. The
+ * bundle bounds it; a node_modules beside it again (124 MB) would not fit.
+ */
+const APP_LAYERS_BUDGET_BYTES = 24 * 1024 * 1024;
 
-describe("Dockerfile", () => {
-  it("runs the package's bin entry from /app as the unprivileged node user, in production mode", () => {
-    const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
-    expect(finalStage).toContain("WORKDIR /app");
-    expect(finalStage).toContain(`ENTRYPOINT ["node", "/app/${packageJson.bin.stagewatch}"]`);
-    expect(finalStage).toContain('CMD ["serve"]');
-    expect(finalStage).toMatch(/^USER node$/m);
-    expect(finalStage).toMatch(/^ENV NODE_ENV=production$/m);
-    // Its node_modules come from the stage that installs production dependencies only.
-    expect(finalStage).toContain("COPY --from=dependencies /app/node_modules ./node_modules");
-    expect(dockerfile).toMatch(/AS dependencies\n[^]*?RUN npm ci --omit=dev/);
+let image: BuiltImage;
+let dir: string;
+let release: string;
+let app: string;
+let elsewhere: string;
+let releaseName: string;
+let nats: NatsNode;
+let users: Record<Account, { user: string; pass: string }>;
+let publicKey: string;
+let context: Omit<PodContext, "name" | "objects">;
+const secrets: V1Secret[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
+
+/** The chart rendered for the local cluster; `metricsPort` differs per container (one host network). */
+function render(metricsPort: number): KubernetesObject[] {
+  return renderChart({
+    releaseName,
+    namespace: release,
+    intended: { unauthenticated: false, singleTenant: false, unsigned: false },
+    set: {
+      namespaces: [app],
+      "nats.url": nats.url,
+      "nats.auth.type": "userPassword",
+      "nats.auth.existingSecret": "stagewatch-nats",
+      "tenants.existingSecret": "stagewatch-tenants",
+      "signing.existingSecret": "stagewatch-signing",
+      "signing.publicKeys": [publicKey],
+      "metrics.port": metricsPort,
+      healthChecks: [
+        {
+          apiVersion: "example.stagewatch.io/v1",
+          kind: "Widget",
+          current: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
+          failed: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'False')",
+        },
+      ],
+    },
+  });
+}
+
+interface Container {
+  name: string;
+  url: string;
+  /** From `podman run` until /readyz answered 200. */
+  readyAfterMs: number;
+  gracePeriodSeconds: number;
+}
+
+/** The rendered pod's container, started detached by podman and waited for until /readyz. */
+async function startContainer(suffix: string): Promise<Container> {
+  const [port] = await freePorts(1);
+  const objects = render(port!);
+  const pod = (objects.find((o) => o.kind === "Deployment") as V1Deployment).spec!.template.spec!;
+  const container = pod.containers[0]!;
+  const name = `${releaseName}-${suffix}`;
+  const { options, args } = podmanRunArgs(pod, container, { ...context, name, objects: [...objects, ...secrets] });
+  cleanups.push(() => podman(image, ["rm", "--force", "--time", "0", name]));
+  const started = Date.now();
+  const run = await podman(image, ["run", "--detach", ...options, image.image, ...args]);
+  expect(run.status, output(run)).toBe(0);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${name} /readyz`, async () => (await http(`${url}/readyz`)).status === 200, { timeoutMs: 90_000 });
+  } catch (error) {
+    throw new Error(`${name} did not become ready:\n${await logsOf(name)}`, { cause: error });
+  }
+  return { name, url, readyAfterMs: Date.now() - started, gracePeriodSeconds: pod.terminationGracePeriodSeconds ?? 30 };
+}
+
+async function logsOf(name: string): Promise<string> {
+  const logs = await podman(image, ["logs", name]);
+  return logs.stdout + logs.stderr;
+}
+
+/** `stagewatch observe` as team A's CI job runs it, against the container's service. */
+function observeAsTeamA(declared: readonly Declared[], deploymentName: string, extra: string[] = []) {
+  const manifest = join(dir, `${deploymentName}.json`);
+  writeFileSync(manifest, declared.map((d) => JSON.stringify(d.manifest)).join("\n---\n"));
+  return runStagewatch(["observe", "-f", manifest, "--deployment", deploymentName, "--timeout", "120s", "--json", ...extra], {
+    cwd: dir,
+    env: { NATS_URL: nats.url, NATS_USER: users.TEAM_A.user, NATS_PASSWORD: users.TEAM_A.pass, STAGEWATCH_VERIFY_KEY: publicKey },
+    timeoutMs: 180_000,
+  });
+}
+
+async function apply(declared: readonly Declared[]): Promise<void> {
+  await applyObjects(kubeConfig(), declared.map((d) => d.manifest), { dryRun: false });
+}
+
+beforeAll(async () => {
+  [image] = await Promise.all([ensureImage(), ensureHelm()]);
+  dir = scratchDir("image");
+  release = await createNamespace("image-release");
+  // The shipped tenants file gives TEAM_A the namespaces team-a and team-a-*.
+  app = await createNamespace("team-a-image");
+  elsewhere = await createNamespace("team-a-image-elsewhere");
+  cleanups.push(() => deleteNamespace(release), () => deleteNamespace(app), () => deleteNamespace(elsewhere));
+  releaseName = `image-${randomBytes(3).toString("hex")}`;
+
+  const accounts = accountUsers();
+  users = accounts.users;
+  nats = await startNatsWithAccounts(buildOrReuseBinaries().natsServer, join(dir, "nats"), accountsFile, accounts.passwordsEnv);
+  cleanups.push(() => nats.stop());
+  const seedFile = join(dir, "signing.nk");
+  const key = await runStagewatch(["keys", "create", seedFile], { cwd: dir, env: {} });
+  expect(key.status, output(key)).toBe(0);
+  publicKey = key.stdout.trim();
+  const secret = (name: string, stringData: Record<string, string>): V1Secret => ({ apiVersion: "v1", kind: "Secret", metadata: { name, namespace: release }, stringData });
+  secrets.push(
+    secret("stagewatch-nats", { user: users.STAGEWATCH.user, password: users.STAGEWATCH.pass }),
+    secret("stagewatch-tenants", { "tenants.yaml": readFileSync(tenantsFile, "utf8") }),
+    secret("stagewatch-signing", { "signing.nk": readFileSync(seedFile, "utf8") }),
+  );
+
+  const identity = await installChartIdentity(render(9090), release);
+  cleanups.push(() => identity.remove());
+  const cluster = kubeConfig().getCurrentCluster()!;
+  const server = new URL(cluster.server);
+  context = {
+    namespace: release,
+    apiServer: { host: server.hostname, port: server.port },
+    serviceAccount: { token: identity.token, caCertificate: Buffer.from(cluster.caData!, "base64").toString("utf8") },
+    dir: join(dir, "pods"),
+  };
+  mkdirSync(context.dir, { recursive: true });
+}, BUILD_TIMEOUT_MS);
+
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+describe("the image built from the Dockerfile", () => {
+  it("runs as the unprivileged node user, within its size budget above the base", async () => {
+    expect(image.user).toBe("node");
+    // The base's one layer, then the final stage's cli.js, cli-bundle/ and package.json.
+    expect(image.layers).toBe(image.baseLayers + 3);
+    expect(image.sizeBytes - image.baseSizeBytes).toBeLessThanOrEqual(APP_LAYERS_BUDGET_BYTES);
+    const inspect = await podman(image, ["image", "inspect", "--format", "{{json .Config}}", image.image]);
+    const config = JSON.parse(inspect.stdout) as { Entrypoint: string[]; Cmd: string[]; WorkingDir: string; Env: string[] };
+    expect(config).toMatchObject({ Entrypoint: ["node", "/app/dist/cli.js"], Cmd: ["serve"], WorkingDir: "/app" });
+    expect(config.Env).toContain("NODE_ENV=production");
+  });
+
+  it("holds the command line's bundle and package.json, no node_modules: the bundle carries every package", async () => {
+    const listed = await podman(image, ["run", "--rm", "--entrypoint", "ls", image.image, "-A", "/app", "/app/dist"]);
+    expect(listed.status, output(listed)).toBe(0);
+    expect(listed.stdout).toMatch(/^\/app:\ndist\npackage\.json\n\n\/app\/dist:\ncli-bundle\ncli\.js\n$/);
   });
 });
 
-describe("the production tree the image ships", () => {
-  let production: CompiledTree;
-  let scratch: string;
+describe("the chart's pod, run by podman from the image", () => {
+  let first: Container;
 
-  // The global setup's build stands in for the image's build stage.
   beforeAll(async () => {
-    scratch = scratchDir("image");
-    production = await installProductionTree(compiledStagewatch(), join(scratch, "app"));
-  }, 10 * 60_000);
+    first = await startContainer("a");
+  }, 120_000);
 
-  it("holds the runtime dependencies and nothing only development needs", () => {
-    const installed = installedPackages(production.root);
-    for (const name of Object.keys(packageJson.dependencies)) expect(installed).toContain(name);
-    // npm marks `dev` the packages that only dev dependencies reach (typescript, vitest, vite...);
-    // a dev dependency that a runtime dependency also needs (@types/node) is not one of them.
-    const devOnly = Object.entries(lockfile.packages)
-      .filter(([path, entry]) => entry.dev === true && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path))
-      .map(([path]) => path.slice("node_modules/".length));
-    expect(devOnly).toEqual(expect.arrayContaining(["typescript", "vitest"]));
-    expect(installed.filter((name) => devOnly.includes(name))).toEqual([]);
+  it("serves /readyz, /healthz and /metrics on the chart's metrics port", async () => {
+    expect((await http(`${first.url}/readyz`)).status).toBe(200);
+    expect((await http(`${first.url}/healthz`)).status).toBe(200);
+    const metrics = await http(`${first.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toContain("# TYPE stagewatch_observations_active gauge");
+    const results = join(REPO_ROOT, ".stagewatch", "e2e", "image.json");
+    const measured = { imageBytes: image.sizeBytes, baseBytes: image.baseSizeBytes, layers: image.layers, buildSeconds: image.buildSeconds, serveReadyAfterMs: first.readyAfterMs };
+    writeFileSync(results, `${JSON.stringify(measured, null, 2)}\n`);
   });
 
-  it("prints `stagewatch serve --help` with the documented flags", async () => {
-    const help = startLogged(process.execPath, [production.cli, "serve", "--help"], {
-      cwd: production.root,
-      env: { PATH: process.env.PATH, HOME: scratch, NODE_ENV: "production" },
-      logFile: join(scratch, "help.log"),
-    });
-    const exit = await help.exit;
-    const text = readFileSync(help.logFile, "utf8");
-    expect(exit.code, text).toBe(0);
-    for (const flag of ["--namespaces", "--metrics-host", "--metrics-port", "--subject-prefix", "--log-level", "NATS_URL", "KUBECONFIG"]) {
-      expect(text).toContain(flag);
+  it("observes a healthy Deployment to healthy and a failing Job to failed, signed", async () => {
+    const api = deployment({ namespace: app, name: "api", replicas: 2 });
+    await apply([api]);
+    const healthy = await observeAsTeamA([api], "api", ["--require", "healthy"]);
+    expect(healthy.status, output(healthy)).toBe(0);
+    expect(JSON.parse(healthy.stdout)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
+
+    const migrate = job({ namespace: app, name: "migrate", bootstrapLabel: true, fault: Fault.Error, terminationMessage: "migration 0042 failed" });
+    await apply([migrate]);
+    const failing = await observeAsTeamA([migrate], "migrate", ["--require", "bootstrapped"]);
+    expect(failing.status, output(failing)).toBe(1);
+    const verdict = JSON.parse(failing.stdout) as { outcome: string; resources: { reason?: string; message?: string }[] };
+    expect(verdict.outcome).toBe("failed");
+    expect(verdict.resources[0]).toMatchObject({ reason: "BackoffLimitExceeded" });
+  }, 300_000);
+
+  it("refuses what the chart's RBAC does not allow: a namespace outside its Roles", async () => {
+    const outside = deployment({ namespace: elsewhere, name: "api" });
+    const refused = await observeAsTeamA([outside], "outside", ["--require", "healthy"]);
+    expect(refused.status, output(refused)).toBe(2);
+    expect(refused.stderr).toContain("not watched by this service");
+    // The service's refusal agrees with the token's rights: the API server refuses it there too.
+    const token = tokenKubeconfig(join(dir, "token.kubeconfig"), context.serviceAccount.token);
+    await expect(token.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace: elsewhere })).rejects.toMatchObject({ code: 403 });
+    await expect(token.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace: app })).resolves.toBeDefined();
+  });
+
+  it("hands its observation over on `podman stop` (SIGTERM) to a second container, within the pod's grace, one verdict each", async () => {
+    const checkout = deployment({ namespace: app, name: "checkout", fault: Fault.NeverReady });
+    await apply([checkout]);
+    const observed = observeAsTeamA([checkout], "checkout", ["--require", "healthy"]);
+    await eventually("the observation in flight on the first container", async () =>
+      (await http(`${first.url}/metrics`)).body.match(/^stagewatch_observations_active 1$/m) ? true : undefined,
+    );
+    // A rolling update's surge: the new pod is ready before the old one is told to stop.
+    const second = await startContainer("b");
+    const stop = await podman(image, ["stop", "--time", String(first.gracePeriodSeconds), first.name], { timeoutMs: (first.gracePeriodSeconds + 30) * 1000 });
+    expect(stop.status, output(stop)).toBe(0);
+    const exited = await podman(image, ["inspect", "--format", "{{.State.ExitCode}}", first.name]);
+    // 0, not 137: node (PID 1) got SIGTERM itself and shut down before podman's SIGKILL.
+    expect(exited.stdout.trim(), await logsOf(first.name)).toBe("0");
+
+    // The rollout goes on: healthy pods, observed by the second container alone now.
+    const fixed = deployment({ namespace: app, name: "checkout" });
+    await apply([fixed]);
+    const verdict = await observed;
+    expect(verdict.status, `${output(verdict)}\n${await logsOf(second.name)}`).toBe(0);
+    expect(JSON.parse(verdict.stdout)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
+
+    // Every observation of this file has exactly one verdict in the event stream.
+    const verdicts = verdictsById(await streamEvents(nats.url, busNames("stagewatch"), { auth: users.STAGEWATCH, tenant: "TEAM_A" }));
+    expect([...verdicts.values()].map((list) => list.length)).toEqual([1, 1, 1]);
+  }, 300_000);
+
+  it("writes nothing outside its mounted volumes: the read-only root holds its logs, compile cache and bundle", async () => {
+    for (const name of [first.name, `${releaseName}-b`]) {
+      const inspect = await podman(image, ["inspect", "--format", "{{json .Mounts}}", name]);
+      // Debian's /var/run is a symlink to /run: the runtime creates the mount point under /run.
+      const mounts = (JSON.parse(inspect.stdout) as { Destination: string }[]).map((m) => m.Destination.replace(/^\/var\/run\//, "/run/"));
+      const diff = await podman(image, ["diff", name]);
+      expect(diff.status, output(diff)).toBe(0);
+      // What the runtime made to mount the volumes on (as a kubelet's runtime does): their mount
+      // points and the directories above them. Anything else was written by the service.
+      const changed = diff.stdout.split("\n").filter(Boolean).map((line) => line.slice(2));
+      expect(changed.filter((path) => !mounts.some((mount) => mount === path || mount.startsWith(`${path}/`)))).toEqual([]);
+      expect(await logsOf(name)).not.toMatch(/EROFS|read-only file system/i);
     }
   });
+});
 
-  describe("serving", () => {
-    const serves = useServes();
-
-    it("becomes ready against the real cluster and NATS, serves metrics, and exits cleanly on SIGTERM", async () => {
-      const service = await serves.start({ name: "image", cli: production.cli });
-      expect((await http(`${service.url}/healthz`)).status).toBe(200);
-      const metrics = await http(`${service.url}/metrics`);
-      expect(metrics.status).toBe(200);
-      expect(metrics.body).toContain("# TYPE stagewatch_observations_active gauge");
-      const exit = await service.process.stop();
-      expect(exit, readFileSync(service.process.logFile, "utf8")).toEqual({ code: 0, signal: null });
-    });
-  });
+describe("stagewatch observe from the image", () => {
+  it("observes manifests on standard input in local mode with a mounted kubeconfig", async () => {
+    const web = deployment({ namespace: app, name: "web" });
+    await apply([web]);
+    // A CI job's kubeconfig, readable by the image's user (uid 1000), as a mounted Secret would be.
+    const kubeconfig = join(dir, "ci-kubeconfig");
+    copyFileSync(kubeconfigPath(), kubeconfig);
+    chmodSync(kubeconfig, 0o644);
+    const run = await podman(
+      image,
+      [
+        "run", "--rm", "--interactive", "--network", "host", "--read-only", "--read-only-tmpfs=false", "--cap-drop", "ALL",
+        "--volume", `${kubeconfig}:/config/kubeconfig:ro`, "--env", "KUBECONFIG=/config/kubeconfig",
+        image.image, "observe", "-f", "-", "--deployment", "web", "--require", "healthy", "--timeout", "90s", "--json",
+      ],
+      { stdin: JSON.stringify(web.manifest), timeoutMs: 120_000 },
+    );
+    expect(run.status, output(run)).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
+  }, 150_000);
 });

@@ -14,6 +14,7 @@ import { kubeJson } from "../cluster/kubeJson.ts";
 import { scratchDir, writeManifest, type CommandResult } from "../cluster/stagewatch.ts";
 import type { ObservationVerdict } from "../../src/verdicts/contract/schemas.js";
 import { output, runStagewatch } from "./support/cli.js";
+import { progressLines } from "./support/progressLines.js";
 import { createNamespace, deleteNamespace, Fault, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.js";
 import { installKind, removeKind, type TestKind } from "./support/crds.js";
 import { deployment, job, type Manifest } from "./support/manifests.js";
@@ -75,6 +76,20 @@ describe("local mode: the engine in the CLI's process", () => {
     expect(result.status, output(result)).toBe(1);
     expect(verdict).toMatchObject({ mode: "local", outcome: "failed", failure: { resource: web.identity, reason: "ImagePullBackOff" } });
     expect(verdict.message).toMatch(/container web: ImagePullBackOff/);
+  });
+
+  it("--progress json: the engine's events and local mode's notices, every line a ProgressLine of schema/; exit 1 as ever", async () => {
+    const cart = deployment({ namespace, name: "cart", fault: Fault.ImagePullBackOff });
+    await apply(admin, cart.manifest);
+    const { result, verdict } = await observeLocally("cart", [cart.manifest], ["--progress", "json"]);
+    expect(result.status, output(result)).toBe(1);
+    const lines = progressLines(result.stderr);
+    expect(lines[0]).toEqual({ type: "observing", observationId: verdict.observationId, deployment: "cart", mode: "local", replay: false, resources: 1, at: expect.any(String) });
+    const failing = lines.find((line) => line.type === "progress" && line.resource.state === "failed");
+    expect(failing).toMatchObject({ resource: { identity: cart.identity, reason: "ImagePullBackOff" } });
+    const { mode: _, verified: __, ...published } = verdict;
+    expect(lines.find((line) => line.type === "verdict")).toMatchObject({ observationId: verdict.observationId, verdict: published });
+    expect(lines.at(-1)).toMatchObject({ type: "notice", message: expect.stringMatching(/^decided in this process \(local mode/) });
   });
 
   it("a bootstrap Job failing: cannot reach bootstrapped, with its container's termination message", async () => {

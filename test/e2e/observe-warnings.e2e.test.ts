@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ObservationEvent, ResourceVerdict } from "../../src/verdicts/contract/schemas.js";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig } from "./support/cluster.js";
 import { kubeletWarning } from "./support/events.js";
-import { deployment, type Manifest } from "./support/manifests.js";
+import { deployment } from "./support/manifests.js";
 import { apply, collect, nextReading, observeRequest, observeInOwnNamespace, type StagewatchUnderTest } from "./support/stagewatch.js";
 
 const kc = kubeConfig();
@@ -22,12 +22,7 @@ let namespace: string;
 observeInOwnNamespace("warnings", (file) => ({ stagewatch, namespace } = file));
 
 /** A Deployment whose one container requests `cpu`. */
-function requesting(name: string, cpu: string, options: { fault?: Fault } = {}): { manifest: Manifest; identity: ResourceVerdict["identity"] } {
-  const declared = deployment({ namespace, name, replicas: 1, ...options });
-  const template = (declared.manifest.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template;
-  template.spec.containers[0]!.resources = { requests: { cpu }, limits: { cpu } };
-  return declared;
-}
+const requesting = (name: string, cpu: string) => deployment({ namespace, name, replicas: 1, cpu });
 
 const warningOf = (reason: string) => (reading: ResourceVerdict) => reading.warning?.reason === reason;
 

@@ -10,55 +10,25 @@
  * the token list Secret data. stagewatch itself lists them as PartialObjectMetadata only.
  */
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ApiException,
   AppsV1Api,
   CoreV1Api,
   KubeConfig,
-  RbacAuthorizationV1Api,
-  type KubernetesObject,
   type V1ConfigMap,
   type V1Deployment,
   type V1Secret,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyObjects, ensureHelm, renderChart } from "../cluster/helm.ts";
+import { ensureHelm, renderChart } from "../cluster/helm.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
 import { runStagewatch } from "./support/cli.ts";
-import { createNamespace, deleteNamespace, kubeConfig } from "./support/cluster.ts";
+import { createNamespace, deleteNamespace, kubeConfig, tokenKubeconfig } from "./support/cluster.ts";
+import { installChartIdentity } from "./support/chartIdentity.ts";
 import { useServes } from "./support/serve.ts";
 
 const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
-
-/** A kubeconfig for the admin kubeconfig's cluster whose only credential is `token`. */
-function tokenKubeconfig(path: string, token: string): KubeConfig {
-  const cluster = kubeConfig().getCurrentCluster();
-  if (cluster === null) throw new Error("the e2e kubeconfig names no cluster");
-  const config = {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [
-      {
-        name: "e2e",
-        cluster: {
-          server: cluster.server,
-          ...(cluster.caData !== undefined && { "certificate-authority-data": cluster.caData }),
-          ...(cluster.caFile !== undefined && { "certificate-authority": cluster.caFile }),
-          ...(cluster.skipTLSVerify && { "insecure-skip-tls-verify": true }),
-        },
-      },
-    ],
-    users: [{ name: "stagewatch", user: { token } }],
-    contexts: [{ name: "e2e", context: { cluster: "e2e", user: "stagewatch" } }],
-    "current-context": "e2e",
-  };
-  writeFileSync(path, JSON.stringify(config, null, 2), { mode: 0o600 });
-  const kc = new KubeConfig();
-  kc.loadFromFile(path);
-  return kc;
-}
 
 async function statusOf(call: Promise<unknown>): Promise<number> {
   try {
@@ -115,29 +85,15 @@ describe.each(modes)("stagewatch serve with only the chart's ServiceAccount toke
     app = await createNamespace("rbac-app");
     cleanups.push(() => deleteNamespace(release), () => deleteNamespace(app));
 
-    // The chart's identity and roles, installed for real; the Deployment and Service stay out:
-    // the service runs here, not in a (kwok) pod.
     const releaseName = `rbac-${randomBytes(3).toString("hex")}`;
-    const identity = renderChart({ releaseName, namespace: release, set: { "rbac.secretNamespaces": [app], ...(namespaced && { namespaces: [app] }) } }).filter(
-      (object) => ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"].includes(object.kind ?? ""),
+    const identity = await installChartIdentity(
+      renderChart({ releaseName, namespace: release, set: { "rbac.secretNamespaces": [app], ...(namespaced && { namespaces: [app] }) } }),
+      release,
     );
-    const rbac = kubeConfig().makeApiClient(RbacAuthorizationV1Api);
-    for (const object of identity) {
-      const name = object.metadata?.name ?? "";
-      if (object.kind === "ClusterRole") cleanups.push(() => rbac.deleteClusterRole({ name }));
-      if (object.kind === "ClusterRoleBinding") cleanups.push(() => rbac.deleteClusterRoleBinding({ name }));
-    }
-    await applyObjects(kubeConfig(), identity, { dryRun: false });
-    const serviceAccount = identity.find((object) => object.kind === "ServiceAccount") as KubernetesObject;
-
+    cleanups.push(() => identity.remove());
     const core = kubeConfig().makeApiClient(CoreV1Api);
-    const request = await core.createNamespacedServiceAccountToken({
-      name: serviceAccount.metadata?.name ?? "",
-      namespace: release,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
     kubeconfigPath = join(dir, "kubeconfig");
-    token = tokenKubeconfig(kubeconfigPath, request.status?.token ?? "");
+    token = tokenKubeconfig(kubeconfigPath, identity.token);
 
     const [deployment, configMap, secret] = appObjects(app);
     await kubeConfig().makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: app, body: deployment });

@@ -10,11 +10,13 @@ import { Ajv } from "ajv";
 import { beforeAll, describe, expect, test } from "vitest";
 import { contractFiles } from "../../scripts/contract/files.ts";
 import { contractSchemas } from "../../scripts/contract/jsonSchemas.ts";
-import { serviceSigner } from "../../src/signing/index.ts";
+import { attestationEnvelope, serviceSigner } from "../../src/signing/index.ts";
 import { newKey, oldKey } from "../../src/signing/testing/keys.ts";
 import { toVerdict } from "../../src/verdicts/index.ts";
 import { CancelRequest, GetRequest, KeysReply, ObservationEvent, ObservationRequest, type ObservationVerdict } from "../../src/verdicts/contract/schemas.ts";
+import { jsonProgress } from "../../src/cli/views/jsonProgress.ts";
 import { observation } from "../fixtures/observation.ts";
+import { succeededVerdict } from "../fixtures/verdicts.ts";
 import { specExampleRequest } from "../fixtures/observation.js";
 
 const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));
@@ -123,6 +125,36 @@ describe("the JSON Schemas validate what the code sends and refuse what it refus
       expect(validate("ObservationEvent", event)).toEqual([]);
     }
     expect(validate("Signature", { key: newKey.publicKey, sig: "not base64url!" })).not.toEqual([]);
+  });
+
+  test("a decided verdict's attestation, its Statement and the DSSE envelope a reader assembles", () => {
+    const verdict = serviceSigner(newKey, [], "prod-eu-1").signVerdict(succeededVerdict);
+    expect(validate("ObservationVerdict", verdict)).toEqual([]);
+    expect(validate("VerdictAttestation", verdict.attestation)).toEqual([]);
+    const envelope = attestationEnvelope(verdict);
+    if (typeof envelope === "string") throw new Error(`no envelope: ${envelope}`);
+    expect(validate("DsseEnvelope", envelope)).toEqual([]);
+    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as { predicate: unknown };
+    expect(validate("VerdictStatement", statement)).toEqual([]);
+    expect(validate("VerdictPredicate", statement.predicate)).toEqual([]);
+    expect(validate("VerdictStatement", { ...statement, subject: [] })).not.toEqual([]);
+    expect(validate("VerdictAttestation", { sig: "AAAA" })).not.toEqual([]);
+  });
+
+  test("observe --progress json: the lines its writer writes, and nothing else", () => {
+    const verdict = serviceSigner(newKey).sign(toVerdict(observation()));
+    const base = { observationId: verdict.observationId, deployment: verdict.deployment };
+    let out = "";
+    const progress = jsonProgress((text) => (out += text), { now: () => Date.parse("2026-11-29T10:00:05Z") });
+    progress.observing({ ...base, mode: "local", replay: false, resources: 2 });
+    progress.view.event({ type: "stage", ...base, at: "2026-11-29T10:00:05Z", stage: "applied" });
+    progress.notices.write("stagewatch: decided in this process (local mode: no NATS configured)\n");
+    progress.view.finish(verdict);
+    const lines = out.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual(["observing", "stage", "notice", "verdict"]);
+    for (const line of lines) expect(validate("ProgressLine", line)).toEqual([]);
+    expect(validate("ProgressLine", { type: "observing", ...base, at: "2026-11-29T10:00:05Z", mode: "cluster", replay: false, resources: 2 })).not.toEqual([]);
+    expect(validate("ProgressLine", { type: "notice", at: "2026-11-29T10:00:05Z" })).not.toEqual([]);
   });
 
   test("the keys a service answers with on <prefix>.keys: its own and a rotation's previous one, or none", () => {

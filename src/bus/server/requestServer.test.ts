@@ -12,9 +12,9 @@ const valid = {
 };
 
 describe("decodeBody", () => {
-  it("returns the parsed request with defaults applied", () => {
+  it("returns the parsed request with defaults applied (failOn left to the service: serve --fail-on)", () => {
     const decoded = decodeBody(bytes(JSON.stringify(valid)), ObservationRequest, "observation request", 1024);
-    expect(decoded).toEqual({ ok: true, value: { ...valid, absentGraceSeconds: 10, stallSeconds: 120, failOn: ["ImagePullBackOff", "InvalidImageName"] } });
+    expect(decoded).toEqual({ ok: true, value: { ...valid, absentGraceSeconds: 10, stallSeconds: 120 } });
   });
 
   const refused: [string, string, { code: string; paths: string[] }][] = [

@@ -11,7 +11,7 @@ import { pino } from "pino";
 import { parseAllDocuments } from "yaml";
 import { connectObserver, type Observer } from "../../bus/index.js";
 import { startService } from "../../service/service.js";
-import { describeResource, type ObservationEvent, type ObservationVerdict } from "../../verdicts/index.js";
+import { describeResource, type FailOnEntry, type ObservationEvent, type ObservationVerdict } from "../../verdicts/index.js";
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
@@ -51,7 +51,7 @@ interface Sample {
   readonly expect: string;
   readonly outcome: ObservationVerdict["outcome"];
   /** The request's failOn, when not the default. */
-  readonly failOn?: readonly string[];
+  readonly failOn?: readonly FailOnEntry[];
 }
 
 const samples: readonly Sample[] = [
@@ -61,9 +61,10 @@ const samples: readonly Sample[] = [
   {
     deployment: "catalog",
     namespace: "demo-catalog",
-    expect: "fails: FailedCreate warning (quota)",
+    expect: "fails: FailedCreate warning (quota), held 10s",
     outcome: "failed",
-    failOn: ["ImagePullBackOff", "InvalidImageName", "FailedCreate"],
+    // A grace rather than at once: a quota raised within it would let the rollout through.
+    failOn: ["ImagePullBackOff", "InvalidImageName", { reason: "FailedCreate", graceSeconds: 10 }],
   },
 ];
 

@@ -1,8 +1,10 @@
+import { createPublicKey, verify } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signingKeyFromSeed } from "../../signing/index.js";
+import { newKey, oldKey } from "../../signing/testing/keys.js";
 import { runCli } from "../testing/runCli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "stagewatch-keys-"));
@@ -18,6 +20,15 @@ describe("stagewatch keys", () => {
     expect(await runCli(["keys", "show", path])).toEqual({ status: 0, stdout: created.stdout, stderr: "" });
   });
 
+  it("pem prints the public key as a PEM SubjectPublicKeyInfo that verifies the key's signatures (what openssl, cosign and go-securesystemslib read)", async () => {
+    const result = await runCli(["keys", "pem", oldKey.publicKey]);
+    expect(result).toMatchObject({ status: 0, stderr: "" });
+    expect(result.stdout).toBe("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA698m+ZGgO2MKadr0mcxIJLH7B+uEW6SMZsU+GjXO64M=\n-----END PUBLIC KEY-----\n");
+    const content = Buffer.from("verdict");
+    expect(verify(null, content, createPublicKey(result.stdout), oldKey.sign(content))).toBe(true);
+    expect(verify(null, content, createPublicKey(result.stdout), newKey.sign(content))).toBe(false);
+  });
+
   it("never overwrites an existing file: a seed in use stays", async () => {
     const path = join(dir, "in-use.nk");
     await runCli(["keys", "create", path]);
@@ -31,8 +42,9 @@ describe("stagewatch keys", () => {
   it.each([
     ["show of a file without a seed", () => ["show", writeAndName("not-a-seed.nk", "hello\n")], "holds not an nkeys seed"],
     ["show of a missing file", () => ["show", join(dir, "missing.nk")], "cannot read"],
-    ["no action", () => [], "expected 'keys create FILE' or 'keys show FILE'"],
-    ["an unknown action", () => ["rotate", join(dir, "x.nk")], "expected 'keys create FILE' or 'keys show FILE'"],
+    ["pem of something not a public key", () => ["pem", "SNAGJSASU63H5TXINTPNIAPENPI4LXAOF4LT7DK47YJH4URULEGGNWQFPE"], "keys pem: \"SNAG"],
+    ["no action", () => [], "expected 'keys create FILE', 'keys show FILE' or 'keys pem KEY'"],
+    ["an unknown action", () => ["rotate", join(dir, "x.nk")], "expected 'keys create FILE', 'keys show FILE' or 'keys pem KEY'"],
   ])("%s: exit 2", async (_, args, message) => {
     const result = await runCli(["keys", ...args()]);
     expect(result.status).toBe(2);

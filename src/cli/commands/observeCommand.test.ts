@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { oldKey } from "../../signing/testing/keys.js";
+import { ProgressLine } from "../../verdicts/contract/schemas.js";
 import { output, runCli } from "../testing/runCli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "observe-"));
@@ -46,6 +47,7 @@ describe("stagewatch observe: bad input exits 2 and says what is wrong, even wit
     },
     { name: "a deployment name that is not a subject token", args: ["-f", good, "--deployment", "Web_1"], stderr: /request rejected \(invalid_request\): deployment: / },
     { name: "an unknown flag", args: ["-f", good, "--deployment", "web", "--colour"], stderr: "Unknown option '--colour'" },
+    { name: "--progress nonsense", args: ["-f", good, "--deployment", "web", "--progress", "ndjson"], stderr: "--progress: must be one of auto, tty, plain, json" },
     { name: "--stall neither a duration nor auto", args: ["-f", good, "--deployment", "web", "--stall", "soon"], stderr: "--stall: 'soon' is not a duration" },
     { name: "--traceparent that is not W3C", args: ["-f", good, "--deployment", "web", "--traceparent", "00-abc-def-01"], stderr: /request rejected \(invalid_request\): traceparent: must be a W3C traceparent/ },
     { name: "a TRACEPARENT that is not W3C", args: ["-f", good, "--deployment", "web"], env: { TRACEPARENT: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }, stderr: /traceparent: must be a W3C traceparent/ },
@@ -109,5 +111,16 @@ describe("stagewatch observe: which engine decides", () => {
     expect(result.status, output(result)).toBe(3);
     expect(result.stderr).toContain("--key has no effect in local mode");
     expect(result.stderr).toContain("cannot reach the API server at https://127.0.0.1:1");
+  });
+
+  test("--progress json: every line on stderr is JSON, the error that ends it a notice, the exit code the same", async () => {
+    const kubeconfig = nowhereKubeconfig("kubeconfig-json");
+    const result = await runCli(["observe", "-f", good, "--deployment", "web", "--key", "k", "--progress", "json"], { env: { HOME: dir, KUBECONFIG: kubeconfig } });
+    expect(result.status, output(result)).toBe(3);
+    const lines = result.stderr.trimEnd().split("\n").map((line) => ProgressLine.parse(JSON.parse(line)));
+    expect(lines.map((line) => line.type)).toEqual(["notice", "notice"]);
+    expect(lines[0]).toMatchObject({ message: expect.stringMatching(/^--key has no effect in local mode/) });
+    expect(lines[1]).toMatchObject({ message: expect.stringContaining("cannot reach the API server at https://127.0.0.1:1") });
+    expect(result.stdout).toBe("");
   });
 });

@@ -5,21 +5,23 @@
 // engine decides in this process (local mode, observationMode.ts and localSession.ts, loaded only
 // then: they bring the Kubernetes client).
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
 // The bus client's own modules rather than bus/index.js, which also brings the service's side
 // (KV records, leases, the request server): observe's start-up is what every CI job pays.
 import { connectObserver, type ObservationRun } from "../../bus/client/client.js";
 import { ObservationRejectedError } from "../../bus/client/clientErrors.js";
 import { natsConfigFromEnv } from "../../bus/connectionOptions.js";
-import { ObservationRequest, defaultVerifyFailOn, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
+import { ObservationRequest, defaultVerifyFailOn, type ObservationMode, type ObservationRequestInput, type ObservationVerdict, type Stage } from "../../verdicts/contract/schemas.js";
 import { describeIssues, parseWith } from "../../verdicts/contract/validation.js";
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
+import { parseFailOnFlag } from "../inputs/failOnFlag.js";
+import { writeVerdictFile } from "../io/verdictFile.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
 import { failureLogText } from "../views/failureLogText.js";
 import { kubeconfigNamespace } from "../inputs/kubeconfigNamespace.js";
 import { readDeclaredResources } from "../inputs/manifests.js";
 import { observationMode, type ObserveSession } from "../local/observationMode.js";
+import type { JsonProgress } from "../views/jsonProgress.js";
 import { progressUntilVerdict } from "../views/progressUntilVerdict.js";
 import type { ProgressView } from "../views/progressViews.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "../inputs/subjectPrefix.js";
@@ -65,8 +67,11 @@ Flags:
                           (default: a new key each run; service mode only: nothing outlives a local run)
   --namespace NS          namespace of resources that declare none (default: the kubeconfig
                           context's namespace, else "default": where kubectl apply put them)
-  --fail-on R1,R2         reasons that fail at once: pod waiting reasons, Ready=False reasons and
-                          Warning event reasons such as FailedCreate (default ImagePullBackOff,InvalidImageName)
+  --fail-on R1,R2:D       reasons that are terminal: pod waiting reasons, Ready=False reasons and
+                          Warning event reasons such as FailedCreate; at once, or once held for
+                          the grace D after a ':' (CrashLoopBackOff:2m). Default: the service's,
+                          ImagePullBackOff,InvalidImageName unless serve --fail-on; 'stagewatch reasons'
+                          lists them with the grace to give each
   --load-balancer-address wait|ignore
                           wait (default) for a LoadBalancer Service's address, or settle it
                           without one (clusters with no load-balancer controller: kind, bare metal)
@@ -75,11 +80,17 @@ Flags:
                           own get on pods/log)
   --json                  print the verdict as JSON, with "mode": local or service (who decided), and
                           "verified": whether it was verified with a trusted key
-  --verdict-file FILE     also write the verdict, as the service signed it, to FILE (evidence for
-                          the CI job's artifacts; check it with 'stagewatch verify FILE')
+  --verdict-file FILE     also write the verdict as evidence for the CI job's artifacts: its
+                          in-toto attestation (a DSSE envelope the service signed, for cosign,
+                          in-toto or Kyverno with the key of 'stagewatch keys pem'), or, when the
+                          service attested none, the signed verdict; 'stagewatch verify FILE'
+                          checks either
 ${verifyKeyHelp}
-  --progress MODE         auto, tty or plain (default auto: tty when stderr is a terminal): tty
-                          redraws one line per resource in place, plain prints one line per change
+  --progress MODE         auto, tty, plain or json (default auto: tty when stderr is a terminal): tty
+                          redraws one line per resource in place, plain prints one line per change,
+                          json one JSON object a line, the events the service publishes and
+                          observe's own notices (schema/json/ProgressLine.json), for CI systems
+                          and agents
 ${subjectPrefixHelp}
   --mode local|service    force a mode (default: service when NATS is configured, else local); NATS
                           configured and unreachable is exit 3, never a fallback to local mode
@@ -97,8 +108,8 @@ Exit codes: 0 reached, 1 failed or timed out, 2 bad input, 3 no observer, NATS o
 unreachable, or (service mode) a succeeded verdict that could not be verified with a trusted key.
 `;
 
-export async function observeCommand(argv: readonly string[], io: CommandIo): Promise<number> {
-  const { values } = parseCommandArgs(argv, {
+function parseObserveArgs(argv: readonly string[]) {
+  return parseCommandArgs(argv, {
     filename: { type: "string", short: "f", multiple: true },
     deployment: { type: "string" },
     require: { type: "string", default: "healthy" },
@@ -126,12 +137,18 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
     "health-checks": { type: "string" },
     help: { type: "boolean", short: "h" },
   });
+}
+
+export async function observeCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const { values } = parseObserveArgs(argv);
   if (values.help) {
     io.stdout.write(observeUsage);
     return exitCodes.reached;
   }
-  if (!values.filename?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
-  if (!values.deployment) throw new UsageError("--deployment: required");
+  const filenames = values.filename;
+  if (!filenames?.length) throw new UsageError("-f/--filename: required (a manifest file or directory)");
+  const deployment = values.deployment;
+  if (!deployment) throw new UsageError("--deployment: required");
   const timeoutSeconds = durationFlagSeconds("--timeout", values.timeout);
   if (!progressModes.includes(values.progress as ProgressMode)) {
     throw new UsageError(`--progress: must be one of ${progressModes.join(", ")}`);
@@ -143,18 +160,50 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   const mode = observationMode({ flag: values.mode, natsUrlFlag, verifyKeyGiven: verifyKeys.length > 0 }, env);
   if (mode === "local" && values["verify-key"] !== undefined) throw new UsageError("--verify-key: local mode signs nothing (the verdict is this process's own); verify keys are for the service's verdicts");
   if (mode === "service" && values["health-checks"] !== undefined) throw new UsageError("--health-checks: in service mode the service's own --health-checks decide; this flag is for local mode");
-  const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
+  const settings = { values, filenames, deployment, env, mode, verifyKeys, timeoutSeconds };
+  if (values.progress !== "json") {
+    const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
+    return observeWith({ ...settings, io, progress: { type: live ? "live" : "plain" } });
+  }
+  // From here on every line on stderr is JSON: observe's notices, and the error that ends it (with
+  // the exit code it has in the other modes), are `notice` lines.
+  const lines = (await import("../views/jsonProgress.js")).jsonProgress((text) => io.stderr.write(text));
+  try {
+    return await observeWith({ ...settings, io: { ...io, stderr: lines.notices }, progress: { type: "json", lines } });
+  } catch (error) {
+    const { reportError } = await import("../errorReport.js");
+    return reportError(error, lines.notices);
+  }
+}
+
+/** How observe shows progress: a person's live screen or plain lines, or JSON lines for a parser. */
+type ProgressOutput = { type: "live" } | { type: "plain" } | { type: "json"; lines: JsonProgress };
+
+interface ObserveSettings {
+  values: ReturnType<typeof parseObserveArgs>["values"];
+  filenames: string[];
+  deployment: string;
+  /** Its stderr takes text lines only: under --progress json they become `notice` lines. */
+  io: CommandIo;
+  env: NodeJS.ProcessEnv;
+  mode: ObservationMode;
+  verifyKeys: ReturnType<typeof resolveVerifyKeys>;
+  timeoutSeconds: number;
+  progress: ProgressOutput;
+}
+
+async function observeWith({ values, filenames, deployment, io, env, mode, verifyKeys, timeoutSeconds, progress }: ObserveSettings): Promise<number> {
   const kubeconfigChoice = { file: values.kubeconfig, context: values.context };
 
   if (values.require !== "verified" && (values["verify-window"] !== undefined || values["verify-fail-on"] !== undefined)) {
     throw new UsageError(`--${values["verify-window"] !== undefined ? "verify-window" : "verify-fail-on"}: only with --require verified`);
   }
   if (values.require === "verified" && values["verify-window"] === undefined) throw new UsageError("--verify-window: required with --require verified (e.g. 5m)");
-  const resources = await readDeclaredResources(values.filename, { readStdin: io.readStdin });
+  const resources = await readDeclaredResources(filenames, { readStdin: io.readStdin });
   const namespaceEnv = values.kubeconfig === undefined ? env : { ...env, KUBECONFIG: values.kubeconfig };
   const request: ObservationRequestInput = {
-    key: values.key ?? `${values.deployment}/${randomUUID()}`,
-    deployment: values.deployment,
+    key: values.key ?? `${deployment}/${randomUUID()}`,
+    deployment,
     require: values.require as Stage,
     timeoutSeconds,
     ...(values.stall !== undefined && { stallSeconds: values.stall === "auto" ? "auto" : durationFlagSeconds("--stall", values.stall) }),
@@ -163,7 +212,7 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
       values.namespace ??
       (await kubeconfigNamespace(namespaceEnv, { ...(env["HOME"] !== undefined && { home: env["HOME"] }), ...(values.context !== undefined && { context: values.context }) })),
     resources,
-    ...(values["fail-on"] !== undefined && { failOn: reasonList(values["fail-on"]) }),
+    ...(values["fail-on"] !== undefined && { failOn: parseFailOnFlag("--fail-on", values["fail-on"]) }),
     ...(values["verify-window"] !== undefined && {
       verify: {
         windowSeconds: durationFlagSeconds("--verify-window", values["verify-window"]),
@@ -185,31 +234,42 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
       : await openServiceSession(request, { env, prefix: resolveSubjectPrefix(values["subject-prefix"], env), verifyKey: verifyKeys.map((key) => key.publicKey) });
   try {
     const { run } = session;
-    io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}${mode === "local" ? " in this process (local mode)" : ""}\n`);
+    if (progress.type === "json") progress.lines.observing({ observationId: run.observationId, deployment, mode, replay: run.replay, resources: resources.length });
+    else io.stderr.write(`observing ${resources.length} resource${resources.length === 1 ? "" : "s"} as ${run.observationId}${run.replay ? " (replay)" : ""}${mode === "local" ? " in this process (local mode)" : ""}\n`);
     // The views (and the rules' descriptions they print) load once the request is on its way: the
     // events that arrive meanwhile wait in the run's queue.
     const { liveView, plainView } = await import("../views/progressViews.js");
-    const view: ProgressView = live
-      ? liveView({
-          terminal: io.stderr,
-          start: {
-            deployment: request.deployment,
-            observationId: run.observationId,
-            required: request.require,
-            startedAtMs: Date.now(),
-            deadlineMs: Date.now() + timeoutSeconds * 1000,
-            verifyWindowMs: valid.value.verify && valid.value.verify.windowSeconds * 1000,
-          },
-          // The engine's clock and resolved namespaces, and on a replay the readings so far; the
-          // view starts from the local guess when it does not answer.
-          current: await session.current().catch(() => undefined),
-          colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
-        })
-      : plainView((text) => io.stderr.write(text), undefined, valid.value.verify && valid.value.verify.windowSeconds * 1000);
-    for await (const event of progressUntilVerdict(run.progress, run.verdict)) view.event(event);
+    const verifyWindowMs = valid.value.verify && valid.value.verify.windowSeconds * 1000;
+    const view: ProgressView =
+      progress.type === "json"
+        ? progress.lines.view
+        : progress.type === "live"
+          ? liveView({
+            terminal: io.stderr,
+            start: {
+              deployment: request.deployment,
+              observationId: run.observationId,
+              required: request.require,
+              startedAtMs: Date.now(),
+              deadlineMs: Date.now() + timeoutSeconds * 1000,
+              verifyWindowMs,
+            },
+            // The engine's clock and resolved namespaces, and on a replay the readings so far; the
+            // view starts from the local guess when it does not answer.
+            current: await session.current().catch(() => undefined),
+            colour: env["NO_COLOR"] === undefined || env["NO_COLOR"] === "",
+          })
+          : plainView((text) => io.stderr.write(text), undefined, verifyWindowMs);
+    // A person is shown the verdict the moment it is known; a parser is given every event to the
+    // verdict event, the stream's last (a few milliseconds more: progressUntilVerdict.ts).
+    const events = progress.type === "json" ? run.progress : progressUntilVerdict(run.progress, run.verdict);
+    for await (const event of events) view.event(event);
     const verdict = await run.verdict;
     view.finish(verdict);
-    if (values["verdict-file"] !== undefined) await writeVerdictFile(values["verdict-file"], verdict);
+    if (values["verdict-file"] !== undefined) {
+      const note = await writeVerdictFile(values["verdict-file"], verdict);
+      if (note) io.stderr.write(note);
+    }
     const { verification } = session;
     // `mode` and `verified` are observe's own notes beside the verdict, not part of what the service signed.
     io.stdout.write(values.json ? `${JSON.stringify({ ...verdict, mode, verified: verification?.trusted ?? false }, null, 2)}\n` : `${verdict.message}\n${failureLogText(verdict.failure)}`);
@@ -270,16 +330,7 @@ function traceContext(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<Ob
   return { traceparent, ...(tracestate !== undefined && { tracestate }) };
 }
 
-/** The verdict as it arrived (with its signature), for `stagewatch verify`. */
-async function writeVerdictFile(path: string, verdict: ObservationVerdict): Promise<void> {
-  try {
-    await writeFile(path, `${JSON.stringify(verdict, null, 2)}\n`);
-  } catch (cause) {
-    throw new UsageError(`--verdict-file: cannot write ${path}: ${(cause as Error).message}`, { cause });
-  }
-}
-
-const progressModes = ["auto", "tty", "plain"] as const;
+const progressModes = ["auto", "tty", "plain", "json"] as const;
 type ProgressMode = (typeof progressModes)[number];
 
 export function exitCodeOf(verdict: ObservationVerdict): number {

@@ -5,12 +5,13 @@ import { natsConfigFromEnv } from "../../bus/index.js";
 import { startService } from "../../service/service.js";
 import { serviceDefaults, serviceSettings } from "../../service/settings.js";
 import { formatDuration } from "../../verdicts/text/text.js";
-import { describeIssues, NamespaceName } from "../../verdicts/index.js";
+import { ClusterName, defaultFailOn, describeIssues, NamespaceName } from "../../verdicts/index.js";
 import type { SigningKey, VerifyKey } from "../../signing/index.js";
 import { traceExportFromEnv, TraceSettingsError, type TraceExportChoice } from "../../tracing/index.js";
 import { booleanFlag, parseCommandArgs } from "../inputs/args.js";
 import { byteSizeFlag, countFlag } from "../inputs/byteSize.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
+import { parseFailOnFlag } from "../inputs/failOnFlag.js";
 import { readHealthChecks } from "../inputs/healthChecksFile.js";
 import { readSigningKey, signingKeyFileVariable } from "../inputs/signingKeyFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "../inputs/subjectPrefix.js";
@@ -45,12 +46,19 @@ ${subjectPrefixHelp}
   --warning-events=BOOL   show the newest Warning event of each pending resource, its ReplicaSets
                           and pods in progress events and verdicts (default ${defaults.warningEvents}; needs events
                           list and watch)
+  --fail-on R1,R2:D       the failOn of requests that name none, each reason at once or after the
+                          grace D (CrashLoopBackOff:2m); a request naming its own may add reasons and
+                          shorten graces, never drop one of these or lengthen its grace (default
+                          ${defaultFailOn.join(",")}, and requests replace it freely; 'stagewatch reasons')
   --container-logs        read the failing container's last log lines into the verdict for
                           requests that ask (logs: true); needs get on pods/log (default off:
                           such requests get a note instead)
   --signing-key FILE      sign every verdict and event with the key pair in FILE (an nkeys seed:
                           'stagewatch keys create FILE'; default: $${signingKeyFileVariable};
                           none: nothing is signed, and clients cannot tell a forged verdict)
+  --cluster-name NAME     the cluster's name in each verdict's in-toto attestation (lowercase
+                          letters, digits, '-' and '.'; default: $STAGEWATCH_CLUSTER_NAME; none:
+                          attestations name no cluster)
 
 Limits (docs/operator/limits.md; each refusal names its limit):
   --max-in-flight N       observations in flight on this replica, every caller together (default ${defaults.maxInFlight})
@@ -119,7 +127,9 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "health-checks": { type: "string" },
     "warning-events": { type: "string" },
     "container-logs": { type: "boolean" },
+    "fail-on": { type: "string" },
     "signing-key": { type: "string" },
+    "cluster-name": { type: "string" },
     "max-in-flight": { type: "string" },
     replicas: { type: "string" },
     "max-in-flight-per-caller": { type: "string" },
@@ -172,6 +182,11 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
   const nats = natsConfigFromEnv(io.env);
   if (!nats.ok) throw new UsageError(`NATS settings: ${describeIssues(nats.issues)}`);
   const signing = signingKeys(values["signing-key"], io.env);
+  const clusterName = optional(values["cluster-name"] ?? (io.env["STAGEWATCH_CLUSTER_NAME"] || undefined), (name) => {
+    const parsed = ClusterName.safeParse(name);
+    if (!parsed.success) throw new UsageError(`--cluster-name: '${name}' ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  });
   const tenants = readTenants(values.tenants, io.env);
   const traces = tracesFromEnv(io.env);
 
@@ -189,6 +204,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     leaseDurationMs: optional(leaseDurationSeconds, (seconds) => seconds * 1000),
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
+    ...(values["fail-on"] !== undefined && { failOn: parseFailOnFlag("--fail-on", values["fail-on"]) }),
     maxInFlight: count("max-in-flight"),
     replicas: count("replicas"),
     maxInFlightPerCaller: count("max-in-flight-per-caller"),
@@ -205,6 +221,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     maxDeploymentLabels: count("max-deployment-labels"),
     jetstreamWaitMs: optional(jetstreamWaitSeconds, (seconds) => seconds * 1000),
     ...signing,
+    ...(clusterName !== undefined && { clusterName }),
     ...(tenants && { tenants }),
     traces,
     logger: pino({ level: values["log-level"], base: null }),

@@ -2,9 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { signBody } from "../../signing/index.js";
+import { serviceSigner, signBody } from "../../signing/index.js";
 import { newKey, oldKey } from "../../signing/testing/keys.js";
-import { failedVerdict } from "../../../test/fixtures/verdicts.js";
+import { apiImage, failedVerdict, sidecarImage, succeededVerdict } from "../../../test/fixtures/verdicts.js";
+import { verdictEvidence } from "../io/verdictFile.js";
 import { runCli } from "../testing/runCli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "stagewatch-verify-"));
@@ -163,5 +164,43 @@ describe("stagewatch verify: what the verdict must be about", () => {
     const result = await runCli(["verify", file({ ...success, tenant: "TEAM_B" }), "--verify-key", newKey.publicKey, "--tenant", "TEAM_B"]);
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/^invalid: .*does not match the content/);
+  });
+});
+
+describe("stagewatch verify of an in-toto attestation (what observe --verdict-file writes by default)", () => {
+  const attested = serviceSigner(newKey, [], "prod-eu-1").signVerdict(succeededVerdict);
+  const evidence = verdictEvidence(attested);
+  if (evidence.form !== "attestation") throw new Error(`no attestation: ${evidence.why}`);
+  const envelope = evidence.body;
+  const subjects = `docker.io/library/envoy@sha256:${sidecarImage.split(":").at(-1)}, registry.example/payments/api@sha256:${apiImage.split(":").at(-1)}`;
+
+  it("checks the envelope and binds its predicate: exit 0, naming the subjects", async () => {
+    const result = await runCli(["verify", file(envelope), "--verify-key", newKey.publicKey, "--key", "ci-4812/payments", "--deployment", "payments"]);
+    expect(result).toEqual({
+      status: 0,
+      stdout: `valid: observation ${verdict.observationId}, deployment payments, key ci-4812/payments, tenant (none), namespaces payments: succeeded, decided at 2026-11-29T10:00:41Z (signed by ${newKey.publicKey}, in-toto attestation of ${subjects})\n`,
+      stderr: "",
+    });
+  });
+
+  it("a binding the predicate does not meet: exit 1", async () => {
+    const result = await runCli(["verify", file(envelope), "--verify-key", newKey.publicKey, "--deployment", "billing"]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('  deployment: "payments", not "billing"\n');
+  });
+
+  it.each([
+    ["another key", () => envelope, oldKey.publicKey],
+    ["a tampered payload", () => ({ ...envelope, payload: Buffer.from(Buffer.from(envelope.payload, "base64").toString().replace('"succeeded"', '"failed"')).toString("base64") }), newKey.publicKey],
+  ])("%s: invalid, exit 1", async (_, body, key) => {
+    const result = await runCli(["verify", file(body()), "--outcome", "any", "--verify-key", key]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^invalid: no signature of the envelope verifies with /);
+  });
+
+  it("an envelope without signatures is bad input: exit 2", async () => {
+    const result = await runCli(["verify", file({ ...envelope, signatures: [] }), "--verify-key", newKey.publicKey]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("not a verdict: not a DSSE envelope");
   });
 });

@@ -1,7 +1,9 @@
 // `stagewatch verify FILE`: checks a verdict kept as evidence, offline, with nothing but the file
-// and the service's public key: the signature covers the body's canonical form, so the file may
-// have been pretty-printed, reordered or copied anywhere. It accepts what observe writes
-// (`--verdict-file`, or `--json` output) and a verdict event as read from the stream.
+// and the service's public key. It accepts both forms `observe --verdict-file` writes: the in-toto
+// attestation (a DSSE envelope, checked over its payload's bytes), the default since attestations
+// came, and the signed verdict (checked over its canonical form, so the file may have been
+// pretty-printed, reordered or copied anywhere), which the files kept before, and verdicts with no
+// image digest to attest, still are; also `observe --json` output and a verdict event.
 //
 // A valid signature says only that the service wrote the body: any verdict it ever signed is
 // valid, another team's, a failed one, last month's. So the verdict must also be the one the job
@@ -12,7 +14,9 @@
 // Exit codes: 0 valid and matching, 1 invalid or not matching, 2 bad input.
 import { readFileSync } from "node:fs";
 import type { VerifyKey } from "../../signing/keys.js";
+import { checkAttestation } from "../../signing/attestation.js";
 import { checkEvent, checkVerdict, type Trust } from "../../signing/trust.js";
+import type { VerdictPredicate } from "../../verdicts/contract/attestation.js";
 import { ObservationVerdict, Outcome, VerdictEvent } from "../../verdicts/contract/schemas.js";
 import { describeIssues, parseWith } from "../../verdicts/contract/validation.js";
 import { parseCommandArgsWithOperands } from "../inputs/args.js";
@@ -25,8 +29,9 @@ export const verifyUsage = `Usage: stagewatch verify FILE [--verify-key KEY]... 
                         [--deployment NAME] [--tenant TENANT] [--max-age DURATION]
 
 Checks that a verdict was signed by the stagewatch service, not changed since, and about what you
-expect: a file written by 'stagewatch observe --verdict-file' (or its --json output), or a verdict
-event from the stream.
+expect: a file written by 'stagewatch observe --verdict-file' (the verdict's in-toto attestation, a
+DSSE envelope, or the signed verdict itself), 'observe --json' output, or a verdict event from the
+stream.
 
   FILE                    the verdict ('-': standard input)
   --verify-key KEY        the service's public key (N...; repeatable, or comma separated, for a
@@ -41,7 +46,7 @@ event from the stream.
   -h, --help
 
 Prints what it checked: the observation, deployment, key, tenant, namespaces, outcome, decision
-time and signing key; then, for each given binding the verdict does not meet, a line saying which.
+time, signing key and, for an attestation, its subjects (the images by digest); then, for each given binding the verdict does not meet, a line saying which.
 Exit codes: 0 valid and every given binding met, 1 invalid (unsigned, changed, signed by another
 key) or a binding not met, 2 bad input (no such file, not JSON, not a verdict, no key given).
 `;
@@ -86,13 +91,15 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   };
   const keys = resolveVerifyKeys(values["verify-key"], io.env);
   if (keys.length === 0) throw new UsageError("no key to verify with: give --verify-key or STAGEWATCH_VERIFY_KEY");
-  const { verdict, trust } = check(await readJson(path, io), keys);
-  if (!trust.trusted) {
-    io.stdout.write(`invalid: ${trust.message}\n`);
+  const checked = check(await readJson(path, io), keys);
+  if (!checked.trusted) {
+    io.stdout.write(`invalid: ${checked.message}\n`);
     return exitCodes.failed;
   }
+  const { verdict, key, subjects } = checked;
   const unmet = unmetBindings(verdict, bindings, Date.now());
-  io.stdout.write(`${unmet.length === 0 ? "valid" : "mismatch"}: ${vouchedFor(verdict)} (signed by ${trust.key})\n`);
+  const attested = subjects === undefined ? "" : `, in-toto attestation of ${subjects.join(", ")}`;
+  io.stdout.write(`${unmet.length === 0 ? "valid" : "mismatch"}: ${vouchedFor(verdict)} (signed by ${key}${attested})\n`);
   for (const line of unmet) io.stdout.write(`  ${line}\n`);
   return unmet.length === 0 ? exitCodes.reached : exitCodes.failed;
 }
@@ -106,13 +113,19 @@ function outcomeFlag(value: string): Bindings["outcome"] {
   return parsed.data;
 }
 
+/** What a signature vouches for and the bindings read: the fields a verdict and its attestation's predicate share. */
+type Vouched = Pick<VerdictPredicate, "observationId" | "key" | "deployment" | "tenant" | "outcome"> & {
+  readonly decidedAt?: string | undefined;
+  readonly resources: readonly { readonly identity: { readonly namespace?: string | undefined } }[];
+};
+
 /** The namespaces the verdict's resources resolved to (the service applied defaultNamespace), sorted. */
-function namespacesOf(verdict: ObservationVerdict): string[] {
+function namespacesOf(verdict: Vouched): string[] {
   return [...new Set(verdict.resources.flatMap((resource) => (resource.identity.namespace === undefined ? [] : [resource.identity.namespace])))].sort();
 }
 
 /** One line: everything a binding could be checked against, so a person sees what the signature vouches for. */
-function vouchedFor(verdict: ObservationVerdict): string {
+function vouchedFor(verdict: Vouched): string {
   const namespaces = namespacesOf(verdict);
   const about = [
     `observation ${verdict.observationId}`,
@@ -125,7 +138,7 @@ function vouchedFor(verdict: ObservationVerdict): string {
 }
 
 /** A line for each given binding the verdict does not meet; none: it vouches for what was asked. */
-export function unmetBindings(verdict: ObservationVerdict, bindings: Bindings, nowMs: number): string[] {
+export function unmetBindings(verdict: Vouched, bindings: Bindings, nowMs: number): string[] {
   const unmet: string[] = [];
   const compare = (name: string, actual: string | undefined, expected: string | undefined) => {
     if (expected !== undefined && actual !== expected) unmet.push(`${name}: ${actual === undefined ? "none" : JSON.stringify(actual)}, not ${JSON.stringify(expected)}`);
@@ -158,13 +171,30 @@ async function readJson(path: string, io: CommandIo): Promise<unknown> {
   }
 }
 
+type Checked = { trusted: true; verdict: Vouched; key: string; subjects?: string[] } | { trusted: false; message: string };
+
+const fromTrust = (verdict: Vouched, trust: Trust): Checked => (trust.trusted ? { trusted: true, verdict, key: trust.key } : trust);
+
 /** The verdict `body` holds and whether the service signed it; bad input when it holds none. */
-function check(body: unknown, keys: readonly VerifyKey[]): { verdict: ObservationVerdict; trust: Trust } {
+function check(body: unknown, keys: readonly VerifyKey[]): Checked {
+  if (body !== null && typeof body === "object" && "payloadType" in body) return checkEnvelope(body, keys);
   const event = parseWith(VerdictEvent, body);
-  if (event.ok) return { verdict: event.value.verdict, trust: checkEvent(body, keys, { observationId: event.value.observationId }) };
+  if (event.ok) return fromTrust(event.value.verdict, checkEvent(body, keys, { observationId: event.value.observationId }));
   const verdict = parseWith(ObservationVerdict, body);
   if (!verdict.ok) throw new UsageError(`not a verdict: ${describeIssues(verdict.issues)}`);
-  return { verdict: verdict.value, trust: checkVerdict(withoutObserveNote(body as Record<string, unknown>), keys) };
+  return fromTrust(verdict.value, checkVerdict(withoutObserveNote(body as Record<string, unknown>), keys));
+}
+
+/** A DSSE envelope: the in-toto attestation of a verdict, its predicate what the bindings are checked against. */
+function checkEnvelope(envelope: object, keys: readonly VerifyKey[]): Checked {
+  const attestation = checkAttestation(envelope, keys);
+  if (attestation.trusted) {
+    const { subject, predicate } = attestation.statement;
+    const subjects = subject.map(({ name, digest }) => `${name}@${Object.entries(digest).map(([algorithm, hex]) => `${algorithm}:${hex}`).join(",")}`);
+    return { trusted: true, verdict: predicate, key: attestation.key, subjects };
+  }
+  if (attestation.problem === "malformed") throw new UsageError(`not a verdict: ${attestation.message}`);
+  return { trusted: false, message: attestation.message };
 }
 
 /**

@@ -23,6 +23,8 @@ Usage:
   stagewatch verify FILE         check a verdict kept as evidence against the service's public key
   stagewatch keys create FILE    make the key pair the service signs verdicts with
   stagewatch health [KIND]       the health library: the custom kinds judged out of the box
+  stagewatch reasons             the reasons a rollout waits on: which fail by default, the grace
+                                 to give the others in --fail-on, what heals each
   stagewatch demo                local control plane, NATS, the service and three sample deployments
 
 Run 'stagewatch <command> --help' for a command's flags.

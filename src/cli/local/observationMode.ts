@@ -5,11 +5,10 @@
 // can be tried with only a kubeconfig. `--mode` forces either.
 import type { ObservationRun } from "../../bus/client/client.js";
 import type { Verification } from "../../bus/client/keyDiscovery.js";
-import type { ObservationVerdict } from "../../verdicts/contract/schemas.js";
+import { ObservationMode, type ObservationVerdict } from "../../verdicts/contract/schemas.js";
 import { UsageError } from "../io/usage.js";
 
-export const observationModes = ["local", "service"] as const;
-export type ObservationMode = (typeof observationModes)[number];
+export const observationModes = ObservationMode.options;
 
 export interface ModeChoice {
   /** `--mode`. */

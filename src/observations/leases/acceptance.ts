@@ -32,7 +32,7 @@ export async function acceptObservation(
     deadline: new Date(state.deadlineMs).toISOString(),
     outcome: "in_progress",
     // Another replica answers `get` from the record: it needs a verdict before any stage is reached.
-    verdict: signer.sign(toVerdict(state)),
+    verdict: signer.signVerdict(toVerdict(state)),
     owner: leases.replicaId,
     adoptions: 0,
   };

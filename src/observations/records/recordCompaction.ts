@@ -93,7 +93,7 @@ export function fitRecord(record: ObservationRecord, maxBytes: number, sign: Sig
 /**
  * The bytes of `record` at its tightest with everything a reading can still add: every resource
  * failed with the longest reason kept, a failure naming the longest identity, a verdict message,
- * a decision time and a signature. Characters are counted at three bytes (UTF-8 of the BMP).
+ * a decision time, an attestation and a signature. Characters are counted at three bytes (UTF-8 of the BMP).
  */
 export function worstCaseRecordBytes(record: ObservationRecord): number {
   const wide = (chars: number) => "…".repeat(chars);
@@ -108,6 +108,7 @@ export function worstCaseRecordBytes(record: ObservationRecord): number {
     resources: verdict.resources.map(({ identity }) => ({ identity, state: "pending", reason: wide(tightest.reason) })),
     failure: { stage: "bootstrapped", resource: longest.identity, reason: wide(tightest.reason), message: wide(tightest.failureMessage), logNote: wide(128) },
     decidedAt: new Date(0).toISOString(),
+    attestation: { cluster: "x".repeat(63), sig: `${"A".repeat(86)}==` },
     signature: { key: "A".repeat(56), sig: "A".repeat(86) },
   };
   return jsonBytes({ ...record, outcome: "in_progress", verdict: worst, labelledBootstrap: verdict.resources.map(({ identity }) => "x".repeat(jsonBytes(identity))) });

@@ -81,7 +81,7 @@ export async function cancelThroughRecord(
     if (isTerminal(record.outcome) && record.verdict) return { verdict: record.verdict, decidedHere: false };
     const state = stateOfRecord(record);
     if (!state.ok) return undefined;
-    const verdict = signer.sign(toVerdict(cancelObservation(state.value, reason, nowMs).state));
+    const verdict = signer.signVerdict(toVerdict(cancelObservation(state.value, reason, nowMs).state));
     const update = await records.updateRecord({ ...record, outcome: verdict.outcome, verdict, owner: writer }, stored.revision);
     if (update.updated) return { verdict, decidedHere: true };
     stored = update.current;

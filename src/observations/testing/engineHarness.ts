@@ -4,7 +4,7 @@ import type { Logger } from "../../logging/index.js";
 import type { ServiceSigner } from "../../signing/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
 import { InformerHub, type PodLogReader, type ReflectorTiming, type Slicing } from "../../streams/index.js";
-import { ObservationRequest, describeIssues, parseWith, type ObservationRequestInput } from "../../verdicts/index.js";
+import { ObservationRequest, describeIssues, parseWith, type FailOnEntry, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { DeploymentHistories, ObserveResult } from "../../bus/index.js";
 import type { Caller } from "../../tenants/index.js";
 import type { TraceSink } from "../ports.js";
@@ -49,6 +49,8 @@ export interface EngineHarnessOptions {
   readonly history?: DeploymentHistories;
   /** Where decided observations' traces go, shared by every replica; none when absent. */
   readonly traces?: TraceSink;
+  /** The service's failOn (serve --fail-on); the built-in default when absent. */
+  readonly failOn?: readonly FailOnEntry[];
 }
 
 export interface LoggedLine {
@@ -129,6 +131,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       ...(options.maxPayloadBytes !== undefined && { maxPayloadBytes: options.maxPayloadBytes }),
       ...(options.history && { history: options.history }),
       ...(options.traces && { traces: options.traces }),
+      ...(options.failOn && { failOn: options.failOn }),
     });
     const adopter = new Adopter({
       store: leaseStore,

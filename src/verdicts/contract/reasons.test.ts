@@ -14,7 +14,8 @@ import { failingContainer } from "../evidence/failingContainer.js";
 import { maxMessageLength, pending, shownMessage, type ResourceReading } from "../rules/reading.js";
 import { isReasonShaped, shownReason, unreadableReason } from "./reasons.js";
 import { evaluateResource } from "../evaluation/registry.js";
-import { defaultFailOn, FailOnReason } from "./schemas.js";
+import { defaultFailOn } from "./schemas.js";
+import { FailOnReason } from "./failOn.js";
 import { withWarning } from "../rules/warnings.js";
 
 const defaults = new Set<string>(defaultFailOn);
@@ -185,6 +186,7 @@ describe("pod reasons (container states, the pod's own)", () => {
       state: "failed",
       reason: "CrashLoopBackOff",
       message: "Running, 0/1 containers ready, 9 restarts; pod api-7f9c6d8b5-x2k8p container api: CrashLoopBackOff: last exit UnreadableReason with code 137: killed",
+      held: { about: "Pod api-7f9c6d8b5-x2k8p", sinceMs: Date.parse(transitionAt), restarts: 9 },
     });
     expectShowable(reading);
   });
@@ -195,6 +197,7 @@ describe("pod reasons (container states, the pod's own)", () => {
       state: "failed",
       reason: "ImagePullBackOff",
       message: "Pending, 0/1 containers ready; pod api-7f9c6d8b5-x2k8p container api: ImagePullBackOff",
+      held: { about: "Pod api-7f9c6d8b5-x2k8p", sinceMs: Date.parse(transitionAt) },
     });
   });
 

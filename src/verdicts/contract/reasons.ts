@@ -22,7 +22,7 @@
 // keeps the key space (metric labels, failOn, state-change comparisons) closed. The text is not
 // lost where it matters: a condition without a message is shown with its reason in the message
 // (signals.ts conditionWords), and messages are cut, scrubbed and stripped like all cluster text.
-import { FailOnReason } from "./schemas.js";
+import { FailOnReason } from "./failOn.js";
 import { scrubCredentials } from "../text/scrub.js";
 
 /** The longest reason kept: events.k8s.io's limit for an Event's reason, FailOnReason's max. */

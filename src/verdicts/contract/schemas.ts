@@ -2,6 +2,7 @@
 // the TypeScript types are inferred from them. Objects are strict: a misspelt field
 // ("timeoutSecond") is an error naming it, not a silently ignored budget.
 import { z } from "zod";
+import { FailOnEntry, FailOnReason, repeatedReasons } from "./failOn.js";
 
 /**
  * `verified` is opt-in and comes after `healthy`: the new revision's pods held for a soak window
@@ -27,7 +28,7 @@ export type ResourceState = z.infer<typeof ResourceState>;
 
 export const maxResources = 1000;
 export const maxBodyBytes = 1024 * 1024;
-export const defaultFailOn = ["ImagePullBackOff", "InvalidImageName"] as const;
+export { defaultFailOn } from "./reasonTable.js";
 export const defaultAbsentGraceSeconds = 10;
 /**
  * Two minutes without a change of state, reason or reading: longer than a slow image pull's
@@ -92,12 +93,6 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
     ctx.addIssue({ code: "custom", message: `must be one of ${stages.join(", ")}` });
   }
 }) as unknown as typeof Stage;
-
-/** A reason a request can name in failOn: what controllers write in a condition's reason (metav1.Condition's pattern, with dots). */
-export const FailOnReason = z
-  .string()
-  .max(128, "at most 128 characters")
-  .regex(/^[A-Za-z]([A-Za-z0-9_.,:-]*[A-Za-z0-9_])?$/, "must be a reason as controllers write it: a letter, then letters, digits, '_', '.', ',', ':' or '-' (e.g. 'ImagePullBackOff', 'ACK.Terminal')");
 
 /**
  * Warning event reasons that fail the verification window by default: the kubelet's crash
@@ -209,10 +204,12 @@ export const ObservationRequest = z
     logs: z.boolean().optional(),
     /**
      * Waiting reasons (pods), the reasons of conditions and phases speaking against a custom resource,
-     * and Warning event reasons that fail at once. Reasons as controllers write them: CamelCase words,
-     * with the '.', ':', '_' and '-' some use (`ACK.Terminal`).
+     * and Warning event reasons that are terminal: a plain reason at once, `{reason, graceSeconds}`
+     * once it has held that long on the same object. Reasons as controllers write them: CamelCase
+     * words, with the '.', ':', '_' and '-' some use (`ACK.Terminal`). Left out: the service's
+     * default (`stagewatch reasons` prints it).
      */
-    failOn: z.array(FailOnReason).max(64).default([...defaultFailOn]),
+    failOn: z.array(FailOnEntry).max(64).optional(),
     /** With `require: verified` (and only then): the soak window after `healthy`. */
     verify: VerifySettings.optional(),
     /**
@@ -246,6 +243,7 @@ export const ObservationRequest = z
         message: "must be shorter than timeoutSeconds: the window counts inside the budget, after healthy",
       });
     }
+    for (const { index, message } of repeatedReasons(request.failOn ?? [])) ctx.addIssue({ code: "custom", path: ["failOn", index], message });
   });
 export type ObservationRequest = z.infer<typeof ObservationRequest>;
 /** What a client writes: defaults (absentGraceSeconds, failOn) may be left out. */
@@ -393,6 +391,31 @@ export const Signature = z.object({
 });
 export type Signature = z.infer<typeof Signature>;
 
+/**
+ * A cluster's name as the operator gives it (`serve --cluster-name`): what a verdict's attestation
+ * says it observed. A DNS subdomain of at most 63 characters, the way fleet tools name clusters.
+ */
+export const ClusterName = z
+  .string()
+  .max(63, "at most 63 characters")
+  .regex(dnsSubdomain, "must be lowercase letters, digits, '-' and '.', starting and ending alphanumeric");
+export type ClusterName = z.infer<typeof ClusterName>;
+
+/**
+ * What a decided verdict carries for its in-toto attestation (src/signing/attestation.ts): the
+ * cluster the service observed, when it was named, and the service's Ed25519 signature, standard
+ * base64, over DSSE's pre-authentication encoding of the in-toto Statement that the verdict
+ * determines. A reader rebuilds the Statement from the verdict and assembles the DSSE envelope
+ * (`observe --verdict-file` does), so the record and the events carry 88 characters rather than a
+ * second copy of the verdict. Absent when the service signs nothing, the verdict is undecided, or
+ * no settled workload runs an image by digest (a Statement needs at least one subject).
+ */
+export const VerdictAttestation = z.object({
+  cluster: ClusterName.optional(),
+  sig: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, "must be 64 bytes, standard base64"),
+});
+export type VerdictAttestation = z.infer<typeof VerdictAttestation>;
+
 export const ObservationVerdict = z.object({
   observationId: z.string(),
   key: z.string(),
@@ -412,6 +435,7 @@ export const ObservationVerdict = z.object({
   history: HistoryOutlook.optional(),
   /** With `require: verified`, once `healthy` was reached: the soak window. */
   verification: Verification.optional(),
+  attestation: VerdictAttestation.optional(),
   signature: Signature.optional(),
 });
 export type ObservationVerdict = z.infer<typeof ObservationVerdict>;
@@ -468,6 +492,36 @@ export type StageEvent = z.infer<typeof StageEvent>;
 export type StalledEvent = z.infer<typeof StalledEvent>;
 export type VerdictEvent = z.infer<typeof VerdictEvent>;
 export type ObservationEvent = z.infer<typeof ObservationEvent>;
+
+// `stagewatch observe --progress json`: what a CI system or an agent parses instead of reading. Every
+// line observe writes on stderr is one of these, one JSON object a line: the observation's events as
+// the service publishes them (or local mode's engine would), ending with the verdict event, beside
+// two lines of observe's own: where it started, and its notices (what the other progress modes write
+// as text: a verification notice, a warning of local mode's engine, the error that ended it).
+/** Who decides an `observe`: the shared service over NATS, or the same engine in observe's own process. */
+export const ObservationMode = z.enum(["local", "service"]);
+export type ObservationMode = z.infer<typeof ObservationMode>;
+export const ObservingLine = z.object({
+  type: z.literal("observing"),
+  observationId: z.string(),
+  deployment: z.string(),
+  at: z.string(),
+  mode: ObservationMode,
+  /** The key was seen before with the same content: this follows that observation. */
+  replay: z.boolean(),
+  /** How many resources the request declared. */
+  resources: z.int().nonnegative(),
+});
+export const NoticeLine = z.object({
+  type: z.literal("notice"),
+  at: z.string(),
+  /** The sentence the plain view prints, without its `stagewatch: ` prefix. */
+  message: z.string(),
+});
+export const ProgressLine = z.discriminatedUnion("type", [ProgressEvent, StageEvent, StalledEvent, VerdictEvent, ObservingLine, NoticeLine]);
+export type ObservingLine = z.infer<typeof ObservingLine>;
+export type NoticeLine = z.infer<typeof NoticeLine>;
+export type ProgressLine = z.infer<typeof ProgressLine>;
 
 export const CancelRequest = z.strictObject({
   observationId: ObservationId,

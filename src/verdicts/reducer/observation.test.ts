@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { keys, observation, seconds } from "../../../test/fixtures/observation.js";
 import { uidOf } from "../../../test/fixtures/kube/meta.js";
-import { cancelObservation, recordReading, toVerdict, type ObservedObject } from "./observation.js";
+import { advanceClock, cancelObservation, recordReading, toVerdict, type ObservedObject } from "./observation.js";
 import type { ObservationState } from "./observationState.js";
 import { failed, pending, settled, type ResourceReading } from "../rules/reading.js";
 import { ObservationVerdict } from "../contract/schemas.js";
@@ -185,5 +185,55 @@ describe("outcomes", () => {
     state = read(state, keys.migrate, failed("BackoffLimitExceeded", "Job has reached the specified backoff limit"), 4).state;
     state = read(state, keys.config, exists, 4).state;
     expect(ObservationVerdict.safeParse(toVerdict(state)).success).toBe(true);
+  });
+});
+
+describe("a workload scaled while observed (an HPA writing the scale subresource)", () => {
+  const rolling = (replicas: number, message: string): ResourceReading => ({ ...pending(undefined, message), replicas });
+  const api = { apiVersion: "apps/v1", kind: "Deployment", namespace: "payments", name: "api", generation: 7 };
+
+  it("names each scale, from and to, in a progress event and in the pending text", () => {
+    let state = observation();
+    let step = read(state, keys.api, rolling(2, "1/2 replicas ready, 2 updated, 1 old replica"), 2);
+    expect(step.state.resources.get(keys.api)).toMatchObject({ replicas: 2, scaled: undefined });
+    state = step.state;
+    // The HPA's write bumped the generation; the controller has not observed it yet: no count to compare.
+    step = read(state, keys.api, pending("GenerationNotObserved", "generation 8 not yet observed by its controller (status is for 7)"), 3, { generation: 8 });
+    expect(step.state.resources.get(keys.api)).toMatchObject({ replicas: 2, scaled: undefined });
+    state = step.state;
+    step = read(state, keys.api, rolling(5, "2/5 replicas ready, 3 updated, 1 old replica"), 4, { generation: 8 });
+    expect(step.changes).toEqual([{ type: "resource", key: keys.api, resource: { identity: api, state: "pending", message: "scaled 2 -> 5; 2/5 replicas ready, 3 updated, 1 old replica" } }]);
+    expect(step.state.resources.get(keys.api)?.scaled).toEqual({ from: 2, to: 5 });
+    state = step.state;
+    // The count moves, the target does not: the text keeps the scale, and no event is published for the count.
+    step = read(state, keys.api, rolling(5, "4/5 replicas ready, 5 updated"), 9, { generation: 8 });
+    expect(step.changes).toEqual([]);
+    expect(toVerdict(step.state).resources.find((r) => r.identity.name === "api")?.message).toBe("scaled 2 -> 5; 4/5 replicas ready, 5 updated");
+    state = step.state;
+    step = read(state, keys.api, rolling(3, "3/3 replicas ready, 3 updated, 2 terminating"), 12, { generation: 9 });
+    expect(step.changes).toEqual([{ type: "resource", key: keys.api, resource: { identity: api, state: "pending", message: "scaled 5 -> 3; 3/3 replicas ready, 3 updated, 2 terminating" } }]);
+    state = step.state;
+    step = read(state, keys.api, { ...settled("3/3 replicas ready, 3 updated"), replicas: 3 }, 14, { generation: 9 });
+    expect(step.changes[0]).toEqual({ type: "resource", key: keys.api, resource: { identity: api, state: "settled", message: "scaled 5 -> 3; 3/3 replicas ready, 3 updated" } });
+  });
+
+  it("a timeout names the scale with the last reading", () => {
+    // The fixture's budget: 300 s from 10:00:00.
+    let state = observation();
+    state = read(state, keys.config, exists, 1).state;
+    state = read(state, keys.migrate, completed, 1).state;
+    state = read(state, keys.api, rolling(2, "2/2 replicas ready, 2 updated, 1 old replica"), 2).state;
+    state = read(state, keys.api, rolling(6, "2/6 replicas ready, 2 updated, 1 old replica"), 30).state;
+    const verdict = toVerdict(advanceClock(state, seconds(300)).state);
+    expect(verdict.outcome).toBe("timed_out");
+    expect(verdict.message).toContain("Deployment payments/api: scaled 2 -> 6; 2/6 replicas ready, 2 updated, 1 old replica");
+  });
+
+  it("a re-created object (another UID) starts anew: it was replaced, not scaled", () => {
+    let state = observation();
+    state = read(state, keys.api, rolling(2, "0/2 replicas ready, 2 updated"), 2).state;
+    const step = read(state, keys.api, rolling(4, "0/4 replicas ready, 4 updated"), 5, { uid: "9d2c1f0e-0000-4000-8000-000000000001" });
+    expect(step.state.resources.get(keys.api)).toMatchObject({ replicas: 4, scaled: undefined });
+    expect(toVerdict(step.state).resources.find((r) => r.identity.name === "api")?.message).toBe("0/4 replicas ready, 4 updated");
   });
 });

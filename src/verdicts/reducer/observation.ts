@@ -17,6 +17,7 @@
 import { advanceStageBy, blockedStage, stageRank, stagesBetween } from "../contract/stages.js";
 import { isBootstrapJob } from "./bootstrap.js";
 import { withLoadBalancerChoice } from "./loadBalancerChoice.js";
+import { readingAtGraceEnd, withGrace } from "./reasonGrace.js";
 import { isTerminal, transition } from "../contract/outcome.js";
 import { failed, pending, readingReasons, shownMessage, type ResourceReading } from "../rules/reading.js";
 import { compareWithHistory } from "../history/history.js";
@@ -70,7 +71,7 @@ function sameWarning({ warning: a }: ResourceReading, { warning: b }: ResourceRe
   return a.reason === b.reason && a.count === b.count && a.lastSeen === b.lastSeen && a.name === b.name && a.message === b.message;
 }
 
-/** Every field of TrackedResource but the reading's warning. */
+/** Every field of TrackedResource but the reading's warning (a clock by when it ends). */
 function sameButWarning(previous: TrackedResource, next: TrackedResource): boolean {
   return (
     previous.identity === next.identity &&
@@ -78,6 +79,8 @@ function sameButWarning(previous: TrackedResource, next: TrackedResource): boole
     previous.uid === next.uid &&
     previous.applied === next.applied &&
     previous.deletedAtMs === next.deletedAtMs &&
+    previous.clock?.endMs === next.clock?.endMs &&
+    previous.scaled === next.scaled &&
     previous.reading.state === next.reading.state &&
     previous.reading.reason === next.reading.reason &&
     previous.reading.message === next.reading.message
@@ -86,9 +89,9 @@ function sameButWarning(previous: TrackedResource, next: TrackedResource): boole
 
 /**
  * A write that changes nothing is skipped, and the state kept. A progress event goes out when the
- * state or reason moves, or when the newest warning's reason does; a warning repeating changes its
- * count in the state (what get and a timeout show) but publishes nothing: the same text again and
- * again is noise a subscriber pays for.
+ * state or reason moves, when the workload was scaled, or when the newest warning's reason does; a
+ * warning repeating changes its count in the state (what get and a timeout show) but publishes
+ * nothing: the same text again and again is noise a subscriber pays for.
  */
 function put(draft: Draft, key: string, next: TrackedResource): void {
   const previous = draft.state.resources.get(key);
@@ -101,6 +104,7 @@ function put(draft: Draft, key: string, next: TrackedResource): void {
   if (
     previous?.reading.state !== next.reading.state ||
     previous.reading.reason !== next.reading.reason ||
+    previous.scaled !== next.scaled ||
     previous.reading.warning?.reason !== next.reading.warning?.reason
   ) {
     draft.changes.push({ type: "resource", key, resource: resourceVerdict(next) });
@@ -203,27 +207,51 @@ function graceEnd(state: ObservationState, key: string, resource: TrackedResourc
   return state.deletionGraceEnds.get(key) ?? (absenceOf(resource) === "unseen" ? absenceGraceEnd(state) : undefined);
 }
 
-/** The earliest graceEnd of all resources, from the tally and the few deletions within their grace. */
+/** The earliest grace end of all resources: absence and deletion graces, and failOn reasons' (reasonGrace.ts). */
 function earliestGraceEnd(state: ObservationState): number | undefined {
   let earliest = state.tally.unseen > 0 ? absenceGraceEnd(state) : undefined;
-  for (const end of state.deletionGraceEnds.values()) if (earliest === undefined || end < earliest) earliest = end;
+  for (const ends of [state.deletionGraceEnds, state.reasonGraceEnds]) {
+    for (const end of ends.values()) if (earliest === undefined || end < earliest) earliest = end;
+  }
   return earliest;
 }
 
-/** Fails every resource whose grace ended by `nowMs`, earliest first, ties in request order. */
-function fireGraces(draft: Draft, nowMs: number): void {
-  const { deadlineMs, absentGraceMs } = draft.state;
-  const due = [...draft.state.resources]
-    .flatMap(([key, resource]) => {
-      const at = graceEnd(draft.state, key, resource);
-      return at !== undefined && at <= nowMs && at < deadlineMs ? [{ key, resource, at }] : [];
-    })
-    .toSorted((a, b) => a.at - b.at);
-  for (const { key, resource, at } of due) {
-    if (isTerminal(draft.state.outcome)) return;
+interface DueGrace {
+  readonly key: string;
+  readonly at: number;
+  /** The resource as the grace's end leaves it. */
+  readonly next: TrackedResource;
+}
+
+/** The graces of `resource` that ended by `nowMs`, before the budget: at most one of each kind. */
+function dueGraces(state: ObservationState, key: string, resource: TrackedResource, nowMs: number): DueGrace[] {
+  const due: DueGrace[] = [];
+  const isDue = (at: number | undefined): at is number => at !== undefined && at <= nowMs && at < state.deadlineMs;
+  const absentAt = graceEnd(state, key, resource);
+  if (isDue(absentAt)) {
     const message =
-      resource.deletedAtMs !== undefined ? "deleted before it settled" : `not found ${formatDuration(absentGraceMs)} after the caches synced`;
-    put(draft, key, { ...resource, applied: false, deletedAtMs: undefined, reading: failed(readingReasons.notFound, message) });
+      resource.deletedAtMs !== undefined ? "deleted before it settled" : `not found ${formatDuration(state.absentGraceMs)} after the caches synced`;
+    const reading = failed(readingReasons.notFound, message);
+    due.push({ key, at: absentAt, next: { ...resource, applied: false, deletedAtMs: undefined, clock: undefined, reading } });
+  }
+  const { clock } = resource;
+  if (clock !== undefined && isDue(clock.endMs)) {
+    due.push({ key, at: clock.endMs, next: { ...resource, clock: undefined, reading: readingAtGraceEnd(clock) } });
+  }
+  return due;
+}
+
+/** Ends every grace due by `nowMs`, earliest first, ties in request order. */
+function fireGraces(draft: Draft, nowMs: number): void {
+  const due = [...draft.state.resources]
+    .flatMap(([key, resource]) => dueGraces(draft.state, key, resource, nowMs))
+    .toSorted((a, b) => a.at - b.at);
+  for (const { key, at, next } of due) {
+    if (isTerminal(draft.state.outcome)) return;
+    const current = draft.state.resources.get(key);
+    // A resource has one reading: the first grace to end on it decides, a later one finds it changed.
+    if (current?.reading.state !== "pending") continue;
+    put(draft, key, next);
     conclude(draft, at);
   }
 }
@@ -282,6 +310,13 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
     const resource = draft.state.resources.get(key);
     if (!resource || resource.reading.state === "settled") return;
     const requested = resource.identity.generation;
+    const { replicas } = observed.reading;
+    // A reading without a count (the controller has not observed the new spec yet) keeps the last
+    // one; a re-created object (another UID) starts anew, as it was not scaled but replaced.
+    const same = resource.uid === observed.uid;
+    const known = same ? resource.replicas : undefined;
+    const scaled = replicas !== undefined && known !== undefined && replicas !== known ? { from: known, to: replicas } : same ? resource.scaled : undefined;
+    const graced = withGrace(withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress), resource.clock, draft.state.graces, nowMs);
     put(draft, key, {
       ...resource,
       uid: observed.uid,
@@ -289,7 +324,10 @@ export function recordReading(state: ObservationState, key: string, observed: Ob
       // An object without metadata.generation (ConfigMap, Secret) has no spec version to wait for.
       applied: requested === undefined || observed.generation === undefined || observed.generation >= requested,
       deletedAtMs: undefined,
-      reading: withLoadBalancerChoice(observed.reading, draft.state.loadBalancerAddress),
+      replicas: replicas ?? known,
+      scaled,
+      reading: scaled ? { ...graced.reading, scaled } : graced.reading,
+      clock: graced.clock,
     });
   });
 }
@@ -308,6 +346,7 @@ export function recordDeletion(state: ObservationState, key: string, uid: string
       ...resource,
       applied: false,
       deletedAtMs: nowMs,
+      clock: undefined,
       reading: pending(readingReasons.deleted, `deleted; a re-create within ${grace} is followed`),
     });
   });
@@ -343,7 +382,7 @@ export function recordAccessProblem(state: ObservationState, key: string, proble
   return step(state, nowMs, (draft) => {
     const resource = draft.state.resources.get(key);
     if (!resource || resource.reading.state !== "pending") return;
-    put(draft, key, { ...resource, deletedAtMs: undefined, reading: failed(problem.reason, accessMessage(problem)) });
+    put(draft, key, { ...resource, deletedAtMs: undefined, clock: undefined, reading: failed(problem.reason, accessMessage(problem)) });
   });
 }
 
@@ -394,7 +433,7 @@ export function markCachesSynced(state: ObservationState, nowMs: number): Observ
   });
 }
 
-/** Time passed with no event: fires grace and budget timers. */
+/** Time passed with no event: fires grace (absence, deletion, failOn reasons) and budget timers. */
 export function advanceClock(state: ObservationState, nowMs: number): ObservationStep {
   return step(state, nowMs, () => undefined);
 }

@@ -7,12 +7,13 @@
 // declared resources as with 10 rather than a copy of the map; every other field is replaced,
 // never written. A caller keeps only the state a step returns and never reads or steps one it has
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
-// The tally and the grace ends are kept in step with `resources` here, so no event has to count.
+// The tally and the grace ends (deletions', failOn reasons') are kept in step with `resources`
+// here, so no event has to count.
 import { clusterScopedKinds } from "../../kube/kindFacts.js";
 import { groupKind, identityKey } from "../contract/kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { isBootstrapJob } from "./bootstrap.js";
-import { pending, shownMessage, type ResourceReading } from "../rules/reading.js";
+import { pending, shownMessage, type ResourceReading, type ScaleChange } from "../rules/reading.js";
 import { addHoldouts, noHoldouts, type StageFacts, type StageHoldouts } from "../contract/stages.js";
 import type {
   Failure,
@@ -27,6 +28,9 @@ import type {
   Stage,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
+import { failOnPolicy, type FailOnPolicy } from "../contract/failOn.js";
+import { defaultFailOn } from "../contract/schemas.js";
+import type { ReasonClock } from "./reasonGrace.js";
 import { planVerify, type OpenWindow, type VerifyPlan } from "./verificationWindow.js";
 import type { AnalysisTemplate } from "../analysis/analysisTemplates.js";
 
@@ -42,6 +46,12 @@ export interface TrackedResource {
   /** Set by a delete event; a reading (a re-create) within the grace clears it. */
   readonly deletedAtMs?: number | undefined;
   readonly reading: ResourceReading;
+  /** A failOn reason within its grace (reasonGrace.ts); the reading is pending meanwhile. */
+  readonly clock?: ReasonClock | undefined;
+  /** The replica count its controller last reconciled to, as read (`ResourceReading.replicas`); kept through readings without one. */
+  readonly replicas?: number | undefined;
+  /** The newest change of `replicas` during the observation: given to the rule, and said in the reading's message. */
+  readonly scaled?: ScaleChange | undefined;
 }
 
 export function factsOf(resource: TrackedResource): StageFacts {
@@ -91,7 +101,12 @@ export interface ObservationState {
   readonly key: string;
   readonly deployment: string;
   readonly required: Stage;
+  /** Every reason that is terminal, at once or after its grace: what the rules are given. */
   readonly failOn: ReadonlySet<string>;
+  /** Each failOn reason's grace in ms (0: at once), with the other word of the same fact (failOn.ts). */
+  readonly graces: FailOnPolicy;
+  /** The failOn reasons with a grace, for the rules (RuleInput.graced). */
+  readonly graced: ReadonlySet<string>;
   /** Whether a LoadBalancer Service waits for its address (loadBalancerChoice.ts). */
   readonly loadBalancerAddress: LoadBalancerAddress;
   readonly absentGraceMs: number;
@@ -107,6 +122,8 @@ export interface ObservationState {
    * deleted within the last grace (10 s by default), so finding the earliest end scans a handful.
    */
   readonly deletionGraceEnds: ReadonlyMap<string, number>;
+  /** When each failOn reason within its grace ends, by identity key: one a resource whose reading it holds back. */
+  readonly reasonGraceEnds: ReadonlyMap<string, number>;
   /** Never goes back: a stage once reached was reached. */
   readonly reached: ReachedStage;
   readonly outcome: Outcome;
@@ -203,6 +220,8 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
   if (!identities.ok) return identities;
   const verify = request.verify && planVerify(request.verify, input.analysisTemplates ?? new Map());
   if (verify && !verify.ok) return verify;
+  // The service writes its own default (serve --fail-on) into the request it accepts and records.
+  const graces = failOnPolicy(request.failOn ?? defaultFailOn);
   const resources = new Map<string, TrackedResource>(
     identities.value.map((identity) => [
       identityKey(identity),
@@ -214,12 +233,15 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
     value: {
       tally: [...resources.values()].reduce((tally, resource) => addToTally(tally, resource, 1), emptyTally),
       deletionGraceEnds: new Map(),
+      reasonGraceEnds: new Map(),
       observationId: input.observationId,
       ...(input.tenant !== undefined && { tenant: input.tenant }),
       key: request.key,
       deployment: request.deployment,
       required: request.require,
-      failOn: new Set(request.failOn),
+      failOn: new Set(graces.keys()),
+      graces,
+      graced: new Set([...graces].flatMap(([reason, ms]) => (ms > 0 ? [reason] : []))),
       loadBalancerAddress: request.loadBalancerAddress ?? "wait",
       absentGraceMs: request.absentGraceSeconds * 1000,
       startedAtMs: input.startedAtMs,
@@ -246,5 +268,8 @@ export function replaceResource(state: ObservationState, key: string, next: Trac
   const deletedAtMs = absenceOf(next) === "deleted" ? next.deletedAtMs : undefined;
   if (deletedAtMs === undefined) graceEnds.delete(key);
   else graceEnds.set(key, deletedAtMs + state.absentGraceMs);
+  const reasonEnds = state.reasonGraceEnds as Map<string, number>;
+  if (next.clock === undefined) reasonEnds.delete(key);
+  else reasonEnds.set(key, next.clock.endMs);
   return { ...state, tally: addToTally(addToTally(state.tally, previous, -1), next, 1) };
 }

@@ -26,6 +26,9 @@ function withConditions(object: KubeObject, conditions: Condition[]): KubeObject
   return withStatus(object, { ...object.status, conditions });
 }
 
+/** When a captured pod's Ready condition turned False, as the kubelet wrote it: where a failure's grace counts from. */
+const notReadySince = (name: string) => Date.parse(captured<Pod>(name).status!.conditions!.find((c) => c.type === "Ready")!.lastTransitionTime!);
+
 const run = (cases: Case[]) =>
   it.each(cases)("$name", ({ input, expected }) => {
     expect(evaluateResource({ failOn: new Set(defaultFailOn), ...input })).toEqual(expected);
@@ -60,6 +63,7 @@ describe("ReplicaSet declared on its own", () => {
         state: "failed",
         reason: "ImagePullBackOff",
         message: `0/2 replicas ready; pod ${captured("pod-of-replicaset-imagepullbackoff").metadata.name} container broker: ImagePullBackOff`,
+        held: { about: `Pod ${captured("pod-of-replicaset-imagepullbackoff").metadata.name}`, sinceMs: notReadySince("pod-of-replicaset-imagepullbackoff") },
       },
     },
     {
@@ -99,8 +103,8 @@ describe("workloads as the local cluster wrote them", () => {
   const pods = (...names: string[]) => ({ replicaSets: [], pods: names.map((name) => captured<Pod>(name)) });
   const podName = (name: string) => captured(name).metadata.name;
   run([
-    { name: "Deployment rolled out", input: { object: captured("deployment-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
-    { name: "Deployment whose pods cannot pull (no pods passed)", input: { object: captured("deployment-imagepullbackoff") }, expected: { state: "pending", message: "0/2 replicas ready, 2 updated" } },
+    { name: "Deployment rolled out", input: { object: captured("deployment-ready") }, expected: { replicas: 2, state: "settled", message: "2/2 replicas ready, 2 updated" } },
+    { name: "Deployment whose pods cannot pull (no pods passed)", input: { object: captured("deployment-imagepullbackoff") }, expected: { replicas: 2, state: "pending", message: "0/2 replicas ready, 2 updated" } },
     { name: "StatefulSet ready", input: { object: captured("statefulset-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
     { name: "DaemonSet on every node", input: { object: captured("daemonset-ready") }, expected: { state: "settled", message: "3/3 pods ready, 3 updated" } },
     {
@@ -126,7 +130,12 @@ describe("workloads as the local cluster wrote them", () => {
     {
       name: "Pod in ImagePullBackOff fails",
       input: { object: captured("pod-imagepullbackoff") },
-      expected: { state: "failed", reason: "ImagePullBackOff", message: `Pending, 0/1 containers ready; pod ${podName("pod-imagepullbackoff")} container search: ImagePullBackOff` },
+      expected: {
+        state: "failed",
+        reason: "ImagePullBackOff",
+        message: `Pending, 0/1 containers ready; pod ${podName("pod-imagepullbackoff")} container search: ImagePullBackOff`,
+        held: { about: `Pod ${podName("pod-imagepullbackoff")}`, sinceMs: notReadySince("pod-imagepullbackoff") },
+      },
     },
   ]);
 });

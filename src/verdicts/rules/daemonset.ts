@@ -8,7 +8,7 @@ import { listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 
-export function settleDaemonSet({ object, owned, failOn }: RuleInput): ResourceReading {
+export function settleDaemonSet({ object, owned, failOn, graced }: RuleInput): ResourceReading {
   const daemonSet = object as DaemonSet;
   const status = daemonSet.status;
   if (status?.observedGeneration === undefined) return awaitingController("DaemonSet");
@@ -28,5 +28,6 @@ export function settleDaemonSet({ object, owned, failOn }: RuleInput): ResourceR
     complete: onDelete ? available === desired : updated === desired && available === desired && ready === desired,
     problems: problemsOwnedBy(daemonSet, owned),
     failOn,
+    graced,
   });
 }

@@ -6,10 +6,23 @@
 // resolves (the default progressDeadlineSeconds is as long as a typical budget). Their text goes
 // into the pending message instead, because it is often the only place the cause shows
 // (a quota or admission refusal creates no pod at all).
-import type { Deployment } from "../../kube/objects.js";
+//
+// Autoscaling: an HPA (or `kubectl scale`) writes spec.replicas through the scale subresource, which
+// bumps metadata.generation like any spec change; the controller observes it within moments and
+// scales the ReplicaSets (proportionally during a rollout), so the counts are read against the
+// spec.replicas it now reconciles to, and fewer ready than a new spec.replicas is pending, never a
+// failure. Once a scale was seen during the observation, the controller's own word that this
+// generation's rollout is done also settles the Deployment: Progressing=True/NewReplicaSetAvailable
+// naming the current ReplicaSet (set when updated, total and available all equalled spec.replicas,
+// and kept through later scales: deployment controller, progress.go syncRolloutStatus) with
+// Available=True (within maxUnavailable at the new count) and no old or terminating replica left.
+// Else an autoscaler that keeps moving the target, or adds replicas the cluster cannot place, would
+// hold a finished rollout until the budget ran out. Without a scale the stricter reading stands: every
+// replica ready, as kubectl rollout status and kstatus wait for.
+import type { Deployment, ReplicaSet } from "../../kube/objects.js";
 import { currentReplicaSet } from "../../ownership/index.js";
 import type { ResourceReading } from "./reading.js";
-import { listParts, plural } from "../text/text.js";
+import { joinParts, listParts, plural } from "../text/text.js";
 import type { RuleInput } from "./input.js";
 import { awaitingController, judgeWorkload, problemsOwnedBy } from "./workload.js";
 
@@ -30,7 +43,25 @@ function blockersOf(deployment: Deployment): { reason: string; message: string }
   return blockers;
 }
 
-export function settleDeployment({ object, owned, failOn }: RuleInput): ResourceReading {
+/**
+ * The controller says the current ReplicaSet's rollout finished and the Deployment is available:
+ * what holds through a scale that came after (the Progressing condition is reset only by a new rollout).
+ */
+function rolledOutAndAvailable(deployment: Deployment, current: ReplicaSet | undefined): boolean {
+  if (current === undefined) return false;
+  const conditions = deployment.status?.conditions ?? [];
+  const progressing = conditions.find((c) => c.type === "Progressing");
+  const available = conditions.find((c) => c.type === "Available");
+  return (
+    progressing?.status === "True" &&
+    progressing.reason === "NewReplicaSetAvailable" &&
+    // `ReplicaSet "api-7f9c" has successfully progressed.`: about this revision, not the previous one.
+    (progressing.message ?? "").includes(`"${current.metadata.name}"`) &&
+    available?.status === "True"
+  );
+}
+
+export function settleDeployment({ object, owned, failOn, graced, scaled }: RuleInput): ResourceReading {
   const deployment = object as Deployment;
   const status = deployment.status;
   if (status?.observedGeneration === undefined) return awaitingController("Deployment");
@@ -54,12 +85,17 @@ export function settleDeployment({ object, owned, failOn }: RuleInput): Resource
     terminating > 0 && `${terminating} terminating`,
   );
   const blockers = blockersOf(deployment);
-  return judgeWorkload({
-    summary,
-    complete:
-      !deployment.spec?.paused && updated === desired && old === 0 && terminating === 0 && available === desired && ready === desired,
-    problems: problemsOwnedBy(currentReplicaSet(deployment, owned.replicaSets), owned),
+  const current = currentReplicaSet(deployment, owned.replicaSets);
+  const onlyNewLeft = !deployment.spec?.paused && old === 0 && terminating === 0;
+  const complete = onlyNewLeft && updated === desired && available === desired && ready === desired;
+  const rolledOutBeforeScale = !complete && scaled !== undefined && onlyNewLeft && rolledOutAndAvailable(deployment, current);
+  const reading = judgeWorkload({
+    summary: rolledOutBeforeScale ? joinParts(summary, "rollout complete (NewReplicaSetAvailable) before the scale finished") : summary,
+    complete: complete || rolledOutBeforeScale,
+    problems: problemsOwnedBy(current, owned),
     failOn,
+    graced,
     blockers,
   });
+  return { ...reading, replicas: desired };
 }

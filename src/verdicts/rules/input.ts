@@ -1,5 +1,5 @@
 import type { KubeObject, Pod, ReplicaSet } from "../../kube/objects.js";
-import type { ResourceReading } from "./reading.js";
+import type { ResourceReading, ScaleChange } from "./reading.js";
 import type { PodProblem } from "./podProblems.js";
 
 /**
@@ -23,8 +23,12 @@ export interface RuleInput {
   readonly owned: OwnedObjects;
   /** The metadata.generation the apply produced (ResourceIdentity.generation). */
   readonly requestedGeneration?: number | undefined;
-  /** Waiting reasons (pods) and Ready=False reasons (custom resources) that fail at once. */
+  /** Waiting reasons (pods) and Ready=False reasons (custom resources) that fail: at once, or after a grace. */
   readonly failOn: ReadonlySet<string>;
+  /** Those of failOn with a grace: a pod problem terminal at once is chosen before them (terminalProblem). */
+  readonly graced?: ReadonlySet<string> | undefined;
+  /** The newest scale of the workload seen during the observation (the reducer's memory of its readings). */
+  readonly scaled?: ScaleChange | undefined;
 }
 
 /** A per-kind rule: it always decides. */

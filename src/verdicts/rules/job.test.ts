@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultFailOn } from "../contract/schemas.js";
 import { pod, running, terminated, waiting } from "../../../test/fixtures/kube/pods.js";
+import { transitionAt } from "../../../test/fixtures/kube/meta.js";
 import { job, jobConditions } from "../../../test/fixtures/kube/workloads.js";
 import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
 import type { ResourceReading } from "./reading.js";
@@ -131,7 +132,7 @@ const cases: Case[] = [
         ],
       },
     },
-    expected: { state: "failed", reason: "ImagePullBackOff", message: "0/1 completions, 1 active; pod schema-migrate-x7k2p container migrate: ImagePullBackOff" },
+    expected: { state: "failed", held: { about: "Pod schema-migrate-x7k2p", sinceMs: Date.parse(transitionAt) }, reason: "ImagePullBackOff", message: "0/1 completions, 1 active; pod schema-migrate-x7k2p container migrate: ImagePullBackOff" },
   },
 ];
 

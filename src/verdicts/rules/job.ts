@@ -10,7 +10,7 @@ import { ownedBy } from "../../ownership/index.js";
 import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import { joinParts, listParts } from "../text/text.js";
 import type { RuleInput } from "./input.js";
-import { describePodProblem, problemsOf } from "./podProblems.js";
+import { describePodProblem, problemFailure, problemsOf, terminalProblem } from "./podProblems.js";
 
 function trueCondition(job: Job, ...types: readonly string[]): Condition | undefined {
   const conditions = job.status?.conditions ?? [];
@@ -58,7 +58,7 @@ function finished(job: Job, outcome: "succeeded" | "failed"): number {
   return (job.status?.[outcome] ?? 0) + (job.status?.uncountedTerminatedPods?.[outcome]?.length ?? 0);
 }
 
-export function settleJob({ object, owned, failOn }: RuleInput): ResourceReading {
+export function settleJob({ object, owned, failOn, graced }: RuleInput): ResourceReading {
   const job = object as Job;
   const status = job.status ?? {};
   const succeeded = finished(job, "succeeded");
@@ -76,8 +76,8 @@ export function settleJob({ object, owned, failOn }: RuleInput): ResourceReading
   if (trueCondition(job, "Complete", "SuccessCriteriaMet")) return settled(summary);
   // Finished pods are the Job's own bookkeeping (retries it counts); only running ones can be stuck.
   const problems = problemsOf(pods.filter((pod) => pod.status?.phase !== "Succeeded" && pod.status?.phase !== "Failed"));
-  const terminal = problems.find((problem) => failOn.has(problem.reason));
-  if (terminal) return failed(terminal.reason, joinParts(summary, describePodProblem(terminal)));
+  const terminal = terminalProblem(problems, failOn, graced);
+  if (terminal) return problemFailure(summary, terminal);
   const suspended = trueCondition(job, "Suspended");
   if (job.spec?.suspend || suspended) {
     return pending(suspended?.reason ?? "Suspended", joinParts(suspended?.message ?? "Job suspended", summary));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultFailOn } from "../contract/schemas.js";
 import { pod, running, terminated, waiting } from "../../../test/fixtures/kube/pods.js";
+import { transitionAt } from "../../../test/fixtures/kube/meta.js";
 import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
 import type { ResourceReading } from "./reading.js";
 
@@ -43,12 +44,12 @@ const cases: Case[] = [
         containers: [waiting("api", "PodInitializing")],
       }),
     },
-    expected: { state: "failed", reason: "ImagePullBackOff", message: "Pending, 0/1 containers ready; pod debug init container wait-for-db: ImagePullBackOff" },
+    expected: { state: "failed", held: { about: "Pod debug", sinceMs: Date.parse(transitionAt) }, reason: "ImagePullBackOff", message: "Pending, 0/1 containers ready; pod debug init container wait-for-db: ImagePullBackOff" },
   },
   {
     name: "InvalidImageName",
     input: { object: pod({ name: "debug", phase: "Pending", containers: [waiting("api", "InvalidImageName", invalid)] }) },
-    expected: { state: "failed", reason: "InvalidImageName", message: `Pending, 0/1 containers ready; pod debug container api: InvalidImageName: ${invalid}` },
+    expected: { state: "failed", held: { about: "Pod debug", sinceMs: Date.parse(transitionAt) }, reason: "InvalidImageName", message: `Pending, 0/1 containers ready; pod debug container api: InvalidImageName: ${invalid}` },
   },
   {
     name: "ErrImagePull is pending: the kubelet retries before backing off",
@@ -63,7 +64,7 @@ const cases: Case[] = [
   {
     name: "CrashLoopBackOff fails when the request's failOn names it",
     input: { object: pod({ name: "debug", containers: [crashLoop] }), failOn: new Set([...defaultFailOn, "CrashLoopBackOff"]) },
-    expected: { state: "failed", reason: "CrashLoopBackOff", message: "Running, 0/1 containers ready, 5 restarts; pod debug container api: CrashLoopBackOff: last exit Error with code 1" },
+    expected: { state: "failed", held: { about: "Pod debug", sinceMs: Date.parse(transitionAt), restarts: 5 }, reason: "CrashLoopBackOff", message: "Running, 0/1 containers ready, 5 restarts; pod debug container api: CrashLoopBackOff: last exit Error with code 1" },
   },
   {
     name: "failOn narrowed to nothing: ImagePullBackOff waits",

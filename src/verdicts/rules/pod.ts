@@ -8,7 +8,7 @@ import type { Pod } from "../../kube/objects.js";
 import { failed, pending, settled, type ResourceReading } from "./reading.js";
 import { joinParts, listParts, plural } from "../text/text.js";
 import type { RuleInput } from "./input.js";
-import { describePodProblem, podProblems } from "./podProblems.js";
+import { describePodProblem, podProblems, problemFailure, terminalProblem } from "./podProblems.js";
 
 function summaryOf(pod: Pod, phase: string): string {
   const statuses = pod.status?.containerStatuses ?? [];
@@ -18,14 +18,14 @@ function summaryOf(pod: Pod, phase: string): string {
   return listParts(phase, `${ready}/${total} containers ready`, restarts > 0 && plural(restarts, "restart"));
 }
 
-export function settlePod({ object, failOn }: RuleInput): ResourceReading {
+export function settlePod({ object, failOn, graced }: RuleInput): ResourceReading {
   const pod = object as Pod;
   const phase = pod.status?.phase ?? "Pending";
   if (phase === "Succeeded") return settled(phase);
   const summary = summaryOf(pod, phase);
   const problems = podProblems(pod);
-  const terminal = problems.find((problem) => failOn.has(problem.reason));
-  if (terminal) return failed(terminal.reason, joinParts(summary, describePodProblem(terminal)));
+  const terminal = terminalProblem(problems, failOn, graced);
+  if (terminal) return problemFailure(summary, terminal);
   const [problem] = problems;
   if (phase === "Failed") {
     return failed(pod.status?.reason ?? problem?.reason ?? "Failed", joinParts(summary, problem && describePodProblem(problem)));

@@ -19,15 +19,53 @@ export interface ResourceReading {
   readonly warning?: ResourceWarning;
   /** Settled workloads: the image digests their ready pods run (readyImages.ts). */
   readonly images?: readonly string[];
+  /** A failure by a failOn reason: where and since when it holds, for the reason's grace (reducer/reasonGrace.ts). */
+  readonly held?: HeldEvidence;
+  /**
+   * A workload's replica count its controller reconciles to (a Deployment's spec.replicas, once the
+   * controller observed it): what the reducer compares between readings to see a scale.
+   */
+  readonly replicas?: number;
+  /** Set by the reducer: the newest scale seen during the observation, said before the message. */
+  readonly scaled?: ScaleChange;
 }
 
-/** The message as a verdict shows it: the reading's own, then the warning. */
+/**
+ * The evidence a grace is measured on. Rules write it with the failure, since only they read the
+ * object the reason holds on; the reducer decides with it and never shows it.
+ */
+export interface HeldEvidence {
+  /** The object the reason holds on: `Pod api-7f9c-x2`, `ReplicaSet api-7f9c`. A reason held on another object starts a new clock. */
+  readonly about: string;
+  /**
+   * When it began to hold, by the cluster's own word: the pod condition the problem keeps False
+   * (its lastTransitionTime), which a pod that recovers turns True and a new crash turns False
+   * again. Undefined where the cluster writes none: the observation's first sight of it counts.
+   */
+  readonly sinceMs?: number | undefined;
+  /** A container's restarts so far. */
+  readonly restarts?: number | undefined;
+  /** A Warning event's last repeat: it holds only while it repeats within the grace. */
+  readonly lastSeenMs?: number | undefined;
+}
+
+/** The replica count a workload was scaled from and to while observed (an autoscaler, `kubectl scale`). */
+export interface ScaleChange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** `scaled 2 -> 5`. */
+export function describeScale({ from, to }: ScaleChange): string {
+  return `scaled ${from} -> ${to}`;
+}
+
+/** The message as a verdict shows it: a scale seen during the observation, the reading's own, then the warning. */
 export function shownMessage(reading: ResourceReading): string {
-  const { message, warning } = reading;
-  if (!warning) return message;
-  const count = warning.count > 1 ? ` (x${warning.count})` : "";
-  const text = `${warning.kind} ${warning.name}: ${warning.reason}${count}: ${warning.message}`;
-  return message === "" ? text : `${message}; ${text}`;
+  const { message, warning, scaled } = reading;
+  const count = warning && warning.count > 1 ? ` (x${warning.count})` : "";
+  const warned = warning && `${warning.kind} ${warning.name}: ${warning.reason}${count}: ${warning.message}`;
+  return [scaled && describeScale(scaled), message, warned].filter(Boolean).join("; ");
 }
 
 /** Reasons stagewatch writes itself, where the cluster has none to give. */
@@ -93,6 +131,6 @@ export function settled(message: string): ResourceReading {
   return { state: "settled", message: clean(message) };
 }
 
-export function failed(reason: string, message: string): ResourceReading {
-  return { state: "failed", reason: shownReason(reason), message: clean(message) };
+export function failed(reason: string, message: string, held?: HeldEvidence): ResourceReading {
+  return { state: "failed", reason: shownReason(reason), message: clean(message), ...(held && { held }) };
 }

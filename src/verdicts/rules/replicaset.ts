@@ -19,7 +19,7 @@ function replicaFailure(conditions: readonly Condition[]): { reason: string; mes
   return failure ? [{ reason: failure.reason ?? "ReplicaFailure", message: failure.message ?? "replica creation failed" }] : [];
 }
 
-export function settleReplicaSet({ object, owned, failOn }: RuleInput): ResourceReading {
+export function settleReplicaSet({ object, owned, failOn, graced }: RuleInput): ResourceReading {
   const replicaSet = object as ReplicaSet;
   const status = replicaSet.status;
   if (status?.observedGeneration === undefined) return awaitingController(replicaSet.kind);
@@ -41,6 +41,7 @@ export function settleReplicaSet({ object, owned, failOn }: RuleInput): Resource
     complete: ready === desired && available === desired && total === desired && terminating === 0 && blockers.length === 0,
     problems: problemsOwnedBy(replicaSet, owned),
     failOn,
+    graced,
     blockers,
   });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultFailOn } from "../contract/schemas.js";
 import { pod, running, waiting } from "../../../test/fixtures/kube/pods.js";
+import { transitionAt } from "../../../test/fixtures/kube/meta.js";
 import { daemonSet, statefulSet } from "../../../test/fixtures/kube/workloads.js";
 import { evaluateResource, type EvaluationInput } from "../evaluation/registry.js";
 import type { ResourceReading } from "./reading.js";
@@ -73,7 +74,7 @@ const statefulSetCases: Case[] = [
         },
       };
     })(),
-    expected: { state: "failed", reason: "ImagePullBackOff", message: `2/3 replicas ready, 1 updated, rolling from revision ${oldRevision} to ${newRevision}; pod ledger-2 container postgres: ImagePullBackOff` },
+    expected: { state: "failed", held: { about: "Pod ledger-2", sinceMs: Date.parse(transitionAt) }, reason: "ImagePullBackOff", message: `2/3 replicas ready, 1 updated, rolling from revision ${oldRevision} to ${newRevision}; pod ledger-2 container postgres: ImagePullBackOff` },
   },
 ];
 

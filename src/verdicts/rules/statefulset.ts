@@ -22,7 +22,7 @@ function rolloutOf(statefulSet: StatefulSet, desired: number): { complete: boole
   return { complete: updated >= desired };
 }
 
-export function settleStatefulSet({ object, owned, failOn }: RuleInput): ResourceReading {
+export function settleStatefulSet({ object, owned, failOn, graced }: RuleInput): ResourceReading {
   const statefulSet = object as StatefulSet;
   const status = statefulSet.status;
   if (status?.observedGeneration === undefined) return awaitingController("StatefulSet");
@@ -34,5 +34,6 @@ export function settleStatefulSet({ object, owned, failOn }: RuleInput): Resourc
     complete: ready === desired && rollout.complete,
     problems: problemsOwnedBy(statefulSet, owned),
     failOn,
+    graced,
   });
 }

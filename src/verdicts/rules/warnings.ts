@@ -4,7 +4,8 @@
 //
 // - Only a pending reading shows one: settled is settled, and a failure already has its cause.
 // - Never terminal by default, since the cluster retries (a quota raised, a ConfigMap created, a
-//   node added); a request's failOn naming the event's reason makes it terminal.
+//   node added); a request's failOn naming the event's reason makes it terminal, at once or once
+//   it has kept repeating for its grace (reducer/reasonGrace.ts).
 // - Only warnings last seen since the observation began (less a slack) are its news: a FailedCreate
 //   from last week's rollout of the same Deployment is not why this one waits.
 import type { ClusterWarning } from "../../kube/warnings.js";
@@ -32,7 +33,10 @@ export function newestWarning(candidates: Iterable<ClusterWarning | undefined>, 
 export function withWarning(reading: ResourceReading, warning: ClusterWarning | undefined, failOn: ReadonlySet<string>): ResourceReading {
   if (reading.state !== "pending" || warning === undefined) return reading;
   const shown = resourceWarning(warning);
-  if (failOn.has(shown.reason)) return { state: "failed", reason: shown.reason, message: reading.message, warning: shown };
+  if (failOn.has(shown.reason)) {
+    const held = { about: `${warning.involved.kind} ${warning.involved.name}`, lastSeenMs: warning.lastSeenMs };
+    return { state: "failed", reason: shown.reason, message: reading.message, warning: shown, held };
+  }
   return { ...reading, warning: shown };
 }
 

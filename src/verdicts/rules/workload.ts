@@ -3,10 +3,10 @@
 // pending with the first pod problem attached so a person sees why.
 import type { KubeObject } from "../../kube/objects.js";
 import { ownedBy } from "../../ownership/index.js";
-import { failed, pending, readingReasons, settled, type ResourceReading } from "./reading.js";
+import { pending, readingReasons, settled, type ResourceReading } from "./reading.js";
 import { joinParts } from "../text/text.js";
 import type { OwnedObjects } from "./input.js";
-import { describePodProblem, problemsOf, type PodProblem } from "./podProblems.js";
+import { describePodProblem, problemFailure, problemsOf, terminalProblem, type PodProblem } from "./podProblems.js";
 
 export interface WorkloadProgress {
   /** `1/3 replicas ready, 3 updated`. */
@@ -15,6 +15,7 @@ export interface WorkloadProgress {
   /** The problems of the pods that decide: owned by the workload (for a Deployment, by its current ReplicaSet). */
   readonly problems: readonly PodProblem[];
   readonly failOn: ReadonlySet<string>;
+  readonly graced?: ReadonlySet<string> | undefined;
   /** Why the controller itself is held up, from its conditions: reason and message for the pending text. */
   readonly blockers?: readonly { readonly reason: string; readonly message: string }[];
 }
@@ -25,9 +26,9 @@ export function problemsOwnedBy(owner: KubeObject | undefined, owned: OwnedObjec
   return owned.podProblemsOf ? owned.podProblemsOf(owner.metadata.uid) : problemsOf(ownedBy(owner, owned.pods));
 }
 
-export function judgeWorkload({ summary, complete, problems, failOn, blockers = [] }: WorkloadProgress): ResourceReading {
-  const terminal = problems.find((problem) => failOn.has(problem.reason));
-  if (terminal) return failed(terminal.reason, joinParts(summary, describePodProblem(terminal)));
+export function judgeWorkload({ summary, complete, problems, failOn, graced, blockers = [] }: WorkloadProgress): ResourceReading {
+  const terminal = terminalProblem(problems, failOn, graced);
+  if (terminal) return problemFailure(summary, terminal);
   if (complete) return settled(summary);
   const [problem] = problems;
   const reason = blockers[0]?.reason ?? problem?.reason;

@@ -51,6 +51,18 @@ export interface AccountLayout {
   cli(account: Account, args: string[], env?: NodeJS.ProcessEnv): ReturnType<typeof runStagewatch>;
 }
 
+/**
+ * A user with a fresh password for each account, and the passwords as the server reads them from
+ * its environment (deploy/nats/accounts.conf: `TEAM_A_NATS_PASSWORD`...).
+ */
+export function accountUsers(): { users: Record<Account, { user: string; pass: string }>; passwordsEnv: Record<string, string> } {
+  const users = Object.fromEntries(
+    (Object.keys(userNames) as Account[]).map((account) => [account, { user: userNames[account], pass: randomBytes(12).toString("hex") }]),
+  ) as Record<Account, { user: string; pass: string }>;
+  const passwordsEnv = Object.fromEntries((Object.keys(users) as Account[]).map((account) => [`${account}_NATS_PASSWORD`, users[account].pass]));
+  return { users, passwordsEnv };
+}
+
 export function useAccountLayout(): { start(options: AccountLayoutOptions): Promise<AccountLayout> } {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
@@ -58,10 +70,7 @@ export function useAccountLayout(): { start(options: AccountLayoutOptions): Prom
   });
   return {
     async start(options) {
-      const users = Object.fromEntries(
-        (Object.keys(userNames) as Account[]).map((account) => [account, { user: userNames[account], pass: randomBytes(12).toString("hex") }]),
-      ) as Record<Account, { user: string; pass: string }>;
-      const passwordsEnv = Object.fromEntries((Object.keys(users) as Account[]).map((account) => [`${account}_NATS_PASSWORD`, users[account].pass]));
+      const { users, passwordsEnv } = accountUsers();
       const natsBinary = buildOrReuseBinaries().natsServer;
       const dir = scratchDir(options.name);
       const nats = await startNatsWithAccounts(natsBinary, join(dir, "nats"), accountsFile, passwordsEnv);

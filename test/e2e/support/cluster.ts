@@ -3,6 +3,7 @@
  * namespace of its own, the fault labels kwok understands, and a poll for "eventually".
  */
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { ApiException, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { inject } from "vitest";
 
@@ -91,4 +92,32 @@ export async function eventually<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
   }
+}
+
+/** A kubeconfig for the admin kubeconfig's cluster whose only credential is `token`. */
+export function tokenKubeconfig(path: string, token: string): KubeConfig {
+  const cluster = kubeConfig().getCurrentCluster();
+  if (cluster === null) throw new Error("the e2e kubeconfig names no cluster");
+  const config = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: "e2e",
+        cluster: {
+          server: cluster.server,
+          ...(cluster.caData !== undefined && { "certificate-authority-data": cluster.caData }),
+          ...(cluster.caFile !== undefined && { "certificate-authority": cluster.caFile }),
+          ...(cluster.skipTLSVerify && { "insecure-skip-tls-verify": true }),
+        },
+      },
+    ],
+    users: [{ name: "stagewatch", user: { token } }],
+    contexts: [{ name: "e2e", context: { cluster: "e2e", user: "stagewatch" } }],
+    "current-context": "e2e",
+  };
+  writeFileSync(path, JSON.stringify(config, null, 2), { mode: 0o600 });
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
 }

@@ -31,6 +31,10 @@ export interface PodTemplateOptions {
   fault?: Fault;
   /** Default `registry.example/<app>:1`; kwok pulls nothing, the image only changes the template. */
   image?: string;
+  /** The container's CPU request and limit (`2`, `500m`): what the scheduler fits and a ResourceQuota counts. */
+  cpu?: string;
+  /** Taints the pods tolerate (NoSchedule), to land on a node the test made for them alone. */
+  tolerates?: readonly string[];
 }
 
 function podTemplate(app: string, options: PodTemplateOptions, annotations?: Record<string, string>) {
@@ -39,7 +43,16 @@ function podTemplate(app: string, options: PodTemplateOptions, annotations?: Rec
       labels: { app, ...(options.fault && { [FAULT_LABEL]: options.fault }) },
       ...(annotations && { annotations }),
     },
-    spec: { containers: [{ name: app, image: options.image ?? `registry.example/${app}:1` }] },
+    spec: {
+      containers: [
+        {
+          name: app,
+          image: options.image ?? `registry.example/${app}:1`,
+          ...(options.cpu !== undefined && { resources: { requests: { cpu: options.cpu }, limits: { cpu: options.cpu } } }),
+        },
+      ],
+      ...(options.tolerates && { tolerations: options.tolerates.map((key) => ({ key, operator: "Exists", effect: "NoSchedule" })) }),
+    },
   };
 }
 

@@ -99,15 +99,23 @@ export function logLines(logFile: string): LogLine[] {
   });
 }
 
-/** Every event the stream holds, in stream order (read message by message: no consumer left behind). */
-export async function streamEvents(natsUrl: string, names: BusNames): Promise<ObservationEvent[]> {
-  const nc = await connect({ servers: natsUrl.split(",") });
+/**
+ * Every event the stream holds, in stream order (read message by message: no consumer left behind);
+ * with a tenants file, `tenant`'s stream, read as `auth` (a user of the service's account).
+ */
+export async function streamEvents(
+  natsUrl: string,
+  names: BusNames,
+  options: { auth?: { user: string; pass: string }; tenant?: string } = {},
+): Promise<ObservationEvent[]> {
+  const nc = await connect({ servers: natsUrl.split(","), ...options.auth });
+  const stream = options.tenant === undefined ? names.eventStream : names.tenantEventStream(options.tenant);
   try {
     const jsm = await jetstreamManager(nc);
-    const info = await jsm.streams.info(names.eventStream);
+    const info = await jsm.streams.info(stream);
     const events: ObservationEvent[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-      const message = await jsm.streams.getMessage(names.eventStream, { seq }).catch(() => null);
+      const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
       if (message) events.push(ObservationEvent.parse(message.json()));
     }
     return events;
