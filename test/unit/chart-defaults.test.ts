@@ -26,6 +26,7 @@ const withoutSettingDefault: Record<string, string> = {
   "--secret-namespaces": "none: Secrets everywhere; the chart always gives a list (empty: none), never a cluster-wide list on Secrets",
   "--health-checks": "none: the chart renders a file only when healthChecks holds some",
   "--cluster-name": "none: the chart renders it only when clusterName is set",
+  "--fail-on": "none: the chart renders it only when failOn holds some (else defaultFailOn, replaced freely)",
 };
 
 function valueAt(path: string): unknown {

@@ -105,7 +105,7 @@ describe("workloads as the local cluster wrote them", () => {
   run([
     { name: "Deployment rolled out", input: { object: captured("deployment-ready") }, expected: { replicas: 2, state: "settled", message: "2/2 replicas ready, 2 updated" } },
     { name: "Deployment whose pods cannot pull (no pods passed)", input: { object: captured("deployment-imagepullbackoff") }, expected: { replicas: 2, state: "pending", message: "0/2 replicas ready, 2 updated" } },
-    { name: "StatefulSet ready", input: { object: captured("statefulset-ready") }, expected: { state: "settled", message: "2/2 replicas ready, 2 updated" } },
+    { name: "StatefulSet ready", input: { object: captured("statefulset-ready") }, expected: { replicas: 2, state: "settled", message: "2/2 replicas ready, 2 updated" } },
     { name: "DaemonSet on every node", input: { object: captured("daemonset-ready") }, expected: { state: "settled", message: "3/3 pods ready, 3 updated" } },
     {
       name: "DaemonSet with a crash-looping pod: pending, the crash attached",

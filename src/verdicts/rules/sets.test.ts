@@ -24,37 +24,37 @@ const statefulSetCases: Case[] = [
   {
     name: "partition 2: the one pod above the partition updated and all ready",
     input: { object: ledger(partitioned, { readyReplicas: 3, currentReplicas: 2, updatedReplicas: 1, currentRevision: oldRevision, updateRevision: newRevision }) },
-    expected: { state: "settled", message: "3/3 replicas ready, 1 updated, partition 2" },
+    expected: { replicas: 3, state: "settled", message: "3/3 replicas ready, 1 updated, partition 2" },
   },
   {
     name: "partition 2: the pod above the partition not updated yet",
     input: { object: ledger(partitioned, { readyReplicas: 3, currentReplicas: 3, updatedReplicas: 0, currentRevision: oldRevision, updateRevision: newRevision }) },
-    expected: { state: "pending", message: "3/3 replicas ready, 0 updated, partition 2" },
+    expected: { replicas: 3, state: "pending", message: "3/3 replicas ready, 0 updated, partition 2" },
   },
   {
     name: "no partition, rolling: revisions differ",
     input: { object: ledger(undefined, { readyReplicas: 2, currentReplicas: 2, updatedReplicas: 1, currentRevision: oldRevision, updateRevision: newRevision }) },
-    expected: { state: "pending", message: `2/3 replicas ready, 1 updated, rolling from revision ${oldRevision} to ${newRevision}` },
+    expected: { replicas: 3, state: "pending", message: `2/3 replicas ready, 1 updated, rolling from revision ${oldRevision} to ${newRevision}` },
   },
   {
     name: "no partition: counts complete but the controller has not moved currentRevision yet",
     input: { object: ledger(undefined, { readyReplicas: 3, currentReplicas: 0, updatedReplicas: 3, currentRevision: oldRevision, updateRevision: newRevision }) },
-    expected: { state: "pending", message: `3/3 replicas ready, 3 updated, rolling from revision ${oldRevision} to ${newRevision}` },
+    expected: { replicas: 3, state: "pending", message: `3/3 replicas ready, 3 updated, rolling from revision ${oldRevision} to ${newRevision}` },
   },
   {
     name: "no partition: revisions equal, all ready",
     input: { object: ledger(undefined, { readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, currentRevision: newRevision, updateRevision: newRevision }) },
-    expected: { state: "settled", message: "3/3 replicas ready, 3 updated" },
+    expected: { replicas: 3, state: "settled", message: "3/3 replicas ready, 3 updated" },
   },
   {
     name: "OnDelete: all ready although none updated",
     input: { object: ledger(onDelete, { readyReplicas: 3, currentReplicas: 3, updatedReplicas: 0, currentRevision: oldRevision, updateRevision: newRevision }) },
-    expected: { state: "settled", message: "3/3 replicas ready, 0 updated, OnDelete: pods update when deleted" },
+    expected: { replicas: 3, state: "settled", message: "3/3 replicas ready, 0 updated, OnDelete: pods update when deleted" },
   },
   {
     name: "OnDelete: a replica not ready",
     input: { object: ledger(onDelete, { readyReplicas: 2, currentReplicas: 3, updatedReplicas: 0, currentRevision: oldRevision, updateRevision: newRevision }) },
-    expected: { state: "pending", message: "2/3 replicas ready, 0 updated, OnDelete: pods update when deleted" },
+    expected: { replicas: 3, state: "pending", message: "2/3 replicas ready, 0 updated, OnDelete: pods update when deleted" },
   },
   {
     name: "an owned pod in ImagePullBackOff fails it; a sibling with the same labels does not count",
@@ -74,7 +74,7 @@ const statefulSetCases: Case[] = [
         },
       };
     })(),
-    expected: { state: "failed", held: { about: "Pod ledger-2", sinceMs: Date.parse(transitionAt) }, reason: "ImagePullBackOff", message: `2/3 replicas ready, 1 updated, rolling from revision ${oldRevision} to ${newRevision}; pod ledger-2 container postgres: ImagePullBackOff` },
+    expected: { replicas: 3, state: "failed", held: { about: "Pod ledger-2", sinceMs: Date.parse(transitionAt) }, reason: "ImagePullBackOff", message: `2/3 replicas ready, 1 updated, rolling from revision ${oldRevision} to ${newRevision}; pod ledger-2 container postgres: ImagePullBackOff` },
   },
 ];
 

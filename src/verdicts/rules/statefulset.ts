@@ -29,11 +29,13 @@ export function settleStatefulSet({ object, owned, failOn, graced }: RuleInput):
   const desired = statefulSet.spec?.replicas ?? 1;
   const ready = status.readyReplicas ?? 0;
   const rollout = rolloutOf(statefulSet, desired);
-  return judgeWorkload({
+  const reading = judgeWorkload({
     summary: listParts(`${ready}/${desired} replicas ready`, `${status.updatedReplicas ?? 0} updated`, rollout.note),
     complete: ready === desired && rollout.complete,
     problems: problemsOwnedBy(statefulSet, owned),
     failOn,
     graced,
   });
+  // An HPA scales a StatefulSet through its scale subresource too: the count lets the reducer name it.
+  return { ...reading, replicas: desired };
 }
