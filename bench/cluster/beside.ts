@@ -30,7 +30,8 @@ import { compileStagewatch, scratchDir, startServe, writeManifest } from "../../
 import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type Counts } from "./apiRequests.ts";
 import { latencies, rolledOut, watchDecisive, type Latencies } from "./scale.ts";
-import { benchGate, benchSigningKey, count, observeTimings, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, count, observeTimings, spawnTimed, ungate, verdictMessageOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchSigningKey } from "./benchSigningKey.ts";
 
 const { values } = parseArgs({
   options: {

@@ -28,7 +28,8 @@ import { writeResults } from "../support/results.ts";
 import { difference, setUpAccounting, sum, type ApiServerLoad, type Counts } from "./apiRequests.ts";
 import { parseClusterBenchArgs } from "./benchArgs.ts";
 import { latencies, rolledOut, watchDecisive } from "./scale.ts";
-import { benchGate, benchSigningKey, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, verdictOutcomeOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchGate, count, liftGate, observeTimings, spawnTimed, verdictMessageOf, verdictOutcomeOf, type TimedTool, type ToolExit } from "./toolRuns.ts";
+import { benchSigningKey } from "./benchSigningKey.ts";
 
 const usage = `Usage: ./dev.sh bench concurrent [flags]
   --sizes LIST          releases started together in a round, comma-separated (default 5,20,50)

@@ -2,10 +2,7 @@
 // and timed, the scheduling gate that holds its pods back until it is watching, and how observe's
 // --json verdict is read back.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
-import { newSigningSeed } from "../../src/signing/index.ts";
 import { kubeJson } from "../../test/cluster/kubeJson.ts";
 import { latencies } from "./scale.ts";
 
@@ -63,18 +60,6 @@ export function spawnTimed(command: string, args: string[], env: NodeJS.ProcessE
     });
   });
   return { observing, exit };
-}
-
-/**
- * A signing key for the benchmark's `serve` (`--signing-key` reads `seedFile`) and its public half
- * for observe in service mode (STAGEWATCH_VERIFY_KEY), as a cluster's pipelines are given it:
- * observe takes no unverified success (exit 3), and verifying is part of what a pipeline waits for.
- */
-export function benchSigningKey(dir: string): { seedFile: string; publicKey: string } {
-  const { seed, publicKey } = newSigningSeed();
-  const seedFile = join(dir, "signing.nk");
-  writeFileSync(seedFile, `${seed}\n`, { mode: 0o600 });
-  return { seedFile, publicKey };
 }
 
 /** The names of the pods matching `labelSelector`, once there are `pods` of them (their controllers create them). */

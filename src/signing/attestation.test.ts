@@ -58,6 +58,14 @@ describe("the Statement a verdict determines", () => {
     });
   });
 
+  it("carries the verified stage's soak window when the request required it, and none otherwise", () => {
+    const verification = { windowSeconds: 300, startedAt: "2026-11-29T10:00:41Z", endsAt: "2026-11-29T10:05:41Z", pods: ["api-7f9c6d8b5-x2k8p"] };
+    const verified: ObservationVerdict = { ...succeededVerdict, required: "verified", reached: "verified", verification };
+    expect(statementOf(verified, undefined)).toMatchObject({ predicate: { required: "verified", reached: "verified", verification } });
+    const statement = statementOf(succeededVerdict, undefined);
+    expect(typeof statement !== "string" && "verification" in statement.predicate).toBe(false);
+  });
+
   it("none for an undecided verdict, nor for one without an image digest (a Statement v1 needs a subject)", () => {
     expect(statementOf({ ...succeededVerdict, outcome: "in_progress", decidedAt: undefined }, undefined)).toBe("undecided");
     expect(statementOf(failedVerdict, undefined)).toBe("no image digest");

@@ -72,6 +72,7 @@ function predicateOf(verdict: ObservationVerdict, decidedAt: string, cluster: Cl
       ...(reason !== undefined && { reason }),
       ...(images !== undefined && { images }),
     })),
+    ...(verdict.verification !== undefined && { verification: verdict.verification }),
   };
 }
 

@@ -57,7 +57,6 @@ export {
   StatementSubject,
   VerdictPredicate,
   VerdictStatement,
-  VerificationCheck,
   inTotoPayloadType,
   inTotoStatementType,
   verdictPredicateType,

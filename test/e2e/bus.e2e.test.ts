@@ -269,7 +269,7 @@ describe("bad requests", () => {
 
   it("an unknown stage", async () => {
     const error = await refused(JSON.stringify({ ...paymentsRequest(), require: "ready" }));
-    expect(error.issues).toEqual([{ path: "require", message: "must be one of applied, bootstrapped, healthy" }]);
+    expect(error.issues).toEqual([{ path: "require", message: "must be one of applied, bootstrapped, healthy, verified" }]);
   });
 
   it("rendered, which is not observable", async () => {

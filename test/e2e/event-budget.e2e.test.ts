@@ -29,7 +29,7 @@ import { startNatsWithAccounts, type NatsNode } from "../cluster/nats.ts";
 import { REPO_ROOT, scratchDir, startServe, type RunningService } from "../cluster/stagewatch.ts";
 import { removeBus } from "./support/bus.ts";
 import { compiledStagewatch, output, runStagewatch } from "./support/cli.ts";
-import { createNamespace, deleteNamespace, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
+import { createNamespace, deleteNamespace, eventually, kubeConfig, kubeconfigPath, natsUrl } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
 import { apply, observeRequest } from "./support/stagewatch.ts";
 
@@ -241,6 +241,12 @@ describe("the service on the documented account layout", () => {
     const runA = await teamA.observe(observeRequest({ deployment: "api", resources: [api.identity] }));
     expect(await runA.verdict).toMatchObject({ outcome: "succeeded", tenant: "TEAM_A" });
     const subjectA = names.eventSubject("api", runA.observationId, "TEAM_A");
+    // The client may read the verdict before the publisher's buffer has stored its event in the
+    // stream (a CI run counted 4, then 5): count once the stream's last event is the verdict.
+    await eventually("TEAM_A's verdict event stored in TEAM_A's stream", async () => {
+      const stored = await jsm.streams.getMessage(names.tenantEventStream("TEAM_A"), { last_by_subj: subjectA });
+      return stored?.json<ObservationEvent>().type === "verdict" ? true : undefined;
+    });
     const eventsA = await countsOn(jsm, names.tenantEventStream("TEAM_A"), subjectA);
     expect(eventsA).toBeGreaterThan(1);
 

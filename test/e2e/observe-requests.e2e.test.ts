@@ -126,7 +126,7 @@ describe("bad requests through NATS", () => {
       name: "an unknown stage",
       body: () => JSON.stringify({ ...valid(), require: "ready" }),
       code: "invalid_request",
-      issues: [{ path: "require", message: "must be one of applied, bootstrapped, healthy" }],
+      issues: [{ path: "require", message: "must be one of applied, bootstrapped, healthy, verified" }],
     },
     {
       name: "rendered, which is not observable",

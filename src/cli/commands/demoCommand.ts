@@ -11,7 +11,7 @@ import { pino } from "pino";
 import { parseAllDocuments } from "yaml";
 import { connectObserver, type Observer } from "../../bus/index.js";
 import { startService } from "../../service/service.js";
-import { describeResource, type FailOnEntry, type ObservationEvent, type ObservationVerdict } from "../../verdicts/index.js";
+import { defaultFailOn, describeResource, type FailOnEntry, type ObservationEvent, type ObservationVerdict } from "../../verdicts/index.js";
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
@@ -64,7 +64,7 @@ const samples: readonly Sample[] = [
     expect: "fails: FailedCreate warning (quota), held 10s",
     outcome: "failed",
     // A grace rather than at once: a quota raised within it would let the rollout through.
-    failOn: ["ImagePullBackOff", "InvalidImageName", { reason: "FailedCreate", graceSeconds: 10 }],
+    failOn: [...defaultFailOn, { reason: "FailedCreate", graceSeconds: 10 }],
   },
 ];
 

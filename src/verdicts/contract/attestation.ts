@@ -5,7 +5,7 @@
 // settled workloads run, by digest; the predicate, of stagewatch's own type, is the verdict.
 // Read leniently (unknown members pass): a Statement is written by the service and read by anyone.
 import { z } from "zod";
-import { ClusterName, Outcome, ReachedStage, ResourceIdentity, ResourceState, Stage } from "./schemas.js";
+import { ClusterName, Outcome, ReachedStage, ResourceIdentity, ResourceState, Stage, Verification } from "./schemas.js";
 
 /** The Statement layer's `_type` (in-toto Statement v1). */
 export const inTotoStatementType = "https://in-toto.io/Statement/v1";
@@ -33,18 +33,6 @@ export const PredicateResource = z.object({
 });
 export type PredicateResource = z.infer<typeof PredicateResource>;
 
-/**
- * One check of the `verified` stage (issue 36, section 1) as the attestation states it. The stage
- * fills `verification`; a verdict of a request that did not require it has none.
- */
-export const VerificationCheck = z.object({
-  name: z.string().min(1),
-  /** `passed`, `failed` or `inconclusive`, as the stage decided it. */
-  outcome: z.string().min(1),
-  message: z.string().optional(),
-});
-export type VerificationCheck = z.infer<typeof VerificationCheck>;
-
 export const VerdictPredicate = z.object({
   observationId: z.string(),
   key: z.string(),
@@ -62,8 +50,11 @@ export const VerdictPredicate = z.object({
   decidedAt: z.string(),
   failure: z.object({ stage: Stage, resource: ResourceIdentity, reason: z.string() }).optional(),
   resources: z.array(PredicateResource),
-  /** The `verified` stage's soak window and checks, when the request required that stage. */
-  verification: z.object({ windowSeconds: z.number().nonnegative(), checks: z.array(VerificationCheck) }).optional(),
+  /**
+   * The `verified` stage's soak window (its length, start, end and the pods it read), when the
+   * request required that stage; whether it held is `reached` and `failure` above.
+   */
+  verification: Verification.optional(),
 });
 export type VerdictPredicate = z.infer<typeof VerdictPredicate>;
 

@@ -336,13 +336,13 @@ export const LogTail = z.object({
 });
 export type LogTail = z.infer<typeof LogTail>;
 
+/** Pods a verdict's `verification` names: the verdict stays small with 1,000 replicas. */
+export const maxVerificationPods = 100;
+
 /**
  * The verification window of a `require: verified` observation, from the moment `healthy` was
  * reached: when it ends, what it watched, and (with a failure) what ended it.
  */
-/** Pods a verdict's `verification` names: the verdict stays small with 1,000 replicas. */
-export const maxVerificationPods = 100;
-
 export const Verification = z.object({
   windowSeconds: z.int().positive(),
   /** When `healthy` was reached: the window's start. */

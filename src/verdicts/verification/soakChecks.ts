@@ -4,8 +4,8 @@
 // reducer passes the pods of one workload as its rule reads them (a Deployment's current
 // ReplicaSet's, a Job's, a StatefulSet's or DaemonSet's own) and the window's start.
 //
-// The informer cache keeps no condition's lastTransitionTime and no running container's startedAt
-// (streams/strip.ts), so what happened when is read from what the cache does keep:
+// The informer cache keeps no running container's startedAt and a condition's lastTransitionTime
+// only while it is not True (streams/strip.ts), so what happened when is read from what it keeps:
 // - a restart: `lastState.terminated.finishedAt` at or after the window's start (the kubelet writes
 //   it with every restart); a pod created in the window that restarted at all restarted in it;
 // - a failing termination: `state.terminated` with reason OOMKilled or Error, finished in the window;
