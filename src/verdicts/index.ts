@@ -137,10 +137,12 @@ export {
   recordDeletion,
   recordReading,
   recordMeasurement,
+  nextMeasurements,
   recordSoakReading,
   toVerdict,
 } from "./reducer/observation.js";
 export type { AccessProblem, ObservedObject } from "./reducer/observation.js";
+export type { DueMeasurement } from "./reducer/verificationWindow.js";
 export { labelledBootstrapKeys, resumeObservation } from "./reducer/resumption.js";
 export { stallNotice } from "./reducer/stall.js";
 export { failingContainer } from "./evidence/failingContainer.js";

@@ -452,6 +452,8 @@ export const ProgressEvent = z.object({
   resource: ResourceVerdict,
   /** How long the required stage usually takes this deployment (absent without an earlier success). */
   expectation: Expectation.optional(),
+  /** On a measurement of the `verified` stage's analyses: the window as it stands (its end, each check's measurements and last value). */
+  verification: Verification.optional(),
   signature: Signature.optional(),
 });
 /** A notice, never a failure: nothing moved for `sinceSeconds`; names what the observation waits on. */

@@ -37,6 +37,7 @@ import {
 import { cancelMessage, failureLine, progressMessage, successMessage, timeoutLine, type StageCounts } from "./verdictMessages.js";
 import {
   analysesPassed,
+  dueMeasurements,
   measureIntoWindow,
   openWindow,
   problemFailure,
@@ -44,6 +45,7 @@ import {
   verificationOf,
   windowSuccessMessage,
   windowTimeoutDetail,
+  type DueMeasurement,
   type SoakObject,
 } from "./verificationWindow.js";
 
@@ -258,8 +260,12 @@ function fireGraces(draft: Draft, nowMs: number): void {
 
 /** The resource a verification failure or timeout names when no pod does: the first whose pods were read, else the first declared. */
 function windowResource(state: ObservationState): ResourceIdentity {
+  return windowTracked(state).identity;
+}
+
+function windowTracked(state: ObservationState): TrackedResource {
   const key = [...(state.window?.podsByResource.keys() ?? [])][0] ?? [...state.resources.keys()][0]!;
-  return state.resources.get(key)!.identity;
+  return state.resources.get(key)!;
 }
 
 /**
@@ -422,7 +428,10 @@ export function recordMeasurement(state: ObservationState, analysis: string, mea
     if (next.failure) {
       const failure: Failure = { stage: "verified", resource: windowResource(draft.state), reason: next.failure.reason, message: next.failure.message };
       decide(draft, "failed", `deployment ${draft.state.deployment} cannot reach verified: ${next.failure.message}`, failure, nowMs);
-    } else if (nowMs >= window.endsAtMs) endWindow(draft, nowMs);
+      return;
+    }
+    draft.changes.push({ type: "measurement", resource: resourceVerdict(windowTracked(draft.state)), verification: verificationOf(verify, next.window) });
+    if (nowMs >= window.endsAtMs) endWindow(draft, nowMs);
   });
 }
 
@@ -443,6 +452,12 @@ export function cancelObservation(state: ObservationState, reason: string | unde
     const { deployment, required, reached } = draft.state;
     decide(draft, "cancelled", cancelMessage(deployment, required, reached, reason), undefined, nowMs);
   });
+}
+
+/** The measurements the engine is to take next, one an analysis still running; none once decided or before the window's subject is read. */
+export function nextMeasurements(state: ObservationState): DueMeasurement[] {
+  if (isTerminal(state.outcome) || !state.window || !state.verify) return [];
+  return dueMeasurements(state.verify, state.window, state.deployment);
 }
 
 /** The earliest time the engine must call advanceClock; undefined once decided. */

@@ -9,7 +9,7 @@
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
 // The tally and the grace ends (deletions', failOn reasons') are kept in step with `resources`
 // here, so no event has to count.
-import { clusterScopedKinds } from "../../kube/kindFacts.js";
+import { clusterScopedKinds, podOwningKinds } from "../../kube/kindFacts.js";
 import { groupKind, identityKey } from "../contract/kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { isBootstrapJob } from "./bootstrap.js";
@@ -26,6 +26,7 @@ import type {
   ResourceIdentity,
   ResourceVerdict,
   Stage,
+  Verification,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
 import { failOnPolicy, type FailOnPolicy } from "../contract/failOn.js";
@@ -141,6 +142,8 @@ export interface ObservationState {
 export type ObservationChange =
   | { readonly type: "resource"; readonly key: string; readonly resource: ResourceVerdict }
   | { readonly type: "stage"; readonly stage: Stage }
+  /** A measurement of the verification window's analyses: the workload it is about and the window as it stands. */
+  | { readonly type: "measurement"; readonly resource: ResourceVerdict; readonly verification: Verification }
   | { readonly type: "verdict"; readonly verdict: ObservationVerdict };
 
 /** A resource as verdicts and events show it. */
@@ -218,7 +221,8 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
   const { request } = input;
   const identities = resolveNamespaces(request, input.isClusterScoped);
   if (!identities.ok) return identities;
-  const verify = request.verify && planVerify(request.verify, input.analysisTemplates ?? new Map());
+  const ownsPods = request.resources.some((identity) => podOwningKinds.has(groupKind(identity.apiVersion, identity.kind)));
+  const verify = request.verify && planVerify(request.verify, input.analysisTemplates ?? new Map(), ownsPods);
   if (verify && !verify.ok) return verify;
   // The service writes its own default (serve --fail-on) into the request it accepts and records.
   const graces = failOnPolicy(request.failOn ?? defaultFailOn);

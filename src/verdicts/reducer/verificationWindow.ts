@@ -11,11 +11,11 @@
 import type { KubeObject } from "../../kube/objects.js";
 import type { ClusterWarning } from "../../kube/warnings.js";
 import { maxVerificationPods, type Failure, type ResourceIdentity, type Verification } from "../contract/schemas.js";
-import { podsOf } from "../evidence/workloadPods.js";
+import { podsOf, revisionOf } from "../evidence/workloadPods.js";
 import type { OwnedObjects } from "../rules/input.js";
 import { formatDuration, plural } from "../text/text.js";
 import { readSoak, type SoakProblem } from "../verification/soakChecks.js";
-import { resolveArgs, type AnalysisTemplate } from "../analysis/analysisTemplates.js";
+import { renderQuery, resolveArgs, type AnalysisTemplate } from "../analysis/analysisTemplates.js";
 import { addMeasurement, analysisStatus, noMeasurements, type AnalysisTally, type MeasuredValue } from "../analysis/measurements.js";
 import type { FieldIssue, VerifySettings } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
@@ -36,10 +36,14 @@ export interface VerifyPlan {
 /**
  * The request's `verify` against the service's templates: every analysis named must exist, get
  * only the arguments it declares, and fit its measurements inside the window (the last one at
- * `(count - 1) x interval` after healthy, before the window ends).
+ * `(count - 1) x interval` after healthy, before the window ends). Analyses need a workload among
+ * the resources (`ownsPods`): its namespace and new revision are what their queries select.
  */
-export function planVerify(verify: VerifySettings, templates: ReadonlyMap<string, AnalysisTemplate>): Parsed<VerifyPlan> {
+export function planVerify(verify: VerifySettings, templates: ReadonlyMap<string, AnalysisTemplate>, ownsPods: boolean): Parsed<VerifyPlan> {
   const issues: FieldIssue[] = [];
+  if (verify.analyses.length > 0 && !ownsPods) {
+    issues.push({ path: "verify.analyses", message: "need a workload among the resources (a Deployment, StatefulSet, DaemonSet, Job or Pod): its namespace and new revision are what the queries select" });
+  }
   const analyses = verify.analyses.flatMap(({ name, args }, index): PlannedAnalysis[] => {
     const template = templates.get(name);
     if (!template) {
@@ -73,6 +77,12 @@ export interface OpenWindow {
   readonly podsByResource: ReadonlyMap<string, readonly string[]>;
   /** Each planned analysis's measurements so far, by name. */
   readonly tallies: ReadonlyMap<string, AnalysisTally>;
+  /**
+   * What the analyses' queries select besides the deployment: the namespace and new revision of the
+   * first workload read in the window. Until it is read (an adopter's caches syncing), no measurement
+   * is taken.
+   */
+  readonly subject?: { readonly namespace: string; readonly revision: string } | undefined;
 }
 
 export function openWindow(plan: VerifyPlan, startedAtMs: number): OpenWindow {
@@ -132,7 +142,32 @@ export function readIntoWindow(plan: VerifyPlan, window: OpenWindow, key: string
   if (pods === undefined) return { window };
   const read = readSoak({ pods, workloadUid: object.metadata.uid, warnings, windowStartMs: window.startedAtMs, nowMs, failOn: plan.failOn, seenReady: window.seenReady });
   const podsByResource = new Map(window.podsByResource).set(key, read.pods);
-  return { window: { ...window, seenReady: read.seenReady, podsByResource }, problem: read.problem };
+  const revision = window.subject === undefined && plan.analyses.length > 0 && owned ? revisionOf(object, owned) : undefined;
+  const subject = revision === undefined ? window.subject : { namespace: object.metadata.namespace ?? "", revision };
+  return { window: { ...window, seenReady: read.seenReady, podsByResource, ...(subject && { subject }) }, problem: read.problem };
+}
+
+/** A measurement the engine is to take: which analysis, when, and the query it sends, rendered. */
+export interface DueMeasurement {
+  readonly name: string;
+  readonly dueAtMs: number;
+  readonly query: string;
+}
+
+/**
+ * The next measurement of every analysis still running: the k-th (from 0) is due k intervals after
+ * the window opened, so an adopter resuming the window takes the ones still to come on the same
+ * schedule, and one already overdue at once. None until the window's subject is read.
+ */
+export function dueMeasurements(plan: VerifyPlan, window: OpenWindow, deployment: string): DueMeasurement[] {
+  const { subject } = window;
+  if (subject === undefined) return [];
+  return plan.analyses.flatMap(({ template, args }) => {
+    const tally = window.tallies.get(template.name) ?? noMeasurements;
+    if (analysisStatus(template, tally).status !== "running") return [];
+    const query = renderQuery(template, { namespace: subject.namespace, deployment, revision: subject.revision, args });
+    return [{ name: template.name, dueAtMs: window.startedAtMs + tally.taken * template.intervalSeconds * 1000, query }];
+  });
 }
 
 function watchedPods(window: OpenWindow): string[] {
