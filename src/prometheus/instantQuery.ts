@@ -3,7 +3,7 @@
 // number or the reason there is none: an empty vector or NaN is inconclusive (the check's
 // inconclusiveLimit decides), more than one series is inconclusive too (a template should
 // aggregate; which series to take would be a guess). An HTTP or API error throws QueryError,
-// which the engine counts as an error, not as a measurement.
+// which metricChecks turns into an inconclusive measurement with its words.
 //
 // Options as Prometheus users expect them from a scraper or Grafana's data source: a bearer token
 // (Prometheus behind an authenticating proxy, Thanos, Mimir), a CA bundle for a private TLS
