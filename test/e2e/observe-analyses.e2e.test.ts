@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { http } from "../cluster/probes.ts";
 import { scratchDir, writeManifest } from "../cluster/stagewatch.ts";
-import { AnalysesFile, parseWith, type ObservationEvent } from "../../src/verdicts/index.js";
+import { AnalysesFile, parseWith, renderQuery, type AnalysisTemplate, type ObservationEvent } from "../../src/verdicts/index.js";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, kubeConfig, kubeconfigPath } from "./support/cluster.ts";
 import { deployment } from "./support/manifests.ts";
@@ -55,6 +55,9 @@ const analysesFile = {
   ],
 };
 const analysesPath = join(dir, "analyses.yaml");
+const parsedFile = parseWith(AnalysesFile, analysesFile);
+if (!parsedFile.ok) throw new Error(JSON.stringify(parsedFile.issues));
+const templates = new Map<string, AnalysisTemplate>(parsedFile.value.analyses.map((t) => [t.name, t]));
 
 /** The exporter's series: the labels as the exposition format writes them, and the value. */
 const series = new Map<string, number>();
@@ -72,15 +75,13 @@ let stagewatch: StagewatchUnderTest;
 
 beforeAll(async () => {
   writeFileSync(analysesPath, stringify(analysesFile));
-  const parsed = parseWith(AnalysesFile, analysesFile);
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
   const [installed, created] = await Promise.all([installPrometheus(), createNamespace("observe-analyses")]);
   namespace = created;
   await new Promise<void>((resolve) => exporter.listen(0, "127.0.0.1", resolve));
   prometheus = await startPrometheus(installed.prometheus, dir, "app", [`127.0.0.1:${(exporter.address() as AddressInfo).port}`]);
   stagewatch = await startStagewatch({
     name: "analyses",
-    analyses: { templates: new Map(parsed.value.analyses.map((t) => [t.name, t])), prometheus: { url: prometheus.url } },
+    analyses: { templates, prometheus: { url: prometheus.url } },
   });
 }, 5 * 60_000);
 
@@ -102,12 +103,19 @@ async function rolledOut(name: string): Promise<{ identity: ReturnType<typeof de
   return { ...workload, hash };
 }
 
+/** Prometheus's answer to `expr` now: its series' values. */
+async function valuesOf(expr: string): Promise<number[]> {
+  const response = await http(`${prometheus.url}/api/v1/query?${new URLSearchParams({ query: expr })}`);
+  const body = JSON.parse(response.body) as { status: string; error?: string; data?: { result: { value: [number, string] }[] } };
+  if (body.status !== "success") throw new Error(`Prometheus refused ${expr}: ${body.error}`);
+  return body.data!.result.map((sample) => Number(sample.value[1]));
+}
+
 /** Waits until Prometheus answers `expr` with `value`: the exporter's series was scraped. */
 async function scraped(expr: string, value: number): Promise<void> {
   await eventually(`${expr} = ${value} in Prometheus`, async () => {
-    const response = await http(`${prometheus.url}/api/v1/query?${new URLSearchParams({ query: expr })}`);
-    const body = JSON.parse(response.body) as { data?: { result: { value: [number, string] }[] } };
-    return body.data?.result.length === 1 && Number(body.data.result[0]!.value[1]) === value ? true : undefined;
+    const values = await valuesOf(expr);
+    return values.length === 1 && values[0] === value ? true : undefined;
   });
 }
 
@@ -164,7 +172,7 @@ describe("analyses of the verified stage on a real Prometheus", () => {
     setRatio({ namespace, deployment: "api-widen", hash: api.hash }, 0.5);
     setRatio({ namespace: victim, deployment: "api-widen", hash: api.hash }, 0);
     await scraped(`http_requests_errors_ratio{namespace="${victim}", pod_template_hash="${api.hash}"}`, 0);
-    const widening = `/"} or max(http_requests_errors_ratio{namespace="${victim}"}) or vector(0) or up{route="`;
+    const widening = `/none"} or max(http_requests_errors_ratio{namespace="${victim}"}) or http_requests_errors_ratio{route="/none`;
 
     const run = await stagewatch.observer.observe(
       observeRequest({
@@ -182,6 +190,14 @@ describe("analyses of the verified stage on a real Prometheus", () => {
       failure: { stage: "verified", reason: "AnalysisInconclusive" },
       verification: { analyses: [{ name: "error-rate", status: "failed", taken: 1, inconclusive: 1 }] },
     });
+
+    // The query as the service sent it selects nothing; the same text spliced in unescaped, as a
+    // template engine without quoting would, reads the other namespace's series.
+    const template = templates.get("error-rate")!;
+    const sent = renderQuery(template, { namespace, deployment: "api-widen", revision: api.hash, args: { route: widening } });
+    expect(await valuesOf(sent)).toEqual([]);
+    const spliced = template.query.replace("{{namespace}}", namespace).replace("{{deployment}}", "api-widen").replace("{{revision}}", api.hash).replace("{{args.route}}", widening);
+    expect(await valuesOf(spliced)).toEqual([0]);
 
     await expect(
       stagewatch.observer.observe(
