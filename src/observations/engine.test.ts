@@ -6,6 +6,7 @@ import type { Deployment, KubeObject } from "../kube/objects.js";
 import { apiObject, condition, controllerRef, uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
+import { builtinMappings, KubeRequestError } from "../streams/index.js";
 import { SteppedSlicing } from "../streams/testing/index.js";
 import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
@@ -70,6 +71,27 @@ describe("a Deployment through its ReplicaSet and pods", () => {
     });
     expect(h.engine.activeCount).toBe(0);
     expect((await h.records.getRecord(id))?.record).toMatchObject({ outcome: "succeeded", verdict: { outcome: "succeeded" } });
+  });
+
+  it("a Deployment already ready when the pods' first list fails settles once its pods are listed, with their image digests", async () => {
+    // New informers list in whatever order their answers come: the Deployment's list, saying every
+    // replica is ready, may be read before the pods' list. Settling is for good, so a workload
+    // settled then would carry no image digest (and its verdict no attestation subject).
+    const h = engineHarness();
+    const rs = replicaSet(deployment({ replicas: 2 }), { name: "api-7f9c6d8b5", revision: "4", replicas: 2, ready: 2 });
+    const pods = ["api-7f9c6d8b5-x2k8p", "api-7f9c6d8b5-q9v4m"].map((name) => pod({ name, owner: rs, containers: [running("api")] }));
+    await put(h, deployment({ replicas: 2 }), rs, ...pods);
+    h.transport.onGet("/api/v1/pods", () => {
+      throw new KubeRequestError("GET /api/v1/pods: 503 ServiceUnavailable", { status: 503, reason: "ServiceUnavailable" });
+    });
+    const id = await h.start(observationRequest());
+    expect(h.events.lines(id)).toEqual(["stage applied", "stage bootstrapped"]);
+    expect((await h.engine.get(id))?.resources[0]).toMatchObject({ state: "pending", message: "2/2 replicas ready, 2 updated; its pods not listed yet" });
+
+    h.cluster.serve(builtinMappings.find((mapping) => mapping.kind === "Pod")!);
+    await h.advance(60_000);
+    expect(h.events.lines(id).slice(2)).toEqual(["progress Deployment payments/api settled", "stage healthy", "verdict succeeded"]);
+    expect(h.events.verdict(id).resources[0]?.images).toEqual([pods[0]!.status!.containerStatuses![0]!.imageID]);
   });
 
   it("a pod re-sent as it was (a relist) changes nothing; its next real change is read", async () => {

@@ -70,6 +70,13 @@ export class LiveObservation {
   decided: ObservationVerdict | undefined;
   /** When its stages were reached and its resources decided, resumed from the record (an adopter carries it on). */
   readonly timeline: Timeline;
+  /**
+   * Whether the informers of what a workload of `kind` owns (its Pods, a Deployment's ReplicaSets)
+   * have listed: until then a workload read settled waits (awaitingOwnedObjects), its evidence not
+   * in the caches yet. No until its informers are known (a read can come sooner, through another
+   * observation's).
+   */
+  ownedListed: (kind: string) => boolean = () => false;
   /** Once deciding: resolves with the verdict that stands once stored. */
   delivery: Promise<ObservationVerdict | undefined> | undefined;
   private currentPhase: LivePhase = "driving";

@@ -14,6 +14,7 @@
 //   the verdict only from the replica whose terminal compare-and-swap won (verdictDelivery).
 import {
   advanceClock,
+  awaitingOwnedObjects,
   autoStallQuantile,
   describeResource,
   minAutoStallSeconds,
@@ -41,6 +42,7 @@ import {
   type ObservationVerdict,
   type StalledEvent,
 } from "../verdicts/index.js";
+import { routedOwnedKinds } from "../kube/kindFacts.js";
 import type { ResourceMapping } from "../streams/index.js";
 import { EventRouter, type DeletedObject, type ObjectToRead } from "./routing/eventRouter.js";
 import { guarded } from "./guarded.js";
@@ -49,7 +51,7 @@ import type { LiveObservation } from "./liveObservation.js";
 import type { StageOverrun } from "./timers/stageOverrunWatch.js";
 import { FailureLogs } from "./logTails/logTails.js";
 import type { EngineSettings } from "./engineSettings.js";
-import { refusedResources } from "./routing/refusals.js";
+import { readsThrough, refusedResources } from "./routing/refusals.js";
 import type { VerdictDelivery } from "./delivery/verdictDelivery.js";
 
 export class ObservationDriver {
@@ -106,6 +108,10 @@ export class ObservationDriver {
       this.router.wait(key, { mapping: mappings[index]!, namespace: identity.namespace, name: identity.name }, live.id);
     });
     void mappingsRead(this.settings.kinds, live.state, mappings, this.settings.logger).then((read) => {
+      // Asked at each read, not told, and known before subscribing: a warm informer replays its
+      // cache before subscribe returns, and says it has listed before its synced news comes in turn.
+      const owned = read.filter(({ kindKey }) => routedOwnedKinds.has(kindKey)).map((mapping) => this.settings.kinds.informer(mapping));
+      live.ownedListed = (kind) => owned.every((informer) => !readsThrough(kind, informer.mapping.kindKey) || informer.hasSynced());
       const informers = this.router.subscribe(read);
       // The informers replay their current problems on subscription, which may decide the
       // observation before `subscribe` returns: `keep` ends a subscription that no longer matters.
@@ -116,6 +122,13 @@ export class ObservationDriver {
               if (!live.driving) return;
               this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
             }
+          }),
+        ),
+      );
+      live.keep(
+        allSynced(owned).subscribe(() =>
+          guarded(this.settings.logger, { observationId: live.id }, () => {
+            if (live.driving) this.router.readCached(live.state.resources.keys(), live.id);
           }),
         ),
       );
@@ -250,7 +263,7 @@ export class ObservationDriver {
         healthChecks: this.settings.healthChecks,
       });
       const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);
-      const reading = withWarning(evaluated, warning, live.state.failOn);
+      const reading = awaitingOwnedObjects(resource.identity, withWarning(evaluated, warning, live.state.failOn), live.ownedListed);
       const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
       this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);
     }

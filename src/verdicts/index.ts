@@ -145,6 +145,7 @@ export type { AccessProblem, ObservedObject } from "./reducer/observation.js";
 export type { DueMeasurement } from "./reducer/verificationWindow.js";
 export { labelledBootstrapKeys, resumeObservation } from "./reducer/resumption.js";
 export { stallNotice } from "./reducer/stall.js";
+export { awaitingOwnedObjects } from "./evidence/awaitingOwnedObjects.js";
 export { failingContainer } from "./evidence/failingContainer.js";
 export type { LogChoice, LogTarget } from "./evidence/failingContainer.js";
 export { logNoteOf, logTailLimits, logTailOf } from "./evidence/logTail.js";

@@ -44,15 +44,6 @@ describe("a verdict's in-toto attestation, verified with the DSSE and in-toto re
     namespace = await createNamespace("attested");
     prefix = (await serves.start({ name: "attested", args: ["--cluster-name", cluster] })).prefix;
     pemFile = await pemOf(e2eVerifyKey(), "service.pem");
-    // The service's first observation of workloads starts its Pod, ReplicaSet, Deployment and
-    // StatefulSet informers, which list in whatever order their lists return: a workload already
-    // ready may be read, and settle for good, before its pods are listed, and its verdict then
-    // names no image. A replica that has listed them once (any replica after its first such
-    // observation) reads the pods with it, which is what the tests below observe.
-    const warmUp = [deployment({ namespace, name: "warm-up", replicas: 1 }), statefulSet({ namespace, name: "warm-up-cache", replicas: 1 })];
-    await applyAll(...warmUp);
-    const warmed = await observe("warm-up", warmUp);
-    expect(warmed.result.status, output(warmed.result)).toBe(0);
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
