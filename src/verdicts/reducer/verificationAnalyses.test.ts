@@ -80,6 +80,12 @@ describe("analyses in the verification window", () => {
     expect(started).toEqual({ ok: false, issues });
   });
 
+  it("analyses over resources with no workload among them are refused: nothing gives the queries a namespace and revision", () => {
+    const request = observationRequest({ require: "verified", verify, resources: [{ apiVersion: "v1", kind: "ConfigMap", name: "api-config" }] });
+    const started = startObservation({ observationId: "obs-1", request, startedAtMs, deadlineMs: seconds(300), analysisTemplates: templates });
+    expect(started).toMatchObject({ ok: false, issues: [{ path: "verify.analyses", message: expect.stringContaining("need a workload among the resources") }] });
+  });
+
   it("without the service's templates, an analysis is unknown", () => {
     const started = startObservation({ observationId: "obs-1", request: observationRequest({ require: "verified", verify }), startedAtMs, deadlineMs: seconds(300) });
     expect(started).toEqual({ ok: false, issues: [{ path: "verify.analyses[0].name", message: "no analysis 'error-rate' (the service's: none: the service has no --analyses)" }] });
