@@ -127,6 +127,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       deadlineMs: budgetDeadline(request, nowMs),
       isClusterScoped: (kind) => scopeByKind.get(kind) ?? false,
       tenant: caller.tenant,
+      ...(this.settings.analyses && { analysisTemplates: this.settings.analyses.templates }),
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
@@ -155,7 +156,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    */
   async adopt(observationId: string, cause: AdoptionCause): Promise<void> {
     const { records, leases, logger } = this.settings;
-    const found = await takeOver(records, observationId, this.replicaId);
+    const found = await takeOver(records, observationId, this.replicaId, this.settings.analyses?.templates);
     const log = { observationId, replica: this.replicaId, cause };
     switch (found.found) {
       case "no record":
@@ -225,7 +226,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private async cancelElsewhere(observationId: string, reason: string | undefined, caller: Caller): Promise<ObservationVerdict | undefined> {
     const stored = await this.settings.records.getRecord(observationId);
     if (stored === undefined || !maySee(caller, stored.record.tenant)) return undefined;
-    const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer);
+    const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer, this.settings.analyses?.templates);
     if (cancelled === undefined) return stored.record.verdict;
     if (cancelled.decidedHere) {
       this.settings.logger.info({ observationId, replica: this.replicaId, driver: stored.record.owner }, "cancelled through the record");

@@ -5,7 +5,8 @@
 // - driving: readings, timers and stall notices go to it;
 // - deciding: the reducer decided; the verdict is being completed (log tail), stored and published;
 // - left: it went to another replica (lease lost, record superseded, hand-over); no verdict from here.
-// Leaving `driving` ends every timer and subscription at once; the record writer is the one thing
+// Leaving `driving` ends every timer (the budget's, each analysis's next measurement) and
+// subscription at once; the record writer is the one thing
 // that outlives it (a decided verdict must still be stored, a hand-over still stores what was read).
 import type { SchedulerLike, Subscription } from "rxjs";
 import type { ObservationRecords, StoredRecord } from "../bus/index.js";
@@ -21,6 +22,8 @@ import {
   stages,
   toVerdict,
   Timeline,
+  type DueMeasurement,
+  type MeasuredValue,
   type ObservationRequest,
   type ObservationState,
   type ObservationVerdict,
@@ -87,6 +90,8 @@ export class LiveObservation {
   private timer: Subscription | undefined;
   private wakeAt: number | undefined;
   private readonly subscriptions: Subscription[] = [];
+  /** Each analysis's next measurement: its timer, or "taking" while its query is out. */
+  private readonly measurements = new Map<string, Subscription | "taking">();
 
   constructor(options: LiveObservationOptions) {
     this.state = options.state;
@@ -183,6 +188,27 @@ export class LiveObservation {
     }, timerDelay(wakeAt, this.scheduler.now()));
   }
 
+  /**
+   * A timer for each due measurement not already waited for or under way: at most one an analysis,
+   * so a measurement's answer (`record`, which sets the next) is never overtaken by the next one.
+   * An answer that comes after the observation stopped being driven here is dropped.
+   */
+  scheduleMeasurements(due: readonly DueMeasurement[], measure: (query: string) => Promise<MeasuredValue>, record: (name: string, measured: MeasuredValue) => void): void {
+    if (!this.driving) return;
+    for (const next of due) {
+      if (this.measurements.has(next.name)) continue;
+      const timer = this.scheduler.schedule(() => {
+        this.measurements.set(next.name, "taking");
+        void measure(next.query).then((measured) => {
+          if (!this.driving) return;
+          this.measurements.delete(next.name);
+          record(next.name, measured);
+        });
+      }, timerDelay(next.dueAtMs, this.scheduler.now()));
+      this.measurements.set(next.name, timer);
+    }
+  }
+
   /** Leaves `driving` for `phase`: no reading, timer or stall notice reaches it any more. */
   stopDriving(phase: Exclude<LivePhase, "driving">): void {
     if (!this.driving) return;
@@ -193,5 +219,7 @@ export class LiveObservation {
     this.timer = undefined;
     this.wakeAt = undefined;
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
+    for (const timer of this.measurements.values()) if (timer !== "taking") timer.unsubscribe();
+    this.measurements.clear();
   }
 }

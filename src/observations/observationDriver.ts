@@ -32,6 +32,8 @@ import {
   recordDeletion,
   recordReading,
   recordSoakReading,
+  recordMeasurement,
+  nextMeasurements,
   stallNotice,
   warningSlackMs,
   withWarning,
@@ -199,6 +201,9 @@ export class ObservationDriver {
           this.settings.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           events.push({ type: "stage", ...envelope, at, stage: change.stage });
           break;
+        case "measurement":
+          events.push({ type: "progress", ...envelope, at, resource: change.resource, ...(expectation && { expectation }), verification: change.verification });
+          break;
         case "verdict":
           verdict = change.verdict;
           break;
@@ -220,6 +225,23 @@ export class ObservationDriver {
     this.schedule(live);
     // The window's first reading: the pods as the caches hold them when `healthy` was reached.
     if (windowOpened) this.router.readCached(live.state.resources.keys(), live.id);
+    this.scheduleMeasurements(live);
+  }
+
+  /** The window's next measurements, on the engine's clock; each answer is a reducer step like a reading. */
+  private scheduleMeasurements(live: LiveObservation): void {
+    const { analyses } = this.settings;
+    if (!analyses || !live.state.window) return;
+    const { observationId, deployment } = live.state;
+    live.scheduleMeasurements(
+      nextMeasurements(live.state),
+      (query) => analyses.measure(query).catch((error: unknown) => ({ inconclusive: `the query failed: ${error instanceof Error ? error.message : String(error)}` })),
+      (name, measured) =>
+        guarded(this.settings.logger, { observationId, analysis: name }, () => {
+          this.settings.logger.info({ observationId, deployment, analysis: name, ...measured }, "measured");
+          this.apply(live, recordMeasurement(live.state, name, measured, this.now()));
+        }),
+    );
   }
 
   private schedule(live: LiveObservation): void {
