@@ -19,20 +19,28 @@
 //   the verdict's stream acknowledgement) p50/p99/max, CPU, the event loop's longest delay;
 // - relist: the pod watch answered with 410 Gone, and the relist that follows served every pod at
 //   a new resourceVersion (bench/watch/scalePhases.ts), every observation decided by then: from
-//   the 410 to the last pod applied, the event loop's longest delay, CPU, GC.
+//   the 410 to the last pod applied, the event loop's longest delay, CPU, GC;
+// - adoption: a second replica in the same process (its own NATS connection, lease keeper and
+//   engine, the first one's informers) observes SCALE_CURVE_ADOPTIONS (default 5,000) Deployments
+//   that are not there (pending for the hour), then hands them over as on SIGTERM; the measured
+//   engine runs the Adopter as serve does and takes every one over at once: the event loop's
+//   longest delay, CPU, GC, and the seconds until the last is driven here. VmHWM is read again
+//   after the relist and after the adoption.
 // The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
-// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND override;
+// SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND, SCALE_CURVE_ADOPTIONS override;
 // SCALE_CURVE_RESULTS names the results file. The children inherit the environment (MALLOC_*).
 // SCALE_CURVE_BASELINE=<commit> runs each size twice, the engine of that commit (its src taken
 // from git) first, then the code as it is, one child after the other in the same run.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { constants, monitorEventLoopDelay, type PerformanceEntry, PerformanceObserver } from "node:perf_hooks";
+import { Session } from "node:inspector/promises";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import { buildOrReuseBinaries } from "../test/cluster/binaries.ts";
 import { startNatsServer } from "../test/cluster/nats.ts";
 import { latencies } from "./cluster/scale.ts";
@@ -52,6 +60,8 @@ interface RunSettings {
   churnEvents: number;
   decisivePerSecond: number;
   podsPerSecond: number;
+  /** Observations the second replica hands over in the adoption phase. */
+  adoptions: number;
   natsUrl: string;
   watchPort: number;
 }
@@ -78,8 +88,46 @@ async function until(condition: () => boolean, what: string, timeoutSeconds: num
 
 const delayResolutionMs = 10;
 
-/** CPU, wall time, GC and the event loop's longest delay over one phase. */
-function phaseMeter() {
+/** SCALE_CURVE_PROFILE=DIR: each phase's CPU profile, DIR/<implementation>-<pods>x<observations>-<phase>.cpuprofile. */
+const profileDirectory = process.env["SCALE_CURVE_PROFILE"];
+let profiler: Session | undefined;
+
+/** With SCALE_CURVE_PROFILE, the loop's stalls past 50 ms ([start, end] µs, CLOCK_MONOTONIC, the profile's clock), to find them in the profile. */
+let stalls: [number, number][] = [];
+let stallTimer: NodeJS.Timeout | undefined;
+function watchStalls(): void {
+  let last = process.hrtime.bigint();
+  stallTimer = setInterval(() => {
+    const now = process.hrtime.bigint();
+    if (now - last > 50_000_000n) stalls.push([Number(last / 1000n), Number(now / 1000n)]);
+    last = now;
+  }, 2);
+}
+
+async function startProfile(): Promise<void> {
+  if (profileDirectory === undefined) return;
+  stalls = [];
+  if (stallTimer === undefined) watchStalls();
+  if (profiler === undefined) {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.setSamplingInterval", { interval: 1000 });
+  }
+  await profiler.post("Profiler.start");
+}
+
+async function stopProfile(name: string): Promise<void> {
+  if (profiler === undefined || profileDirectory === undefined) return;
+  const { profile } = await profiler.post("Profiler.stop");
+  mkdirSync(profileDirectory, { recursive: true });
+  writeFileSync(join(profileDirectory, `${name}.cpuprofile`), JSON.stringify(profile));
+  writeFileSync(join(profileDirectory, `${name}.stalls.json`), JSON.stringify(stalls));
+}
+
+/** CPU, wall time, GC and the event loop's longest delay over one phase (its CPU profile named `profileName`, with SCALE_CURVE_PROFILE). */
+async function phaseMeter(profileName: string) {
+  await startProfile();
   const cpu = process.cpuUsage();
   const start = performance.now();
   const delay = monitorEventLoopDelay({ resolution: delayResolutionMs });
@@ -106,6 +154,7 @@ function phaseMeter() {
     await sleep(5 * delayResolutionMs);
     delay.disable();
     gc.disconnect();
+    await stopProfile(profileName);
     const cpuSeconds = (used.user + used.system) / 1e6;
     return {
       seconds: round(seconds, 1),
@@ -129,15 +178,19 @@ async function measure(settings: RunSettings) {
   const events = new Map<string, number>();
   const watchEvents = () => [...events.values()].reduce((a, b) => a + b, 0);
   const eventToVerdictMs: number[] = [];
+  const profilePrefix = `${settings.implementation.name}-${settings.pods}x${settings.observations}`;
   collectGarbage();
   const before = processMemory();
   const heapBefore = process.memoryUsage().heapUsed;
-  const engine = await startNatsEngine(await loadImplementation(settings.implementation.name, settings.implementation.root), {
+  const implementation = await loadImplementation(settings.implementation.name, settings.implementation.root);
+  const engine = await startNatsEngine(implementation, {
     // Every commit a baseline is taken from connects as the service does.
     noAsyncTraces: true,
     natsUrl: settings.natsUrl,
     watchPort: settings.watchPort,
     prefix: `scale${settings.pods}x${settings.observations}`,
+    // As serve: what another replica hands over or lets expire is taken over (the adoption phase).
+    adopt: true,
     onWatchEvent: (kind) => void events.set(kind, (events.get(kind) ?? 0) + 1),
     onEventToVerdict: (ms) => void eventToVerdictMs.push(ms),
   });
@@ -145,7 +198,7 @@ async function measure(settings: RunSettings) {
   // The informers start with the first observation. The list's longest delay and GC are what a
   // verdict decided meanwhile would wait for.
   progress("observing");
-  const listing = phaseMeter();
+  const listing = await phaseMeter(`${profilePrefix}-list`);
   const listStart = performance.now();
   const size = { deployments: settings.observations, podsPerDeployment: settings.pods / settings.observations, namespaces: settings.namespaces };
   await engine.observeDeployments(settings.observations, (d) => namespaceOf(size, d));
@@ -160,11 +213,14 @@ async function measure(settings: RunSettings) {
   collectGarbage();
   const cached = processMemory();
   const heapCached = process.memoryUsage().heapUsed;
+  // SCALE_CURVE_HEAP_SNAPSHOT=1 (with SCALE_CURVE_PROFILE=DIR): what the heap holds with everything cached and observed.
+  // Writing it takes seconds and memory of its own: a run that takes one measures its later phases and peak wrongly.
+  if (profileDirectory !== undefined && process.env["SCALE_CURVE_HEAP_SNAPSHOT"] === "1") writeHeapSnapshot(join(profileDirectory, `${profilePrefix}-cached.heapsnapshot`));
 
   const stand = (path: string) => fetch(`http://127.0.0.1:${settings.watchPort}/scale?${path}`).then((response) => response.json() as Promise<{ seconds: number } & Record<string, number>>);
   const churnFrom = watchEvents();
   progress("churn");
-  const churnMeter = phaseMeter();
+  const churnMeter = await phaseMeter(`${profilePrefix}-churn`);
   const churnStart = performance.now();
   await stand("phase=churn");
   await until(() => watchEvents() - churnFrom >= settings.churnEvents, "the churn's pod events", 600);
@@ -174,7 +230,7 @@ async function measure(settings: RunSettings) {
   const churn = { ...(await churnMeter(watchEvents() - churnFrom)), receivedSeconds: round(receivedSeconds, 2), watchEventsPerSecond: round(settings.churnEvents / receivedSeconds) };
   const decisiveFrom = watchEvents();
   progress("decisive events");
-  const decisiveMeter = phaseMeter();
+  const decisiveMeter = await phaseMeter(`${profilePrefix}-decisive`);
   const written = await stand(`phase=decisive&decisivePerSecond=${settings.decisivePerSecond}&podsPerSecond=${settings.podsPerSecond}`);
   await until(() => eventToVerdictMs.length >= settings.observations, "every verdict", 600);
   const decisive = { ...(await decisiveMeter(watchEvents() - decisiveFrom)), standIn: { ...written, seconds: round(written.seconds, 1) }, eventToVerdict: latencies(eventToVerdictMs) };
@@ -185,13 +241,41 @@ async function measure(settings: RunSettings) {
   const decided = processMemory();
 
   progress("relist");
-  const relistMeter = phaseMeter();
+  const relistMeter = await phaseMeter(`${profilePrefix}-relist`);
   const gone = (await stand("phase=gone")) as unknown as { relistVersion: string; lastPod: { namespace: string; name: string } };
   const pods = engine.hub.informer("core/Pod");
   await until(() => pods.get(gone.lastPod.namespace, gone.lastPod.name)?.metadata.resourceVersion === gone.relistVersion, "the relist", 600);
   const relisted = await relistMeter(0);
   const relist = { seconds: relisted.seconds, cpuSeconds: relisted.cpuSeconds, gcSeconds: relisted.gcSeconds, gcPauseMaxMs: relisted.gcPauseMaxMs, eventLoopDelayMaxMs: relisted.eventLoopDelayMaxMs };
   progress("relisted");
+  const afterRelist = processMemory();
+
+  // A second replica (its own connection, leases and engine, on this one's informers) observes
+  // Deployments that are not there (pending, absent, for the hour), then hands them over as on
+  // SIGTERM; this engine's Adopter takes every one of them over at once.
+  const other = await startNatsEngine(implementation, {
+    noAsyncTraces: true,
+    natsUrl: settings.natsUrl,
+    watchPort: settings.watchPort,
+    prefix: `scale${settings.pods}x${settings.observations}`,
+    replicaId: "bench-b",
+    hub: engine.hub,
+  });
+  await other.observeDeployments(settings.adoptions, (d) => namespaceOf(size, d), (d) => `waiting-${d}`);
+  await until(() => other.engine.activeCount >= settings.adoptions, "the other replica's observations", 600);
+  await sleep(1_000);
+  progress("adoption");
+  const adoptionMeter = await phaseMeter(`${profilePrefix}-adoption`);
+  const adoptionStarted = performance.now();
+  const handingOver = other.handOver();
+  await until(() => engine.engine.activeCount >= settings.adoptions, "every adoption", 600);
+  const adoptedSeconds = round((performance.now() - adoptionStarted) / 1000, 1);
+  await handingOver;
+  const adopted = await adoptionMeter(0);
+  const adoption = { observations: settings.adoptions, seconds: adopted.seconds, adoptedSeconds, cpuSeconds: adopted.cpuSeconds, gcSeconds: adopted.gcSeconds, gcPauseMaxMs: adopted.gcPauseMaxMs, eventLoopDelayMaxMs: adopted.eventLoopDelayMaxMs };
+  progress("adopted");
+  const atAdoption = processMemory();
+  await other.stop();
   await engine.stop();
 
   const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
@@ -213,6 +297,9 @@ async function measure(settings: RunSettings) {
       heapUsedDecidedMiB: mib(usage(decided).heapUsed),
       rssDecidedMiB: mib(usage(decided).rss),
       peakRssMiB: kernelMib(atEnd, "VmHWM"),
+      // The peak again once the relist (both caches' objects alive at once) and the adoption are through.
+      peakRssAfterRelistMiB: kernelMib(afterRelist, "VmHWM"),
+      peakRssAfterAdoptionMiB: kernelMib(atAdoption, "VmHWM"),
       externalMiB: mib(usage(cached).external),
       arrayBuffersMiB: mib(usage(cached).arrayBuffers),
       spacesMiB: Object.fromEntries(Object.entries(spaces).map(([name, s]) => [name, { size: mib(s.size), used: mib(s.used), resident: mib(s.physical) }])),
@@ -225,6 +312,7 @@ async function measure(settings: RunSettings) {
     churn,
     decisive,
     relist,
+    adoption,
   };
 }
 
@@ -281,6 +369,7 @@ const namespaces = Number(process.env["SCALE_CURVE_NAMESPACES"] ?? 10);
 const churnEvents = Number(process.env["SCALE_CURVE_CHURN"] ?? 40_000);
 const decisivePerSecond = Number(process.env["SCALE_CURVE_DECISIVE_PER_SECOND"] ?? 200);
 const podsPerSecond = Number(process.env["SCALE_CURVE_PODS_PER_SECOND"] ?? 1_000);
+const adoptions = Number(process.env["SCALE_CURVE_ADOPTIONS"] ?? 5_000);
 /** Another name for a run beside the default one (an allocator setting, say): bench/results/<name>.json. */
 const resultsName = process.env["SCALE_CURVE_RESULTS"] ?? "scale-curve";
 const repository = fileURLToPath(new URL("..", import.meta.url));
@@ -301,12 +390,13 @@ const write = () =>
     churnEvents,
     decisivePerSecond,
     podsPerSecond,
+    adoptions,
     runs,
   });
 try {
   for (const size of sizes) {
     for (const implementation of implementations) {
-      const measured = await runChild({ implementation, ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond }, natsServer);
+      const measured = await runChild({ implementation, ...size, namespaces, churnEvents, decisivePerSecond, podsPerSecond, adoptions }, natsServer);
       console.log(`${implementation.name}, ${size.pods} pods x ${size.observations} observations: ${JSON.stringify(measured)}`);
       runs.push(measured);
       // After each run: a run stopped part way keeps what it measured.

@@ -1,7 +1,8 @@
 // The real engine as `serve` wires it, without the request server: informers over the watch
 // stand-in (bench/watch), the observation driver, record writer, lease keeper with its heartbeat
 // and event publisher against a real nats-server with JetStream, on the service's own connection
-// options. bench/bus-ops runs it for the code as it is and for a commit taken from git (the
+// options; with `adopt`, the Adopter too, and a second replica (its own connection, leases and
+// engine, the first one's informers) can hand observations over to it. bench/bus-ops runs it for the code as it is and for a commit taken from git (the
 // modules are passed in, loaded from either tree); bench/scale-curve likewise, or for the code as it is alone.
 import { join } from "node:path";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -46,6 +47,12 @@ export interface NatsEngineOptions {
   onWatchEvent?: (kind: string) => void;
   /** The engine's own event-to-verdict histogram: watch event received to the verdict's stream acknowledgement. */
   onEventToVerdict?: (milliseconds: number) => void;
+  /** The replica's id (default `bench`): a second replica on the same prefix has another. */
+  replicaId?: string;
+  /** Runs the Adopter as `serve` does: leases another replica released or let expire are taken over. */
+  adopt?: boolean;
+  /** Another engine's informers (a second replica in the same process): not stopped with this one. */
+  hub?: InstanceType<Streams["InformerHub"]>;
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child() { return silent; } };
@@ -62,13 +69,15 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
   const leaseStore = await bus.openLeaseStore(js, { prefix: options.prefix });
   const events = bus.createEventPublisher({ js, jsm, prefix: options.prefix });
   const onWatchEvent = options.onWatchEvent ?? (() => {});
-  const hub = new streams.InformerHub({
-    transport: streams.kubeHttpTransport(standInKubeConfig(options.watchPort)),
-    metrics: { watchEvent: (kind: string) => onWatchEvent(kind), watchRestart() {}, objects() {} },
-  });
+  const hub =
+    options.hub ??
+    new streams.InformerHub({
+      transport: streams.kubeHttpTransport(standInKubeConfig(options.watchPort)),
+      metrics: { watchEvent: (kind: string) => onWatchEvent(kind), watchRestart() {}, objects() {} },
+    });
   const leases = new engineModule.LeaseKeeper({
     store: leaseStore,
-    replicaId: "bench",
+    replicaId: options.replicaId ?? "bench",
     timing: engineModule.defaultLeaseTiming,
     scheduler: asyncScheduler,
     metrics: engineModule.noopLeaseMetrics,
@@ -88,41 +97,54 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
   });
   // The first heartbeat is stored before any lease is taken: a lease is held by its holder's heartbeat.
   await leases.startHeartbeat();
+  const adopter = options.adopt
+    ? new engineModule.Adopter({ store: leaseStore, keeper: leases, engine, timing: engineModule.defaultLeaseTiming, scheduler: asyncScheduler, metrics: engineModule.noopLeaseMetrics, logger: silent })
+    : undefined;
+  await adopter?.start();
 
   return {
     names,
     hub,
+    engine,
     /**
      * One observation per Deployment `app-0` ... `app-<count - 1>` (require healthy, an hour's
      * budget), 100 requests at a time; Deployment d in `namespace(d)`.
      */
-    async observeDeployments(count: number, namespace: (d: number) => string = () => "payments"): Promise<void> {
+    async observeDeployments(count: number, namespace: (d: number) => string = () => "payments", name: (d: number) => string = (d) => `app-${d}`): Promise<void> {
       for (let from = 0; from < count; from += 100) {
         await Promise.all(
           Array.from({ length: Math.min(100, count - from) }, (_, i) => {
             const d = from + i;
             const request = verdicts.parseWith(verdicts.ObservationRequest, {
-              key: `bench/app-${d}`,
+              key: `bench/${name(d)}`,
               deployment: "bench",
               require: "healthy",
               timeoutSeconds: 3600,
+              // A Deployment that is not there stays pending (absent) for its grace: in flight for the hour.
+              absentGraceSeconds: 3600,
               defaultNamespace: namespace(d),
-              resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: `app-${d}` }],
+              resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: name(d) }],
             });
             if (!request.ok) throw new Error(JSON.stringify(request.issues));
             return engine.observe(request.value).then((result) => {
-              if (!result.ok) throw new Error(`app-${d} not observed: ${JSON.stringify(result)}`);
+              if (!result.ok) throw new Error(`${name(d)} not observed: ${JSON.stringify(result)}`);
             });
           }),
         );
       }
     },
+    /** As `serve` on SIGTERM: every observation driven here handed back, so another replica adopts it at once. */
+    async handOver(): Promise<void> {
+      adopter?.stop();
+      await engine.handOver();
+    },
     async stop(): Promise<void> {
+      adopter?.stop();
       engine.stop();
       leases.stopHeartbeat();
-      hub.stop();
+      if (!options.hub) hub.stop();
       await events.flush();
-      await jsm.streams.delete(names.eventStream).catch(() => undefined);
+      if (!options.hub) await jsm.streams.delete(names.eventStream).catch(() => undefined);
       await nc.drain();
     },
   };

@@ -28,6 +28,7 @@ import {
 import { acceptObservation } from "./leases/acceptance.js";
 import { Admission, type Refusal, type Release } from "./admission/admission.js";
 import { payloadReserveBytes } from "./records/recordCompaction.js";
+import { QuietWrites } from "./records/quietWrites.js";
 import type { AdoptingEngine } from "./leases/adoption.js";
 import type { AdoptionCause } from "./leases/leasePolicy.js";
 import { LiveObservation } from "./liveObservation.js";
@@ -47,6 +48,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private readonly driver: ObservationDriver;
   private readonly admission: Admission;
   private readonly maxRecordBytes: number;
+  private readonly quietWrites: QuietWrites;
 
   constructor(options: ObservationEngineOptions) {
     const settings = (this.settings = engineSettings(options));
@@ -55,6 +57,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
     this.decided = new RecentVerdicts(settings.decidedMemory);
     this.delivery = new VerdictDelivery({ ...settings, decided: this.decided, now: () => settings.scheduler.now() });
     this.driver = new ObservationDriver(settings, this.delivery);
+    this.quietWrites = new QuietWrites(settings.scheduler);
     settings.leases.onLost((observationId) => this.leave(observationId));
   }
 
@@ -124,6 +127,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       deadlineMs: budgetDeadline(request, nowMs),
       isClusterScoped: (kind) => scopeByKind.get(kind) ?? false,
       tenant: caller.tenant,
+      ...(this.settings.analyses && { analysisTemplates: this.settings.analyses.templates }),
     });
     if (!started.ok) return { ok: false, code: "invalid_request", message: "invalid resources", issues: started.issues };
     const state = started.value;
@@ -152,7 +156,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
    */
   async adopt(observationId: string, cause: AdoptionCause): Promise<void> {
     const { records, leases, logger } = this.settings;
-    const found = await takeOver(records, observationId, this.replicaId);
+    const found = await takeOver(records, observationId, this.replicaId, this.settings.analyses?.templates);
     const log = { observationId, replica: this.replicaId, cause };
     switch (found.found) {
       case "no record":
@@ -211,6 +215,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   /** Ends every subscription and timer; observations in progress stay in the records, their leases expire. */
   stop(): void {
     this.driver.stop();
+    this.quietWrites.stop();
   }
 
   /**
@@ -221,7 +226,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
   private async cancelElsewhere(observationId: string, reason: string | undefined, caller: Caller): Promise<ObservationVerdict | undefined> {
     const stored = await this.settings.records.getRecord(observationId);
     if (stored === undefined || !maySee(caller, stored.record.tenant)) return undefined;
-    const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer);
+    const cancelled = await cancelThroughRecord(this.settings.records, stored, reason, this.now(), this.replicaId, this.settings.signer, this.settings.analyses?.templates);
     if (cancelled === undefined) return stored.record.verdict;
     if (cancelled.decidedHere) {
       this.settings.logger.info({ observationId, replica: this.replicaId, driver: stored.record.owner }, "cancelled through the record");
@@ -259,6 +264,7 @@ export class ObservationEngine implements ObservationService, AdoptingEngine {
       onSuperseded: (current) => void this.superseded(state.observationId, current),
       maxRecordBytes: this.maxRecordBytes,
       release,
+      quietWrites: this.quietWrites,
     });
     this.driver.begin(live, mappings);
     return live;

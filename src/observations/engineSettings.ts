@@ -13,8 +13,8 @@ import { noopEngineMetrics } from "./telemetry.js";
 
 /** The options with every default applied, once. */
 export type EngineSettings = Readonly<
-  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces" | "failOn">> &
-    Pick<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces" | "failOn">
+  Required<Omit<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces" | "failOn" | "analyses">> &
+    Pick<ObservationEngineOptions, "warnings" | "podLogs" | "history" | "traces" | "failOn" | "analyses">
 >;
 
 export function engineSettings(options: ObservationEngineOptions): EngineSettings {

@@ -5,7 +5,8 @@
 // - driving: readings, timers and stall notices go to it;
 // - deciding: the reducer decided; the verdict is being completed (log tail), stored and published;
 // - left: it went to another replica (lease lost, record superseded, hand-over); no verdict from here.
-// Leaving `driving` ends every timer and subscription at once; the record writer is the one thing
+// Leaving `driving` ends every timer (the budget's, each analysis's next measurement) and
+// subscription at once; the record writer is the one thing
 // that outlives it (a decided verdict must still be stored, a hand-over still stores what was read).
 import type { SchedulerLike, Subscription } from "rxjs";
 import type { ObservationRecords, StoredRecord } from "../bus/index.js";
@@ -21,6 +22,8 @@ import {
   stages,
   toVerdict,
   Timeline,
+  type DueMeasurement,
+  type MeasuredValue,
   type ObservationRequest,
   type ObservationState,
   type ObservationVerdict,
@@ -28,6 +31,7 @@ import {
 } from "../verdicts/index.js";
 import type { Release } from "./admission/admission.js";
 import { fitRecord } from "./records/recordCompaction.js";
+import type { QuietWrites } from "./records/quietWrites.js";
 import { RecordWriter } from "./records/recordWriter.js";
 import { StageOverrunWatch, type StageOverrun } from "./timers/stageOverrunWatch.js";
 import { StallWatch } from "./timers/stallWatch.js";
@@ -52,6 +56,8 @@ export interface LiveObservationOptions {
   readonly maxRecordBytes: number;
   /** Ends the observation's count in admission, once it is no longer driven here. */
   readonly release: Release;
+  /** Where its quiet record writes wait: the engine's one queue for every observation (quietWrites.ts). */
+  readonly quietWrites: QuietWrites;
 }
 
 export class LiveObservation {
@@ -84,6 +90,8 @@ export class LiveObservation {
   private timer: Subscription | undefined;
   private wakeAt: number | undefined;
   private readonly subscriptions: Subscription[] = [];
+  /** Each analysis's next measurement: its timer, or "taking" while its query is out. */
+  private readonly measurements = new Map<string, Subscription | "taking">();
 
   constructor(options: LiveObservationOptions) {
     this.state = options.state;
@@ -110,7 +118,7 @@ export class LiveObservation {
       fit: (record) => fitRecord(record, options.maxRecordBytes, options.signer.signVerdict),
       // Retries wait on the engine's clock: virtual time in tests.
       delay: (ms) => new Promise<void>((resolve) => this.scheduler.schedule(() => resolve(), ms)),
-      schedule: (work, ms) => this.scheduler.schedule(work, ms),
+      schedule: (work, ms) => options.quietWrites.schedule(work, ms),
     });
   }
 
@@ -180,6 +188,27 @@ export class LiveObservation {
     }, timerDelay(wakeAt, this.scheduler.now()));
   }
 
+  /**
+   * A timer for each due measurement not already waited for or under way: at most one an analysis,
+   * so a measurement's answer (`record`, which sets the next) is never overtaken by the next one.
+   * An answer that comes after the observation stopped being driven here is dropped.
+   */
+  scheduleMeasurements(due: readonly DueMeasurement[], measure: (query: string) => Promise<MeasuredValue>, record: (name: string, measured: MeasuredValue) => void): void {
+    if (!this.driving) return;
+    for (const next of due) {
+      if (this.measurements.has(next.name)) continue;
+      const timer = this.scheduler.schedule(() => {
+        this.measurements.set(next.name, "taking");
+        void measure(next.query).then((measured) => {
+          if (!this.driving) return;
+          this.measurements.delete(next.name);
+          record(next.name, measured);
+        });
+      }, timerDelay(next.dueAtMs, this.scheduler.now()));
+      this.measurements.set(next.name, timer);
+    }
+  }
+
   /** Leaves `driving` for `phase`: no reading, timer or stall notice reaches it any more. */
   stopDriving(phase: Exclude<LivePhase, "driving">): void {
     if (!this.driving) return;
@@ -190,5 +219,7 @@ export class LiveObservation {
     this.timer = undefined;
     this.wakeAt = undefined;
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
+    for (const timer of this.measurements.values()) if (timer !== "taking") timer.unsubscribe();
+    this.measurements.clear();
   }
 }

@@ -32,6 +32,8 @@ import {
   recordDeletion,
   recordReading,
   recordSoakReading,
+  recordMeasurement,
+  nextMeasurements,
   stallNotice,
   warningSlackMs,
   withAutoscalerWord,
@@ -42,10 +44,10 @@ import {
   type StalledEvent,
 } from "../verdicts/index.js";
 import { routedOwnedKinds } from "../kube/kindFacts.js";
-import type { ResourceMapping } from "../streams/index.js";
+import type { InformerProblem, ResourceMapping } from "../streams/index.js";
 import { EventRouter, type DeletedObject, type ObjectToRead } from "./routing/eventRouter.js";
 import { guarded } from "./guarded.js";
-import { allSynced, mappingsRead, refusals } from "./routing/informerWiring.js";
+import { allSynced, mappingsRead } from "./routing/informerWiring.js";
 import type { LiveObservation } from "./liveObservation.js";
 import type { StageOverrun } from "./timers/stageOverrunWatch.js";
 import { FailureLogs } from "./logTails/logTails.js";
@@ -71,6 +73,9 @@ export class ObservationDriver {
       logger: settings.logger,
       onRead: (read) => this.read(read),
       onDeleted: (deleted) => this.deleted(deleted),
+      onRefused: (mapping, problems) => {
+        for (const live of this.live.values()) this.refuse(live, mapping, problems);
+      },
     });
     this.failureLogs = new FailureLogs({ reader: settings.podLogs, kinds: settings.kinds, logger: settings.logger, maxConcurrentReads: settings.maxLogReads });
   }
@@ -112,18 +117,10 @@ export class ObservationDriver {
       const owned = read.filter(({ kindKey }) => routedOwnedKinds.has(kindKey)).map((mapping) => this.settings.kinds.informer(mapping));
       live.ownedListed = (kind) => owned.every((informer) => !readsThrough(kind, informer.mapping.kindKey) || informer.hasSynced());
       const informers = this.router.subscribe(read);
-      // The informers replay their current problems on subscription, which may decide the
-      // observation before `subscribe` returns: `keep` ends a subscription that no longer matters.
-      live.keep(
-        refusals(informers).subscribe(({ mapping, problems }) =>
-          guarded(this.settings.logger, { observationId: live.id, kind: mapping.kindKey }, () => {
-            for (const { key, problem } of refusedResources(live.state, mapping, problems)) {
-              if (!live.driving) return;
-              this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
-            }
-          }),
-        ),
-      );
+      // The kinds' refusals as they stand (a later change reaches every observation through the
+      // router's one subscription per kind); they may decide the observation here, and `keep`
+      // ends a subscription that no longer matters.
+      for (const informer of informers) this.refuse(live, informer.mapping, this.router.problemsOf(informer.mapping.kindKey));
       live.keep(
         allSynced(owned).subscribe(() =>
           guarded(this.settings.logger, { observationId: live.id }, () => {
@@ -142,6 +139,17 @@ export class ObservationDriver {
       );
     });
     this.schedule(live);
+  }
+
+  /** What `problems` of the informer of `mapping` leave `live` unable to read fails (reducer: if still pending). */
+  private refuse(live: LiveObservation, mapping: ResourceMapping, problems: readonly InformerProblem[]): void {
+    if (problems.length === 0 || !live.driving) return;
+    guarded(this.settings.logger, { observationId: live.id, kind: mapping.kindKey }, () => {
+      for (const { key, problem } of refusedResources(live.state, mapping, problems)) {
+        if (!live.driving) return;
+        this.apply(live, recordAccessProblem(live.state, key, problem, this.now()));
+      }
+    });
   }
 
   /** Stops driving without a verdict (the observation went elsewhere); `keepWriting`: what was read is still stored (hand-over). */
@@ -194,6 +202,9 @@ export class ObservationDriver {
           this.settings.logger.info({ observationId, deployment, stage: change.stage }, "stage reached");
           events.push({ type: "stage", ...envelope, at, stage: change.stage });
           break;
+        case "measurement":
+          events.push({ type: "progress", ...envelope, at, resource: change.resource, ...(expectation && { expectation }), verification: change.verification });
+          break;
         case "verdict":
           verdict = change.verdict;
           break;
@@ -215,6 +226,23 @@ export class ObservationDriver {
     this.schedule(live);
     // The window's first reading: the pods as the caches hold them when `healthy` was reached.
     if (windowOpened) this.router.readCached(live.state.resources.keys(), live.id);
+    this.scheduleMeasurements(live);
+  }
+
+  /** The window's next measurements, on the engine's clock; each answer is a reducer step like a reading. */
+  private scheduleMeasurements(live: LiveObservation): void {
+    const { analyses } = this.settings;
+    if (!analyses || !live.state.window) return;
+    const { observationId, deployment } = live.state;
+    live.scheduleMeasurements(
+      nextMeasurements(live.state),
+      (query) => analyses.measure(query).catch((error: unknown) => ({ inconclusive: `the query failed: ${error instanceof Error ? error.message : String(error)}` })),
+      (name, measured) =>
+        guarded(this.settings.logger, { observationId, analysis: name }, () => {
+          this.settings.logger.info({ observationId, deployment, analysis: name, ...measured }, "measured");
+          this.apply(live, recordMeasurement(live.state, name, measured, this.now()));
+        }),
+    );
   }
 
   private schedule(live: LiveObservation): void {

@@ -7,7 +7,7 @@ import type { DeploymentHistories, ObservationRecords } from "../bus/index.js";
 import type { Logger } from "../logging/index.js";
 import type { ServiceSigner } from "../signing/index.js";
 import type { Informer, PodLogReader, ResourceMapping, WarningSource } from "../streams/index.js";
-import type { DecidedObservation, FailOnEntry, ObservationEvent, ObservationRequest, Rule } from "../verdicts/index.js";
+import type { AnalysisTemplate, DecidedObservation, FailOnEntry, MeasuredValue, ObservationEvent, ObservationRequest, Rule } from "../verdicts/index.js";
 import type { AdmissionLimits } from "./admission/admission.js";
 import type { LeaseKeeper } from "./leases/leaseKeeper.js";
 import type { EngineMetrics } from "./telemetry.js";
@@ -20,6 +20,14 @@ export interface KindSource {
   readonly namespaces: readonly string[] | undefined;
   /** Where one kind is watched, when it differs from `namespaces` (Secrets: serve --secret-namespaces). */
   namespacesOf?(kindKey: string): readonly string[] | undefined;
+}
+
+/** The `verified` stage's metric checks: the operator's templates (serve --analyses) and Prometheus (serve --prometheus-url). */
+export interface MetricChecks {
+  /** What a request's `verify.analyses` may name. */
+  readonly templates: ReadonlyMap<string, AnalysisTemplate>;
+  /** One rendered query's value, or why it has none; never rejects (an unreachable server is an inconclusive measurement). */
+  measure(query: string): Promise<MeasuredValue>;
 }
 
 /** Where the engine's events go: the bus's event stream. */
@@ -72,6 +80,8 @@ export interface ObservationEngineOptions {
    * request's failOn replaces it freely.
    */
   failOn?: readonly FailOnEntry[];
+  /** The metric checks a `require: verified` request may run; none: a request naming one is refused. */
+  analyses?: MetricChecks;
 }
 
 /** nats-server's default max_payload. */

@@ -1,6 +1,7 @@
 // `stagewatch serve`: wires the cluster (informers), the engine and the bus together, with
 // metrics, health endpoints and logs. Everything that decides lives elsewhere; this file only
 // connects, and stops what it started in the reverse order.
+import { prometheusChecks } from "../prometheus/index.js";
 import { KubeConfig } from "@kubernetes/client-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -150,6 +151,7 @@ export async function startService(given: ServiceConfig): Promise<RunningService
       ...(config.warningEvents && { warnings: hub.warnings() }),
       ...(config.containerLogs && { podLogs: kubePodLogReader(kubeConfig) }),
       ...(config.failOn && { failOn: config.failOn }),
+      ...(config.analyses && { analyses: prometheusChecks(config.analyses.templates, config.analyses.prometheus) }),
       signer,
       maxPayloadBytes,
       maxLogReads: config.maxLogReads,

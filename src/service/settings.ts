@@ -9,7 +9,8 @@ import type { Logger as PinoLogger } from "pino";
 import { defaultEventStreamOptions, defaultSubjectPrefix, type NatsConnectionConfig } from "../bus/index.js";
 import { defaultAdmissionLimits, defaultLeaseTiming, defaultMaxLogReads } from "../observations/index.js";
 import type { SigningKey, VerifyKey } from "../signing/index.js";
-import { defaultCelCostLimit, type ClusterName, type FailOnEntry, type Rule } from "../verdicts/index.js";
+import { defaultCelCostLimit, type AnalysisTemplate, type ClusterName, type FailOnEntry, type Rule } from "../verdicts/index.js";
+import type { PrometheusOptions } from "../prometheus/index.js";
 import { defaultJetStreamWaitMs } from "./jetStreamStartup.js";
 import { defaultMaxDeploymentLabels } from "./metrics.js";
 import { defaultCallerQuotas, type CallerQuotas, type TenantDirectory } from "../tenants/index.js";
@@ -44,6 +45,8 @@ export interface ServiceConfig {
   containerLogs?: boolean;
   /** The failOn of requests that name none, and what a request may not loosen (serve --fail-on); none: defaultFailOn, replaced freely. */
   failOn?: readonly FailOnEntry[];
+  /** The `verified` stage's metric checks (serve --analyses) and the Prometheus they query (--prometheus-url ...); none: requests naming one are refused. */
+  analyses?: { readonly templates: ReadonlyMap<string, AnalysisTemplate>; readonly prometheus: PrometheusOptions };
   /** Signs every verdict and event (serve --signing-key); none: nothing is signed. */
   signingKey?: SigningKey;
   /** Keys whose signatures the service keeps trusting besides its own: the previous key during a rotation. */
@@ -118,7 +121,7 @@ export const serviceDefaults = {
   traces: { enabled: false, because: "not configured" } as TraceExportChoice,
 } as const;
 
-type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "clusterName" | "tenants" | "failOn";
+type Unset = "kubeConfig" | "namespaces" | "secretNamespaces" | "healthChecks" | "signingKey" | "trustedKeys" | "clusterName" | "tenants" | "failOn" | "analyses";
 export type ServiceSettings = Readonly<Omit<Required<ServiceConfig>, Unset> & Pick<ServiceConfig, Unset>>;
 
 export function serviceSettings(config: ServiceConfig): ServiceSettings {

@@ -51,7 +51,7 @@ describe("ObjectCache", () => {
     expect(events).toEqual(["modified shop/web-0@15", "deleted payments/api-0@11"]);
   });
 
-  it("replace steps: one per listed object in list order (empty when unchanged), then one per deletion, each applied as it is taken", () => {
+  it("replace steps: one per listed object in list order (empty when unchanged), then one per cached object looked at for deletion, each applied as it is taken", () => {
     const cache = new ObjectCache();
     replace(cache, [pod("shop", "web-0", "u1", "10"), pod("shop", "web-1", "u2", "11"), pod("shop", "web-2", "u3", "12")], "shop");
     const steps = cache.replaceSteps([pod("shop", "web-2", "u3", "12"), pod("shop", "web-0", "u9", "20"), pod("shop", "web-3", "u4", "21")], "shop");
@@ -61,7 +61,8 @@ describe("ObjectCache", () => {
     expect(cache.get("shop", "web-0")?.metadata.uid).toBe("u9");
     expect(cache.get("shop", "web-3")).toBeUndefined();
     expect(cache.get("shop", "web-1")).toBeDefined();
-    expect([...steps].map(summary)).toEqual([["added shop/web-3@21"], ["deleted shop/web-1@11"]]);
+    // Then the cache in its order: web-0 and web-2 kept (a step each, empty), web-1 gone, web-3 kept.
+    expect([...steps].map(summary)).toEqual([["added shop/web-3@21"], [], ["deleted shop/web-1@11"], [], []]);
     expect(cache.list("shop").map((object) => object.metadata.name)).toEqual(["web-0", "web-2", "web-3"]);
   });
 

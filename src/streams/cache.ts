@@ -72,13 +72,15 @@ export class ObjectCache {
    * `namespace` (for the whole cache when undefined). Objects unchanged since the last look (same
    * uid and resourceVersion) produce no event; objects the list no longer has were deleted during
    * the gap. Each step applies one listed object (in list order), then, once every listed object
-   * is in, removes one object the list no longer has (in cache order), and yields the events of
-   * that step: none for an unchanged object, which is still a step (a relist of 200,000
+   * is in, looks at one cached object and removes it if the list no longer has it (in cache
+   * order), and yields the events of that step: none for an unchanged object, which is still a step (a relist of 200,000
    * unchanged pods must be sliced too). Nothing else may change the cache until the steps are
    * done: the deletions are judged against the cache as the listed objects left it.
    */
   *replaceSteps(objects: readonly KubeObject[], namespace?: string): Generator<readonly WatchEvent[], void, undefined> {
     const listed = new Set<string>();
+    // A first list finds nothing stale: only what it put in.
+    const heldBefore = namespace === undefined ? this.count > 0 : this.namespaces.has(namespace);
     for (const object of objects) {
       listed.add(keyOf(object));
       const previous = this.get(object.metadata.namespace, object.metadata.name);
@@ -86,8 +88,11 @@ export class ObjectCache {
         previous?.metadata.uid === object.metadata.uid && previous.metadata.resourceVersion === object.metadata.resourceVersion;
       yield unchanged ? noEvents : this.upsert(object);
     }
+    // A step per object looked at, kept or not: at the end of a relist of 200,000 pods, looking
+    // at all of them in one step held the loop for a quarter of a second.
+    if (!heldBefore) return;
     for (const stale of namespace === undefined ? this.list() : this.list(namespace)) {
-      if (!listed.has(keyOf(stale))) yield this.remove(stale);
+      yield listed.has(keyOf(stale)) ? noEvents : this.remove(stale);
     }
   }
 

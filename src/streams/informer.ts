@@ -1,7 +1,7 @@
 // A shared informer: the cache of one kind, kept current by one reflector per namespace watched
 // (or one for the whole cluster), and the streams consumers read it through.
 import type { Logger } from "../logging/index.js";
-import { BehaviorSubject, Observable, Subject, Subscription, distinctUntilChanged, type SchedulerLike, type Subscriber } from "rxjs";
+import { BehaviorSubject, Observable, Subject, Subscription, type SchedulerLike, type Subscriber } from "rxjs";
 import type { KubeObject } from "../kube/objects.js";
 import { sameProblem, type InformerProblem } from "./accessProblem.js";
 import { ObjectCache, type WatchEvent } from "./cache.js";
@@ -78,7 +78,13 @@ class SharedInformer implements Informer {
   readonly problems$: Observable<readonly InformerProblem[]>;
   private readonly cache = new ObjectCache();
   private readonly changes = new Subject<WatchEvent>();
-  private readonly synced = new BehaviorSubject(false);
+  private synced = false;
+  /**
+   * Every subscriber of synced$ once its turn came, told `false` and waiting for `true` (or told
+   * `true` already, kept to be completed on stop). A Set, not a Subject: ten thousand observations
+   * each subscribed, and a Subject's array made every unsubscription cost a scan of it.
+   */
+  private readonly syncedSubscribers = new Set<Subscriber<boolean>>();
   private readonly problems = new BehaviorSubject<readonly InformerProblem[]>([]);
   private readonly reflectors: Reflector[];
   private readonly onStop: (() => void) | undefined;
@@ -104,11 +110,12 @@ class SharedInformer implements Informer {
     this.events$ = new Observable<WatchEvent>((subscriber) => this.joinInTurn(subscriber, (joined) => this.replaying(subscriber, joined)));
     // In turn too: an observation reads the caches once its informers have synced, and must not
     // before the snapshots it subscribed to first have been indexed (informerWiring.ts).
-    const syncedChanges = this.synced.pipe(distinctUntilChanged());
     this.synced$ = new Observable<boolean>((subscriber) =>
       this.joinInTurn(subscriber, (joined) => () => {
         this.joining.delete(subscriber);
-        joined.add(syncedChanges.subscribe(subscriber));
+        subscriber.next(this.synced);
+        this.syncedSubscribers.add(subscriber);
+        joined.add(() => this.syncedSubscribers.delete(subscriber));
       }),
     );
     this.problems$ = this.problems.asObservable();
@@ -157,9 +164,23 @@ class SharedInformer implements Informer {
     // Once per list, not once per object.
     this.reportSize();
     this.unlisted.delete(namespace);
-    if (this.unlisted.size === 0 && !this.synced.value) {
+    if (this.unlisted.size === 0 && !this.synced) {
       this.logger.info({ kind: this.mapping.kindKey, objects: this.cache.size }, "informer synced");
-      this.synced.next(true);
+      this.synced = true;
+      yield* this.tellSynced();
+    }
+  }
+
+  /**
+   * `true` to each subscriber waiting for it, one per step: what a subscriber does on hearing it
+   * (an observation reads the caches and judges its workload) is work of its own, and ten
+   * thousand observations told in one step held the loop for a second.
+   */
+  private *tellSynced(): Generator<void, void, undefined> {
+    for (const subscriber of [...this.syncedSubscribers]) {
+      if (subscriber.closed || !this.syncedSubscribers.has(subscriber)) continue;
+      subscriber.next(true);
+      yield;
     }
   }
 
@@ -201,7 +222,7 @@ class SharedInformer implements Informer {
   }
 
   hasSynced(): boolean {
-    return this.synced.value;
+    return this.synced;
   }
 
   // Every retry of a refused request reports the same problem again: only a change is emitted.
@@ -235,7 +256,8 @@ class SharedInformer implements Informer {
     this.applying.stop();
     for (const subscriber of [...this.joining]) subscriber.complete();
     this.changes.complete();
-    this.synced.complete();
+    for (const subscriber of [...this.syncedSubscribers]) subscriber.complete();
+    this.syncedSubscribers.clear();
     this.problems.complete();
     this.onStop?.();
   }

@@ -74,6 +74,10 @@ export { newestWarning, warningSlackMs, withWarning } from "./rules/warnings.js"
 export { withAutoscalerWord } from "./rules/autoscalerWord.js";
 export type { ResourceReading } from "./rules/reading.js";
 export { scrubCredentials } from "./text/scrub.js";
+export { AnalysesFile, AnalysisTemplate, renderQuery, resolveArgs } from "./analysis/analysisTemplates.js";
+export type { QueryBindings } from "./analysis/analysisTemplates.js";
+export { addMeasurement, analysisStatus, noMeasurements } from "./analysis/measurements.js";
+export type { AnalysisStatus, AnalysisTally, MeasuredValue } from "./analysis/measurements.js";
 export { formatDuration } from "./text/text.js";
 export {
   builtInKinds,
@@ -133,10 +137,13 @@ export {
   recordAccessProblem,
   recordDeletion,
   recordReading,
+  recordMeasurement,
+  nextMeasurements,
   recordSoakReading,
   toVerdict,
 } from "./reducer/observation.js";
 export type { AccessProblem, ObservedObject } from "./reducer/observation.js";
+export type { DueMeasurement } from "./reducer/verificationWindow.js";
 export { labelledBootstrapKeys, resumeObservation } from "./reducer/resumption.js";
 export { stallNotice } from "./reducer/stall.js";
 export { awaitingOwnedObjects } from "./evidence/awaitingOwnedObjects.js";

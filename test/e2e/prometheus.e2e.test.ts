@@ -9,11 +9,10 @@
  * and a custom resource whose CRD is then deleted, which ends the service's watch of that kind as
  * it would in a cluster (a watch restart).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   AppsV1Api,
   BatchV1Api,
@@ -23,15 +22,14 @@ import {
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../cluster/helm.ts";
-import { freePorts, http, waitFor } from "../cluster/probes.ts";
-import { logTail } from "../cluster/processes.ts";
-import { scratchDir, startLogged, writeManifest, type RunningProcess } from "../cluster/stagewatch.ts";
+import { http } from "../cluster/probes.ts";
+import { scratchDir, writeManifest, type RunningProcess } from "../cluster/stagewatch.ts";
 import { runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, FAULT_LABEL, Fault, kubeConfig } from "./support/cluster.ts";
 import { installKind, removeKind } from "./support/crds.ts";
+import { installPrometheus, startPrometheus } from "./support/prometheus.ts";
 import { useServes, type ServeUnderPrefix } from "./support/serve.ts";
 
-const INSTALL_SCRIPT = fileURLToPath(new URL("../cluster/install-prometheus.sh", import.meta.url));
 const JOB = "stagewatch";
 
 const dashboardText = readFileSync(join(CHART_DIR, "dashboards/stagewatch.json"), "utf8");
@@ -60,21 +58,6 @@ interface QueryResult {
   status: string;
   error?: string;
   data?: { resultType: string; result: unknown[] };
-}
-
-/** Runs install-prometheus.sh (apt-get the first time on a machine; asynchronous, it can take a while). */
-async function installPrometheus(): Promise<{ prometheus: string; promtool: string }> {
-  const child = spawn("bash", [INSTALL_SCRIPT], { stdio: ["ignore", "pipe", "inherit"] });
-  let stdout = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  const status = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", resolve);
-  });
-  if (status !== 0) throw new Error(`${INSTALL_SCRIPT} failed (exit ${status}); its output is above`);
-  const paths = Object.fromEntries(stdout.trim().split("\n").map((line) => line.split("=", 2) as [string, string]));
-  if (!paths.prometheus || !paths.promtool) throw new Error(`${INSTALL_SCRIPT} did not report prometheus and promtool`);
-  return { prometheus: paths.prometheus, promtool: paths.promtool };
 }
 
 function deployment(name: string, namespace: string, podLabels: Record<string, string> = {}): V1Deployment {
@@ -134,27 +117,9 @@ describe("the Grafana dashboard on a real Prometheus scraping stagewatch serve",
 
     service = await serves.start({ name: "prom" });
 
-    const [port] = await freePorts(1);
-    prometheusUrl = `http://127.0.0.1:${port}`;
-    const config = join(dir, "prometheus.yml");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        global: { scrape_interval: "1s", evaluation_interval: "1s" },
-        scrape_configs: [{ job_name: JOB, static_configs: [{ targets: [`127.0.0.1:${service.port}`] }] }],
-      }),
-    );
-    mkdirSync(join(dir, "tsdb"));
-    const started = startLogged(
-      installed.prometheus,
-      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
-      { cwd: dir, env: { PATH: process.env.PATH }, logFile: join(dir, "prometheus.log") },
-    );
-    prometheus = started;
-    await waitFor("prometheus /-/ready", async () => (await http(`${prometheusUrl}/-/ready`)).status === 200, {
-      timeoutMs: 60_000,
-      abort: () => (started.exited() ? `exited:\n${logTail(started.logFile)}` : undefined),
-    });
+    const running = await startPrometheus(installed.prometheus, dir, JOB, [`127.0.0.1:${service.port}`]);
+    prometheus = running.process;
+    prometheusUrl = running.url;
 
     // Something for every panel: stages, a failure with its reason, a watch restart.
     const kc = kubeConfig();

@@ -25,13 +25,14 @@ const mayImport: Record<string, readonly string[]> = {
   bus: ["verdicts", "signing", "tenants", "logging"],
   observations: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus"],
   tracing: ["verdicts", "logging"],
-  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "tracing"],
-  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service", "tracing"],
+  prometheus: ["verdicts"],
+  service: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "tracing", "prometheus"],
+  cli: ["logging", "kube", "verdicts", "ownership", "streams", "signing", "tenants", "bus", "observations", "service", "tracing", "prometheus"],
 };
 
 /** The rooms of each folder that has any, as CONTRIBUTING.md's table names them. */
 const rooms: Record<string, readonly string[]> = {
-  verdicts: ["contract", "text", "rules", "cel", "library", "evidence", "evaluation", "history", "verification", "reducer"],
+  verdicts: ["contract", "text", "rules", "cel", "library", "evidence", "evaluation", "history", "verification", "analysis", "reducer"],
   signing: ["testing"],
   streams: ["testing", "fixtures"],
   bus: ["client", "stores", "server"],

@@ -45,6 +45,22 @@ describe("stagewatch observe: bad input exits 2 and says what is wrong, even wit
       args: ["-f", good, "--deployment", "web", "--require", "verified", "--verify-window", "1m", "--verify-fail-on", "BackOff,not a reason"],
       stderr: /verify\.failOn\[1\]: must be a reason as controllers write it/,
     },
+    { name: "--analysis without --require verified", args: ["-f", good, "--deployment", "web", "--analysis", "error-rate"], stderr: "--analysis: only with --require verified" },
+    {
+      name: "--analysis with an argument that is not ARG=VALUE",
+      args: ["-f", good, "--deployment", "web", "--require", "verified", "--verify-window", "1m", "--analysis", "error-rate:route"],
+      stderr: "--analysis: 'route' in 'error-rate:route' is not ARG=VALUE",
+    },
+    {
+      name: "--analysis with an argument name no template can declare",
+      args: ["-f", good, "--deployment", "web", "--require", "verified", "--verify-window", "1m", "--analysis", "error-rate:Route=/"],
+      stderr: /verify\.analyses\[0\]\.args\.Route: /,
+    },
+    {
+      name: "--analyses in service mode",
+      args: ["-f", good, "--deployment", "web", "--require", "verified", "--verify-window", "1m", "--analyses", good],
+      stderr: "--analyses: in service mode the service's own --analyses and Prometheus measure; this flag is for local mode",
+    },
     { name: "a deployment name that is not a subject token", args: ["-f", good, "--deployment", "Web_1"], stderr: /request rejected \(invalid_request\): deployment: / },
     { name: "an unknown flag", args: ["-f", good, "--deployment", "web", "--colour"], stderr: "Unknown option '--colour'" },
     { name: "--progress nonsense", args: ["-f", good, "--deployment", "web", "--progress", "ndjson"], stderr: "--progress: must be one of auto, tty, plain, json" },

@@ -15,6 +15,7 @@ import { describeIssues, parseWith } from "../../verdicts/contract/validation.js
 import { parseCommandArgs } from "../inputs/args.js";
 import type { CommandIo } from "../io/commandIo.js";
 import { parseFailOnFlag } from "../inputs/failOnFlag.js";
+import { analysesOptions, readAnalysesFlags } from "../inputs/analysesFlags.js";
 import { writeVerdictFile } from "../io/verdictFile.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
 import { failureLogText } from "../views/failureLogText.js";
@@ -57,6 +58,10 @@ Flags:
                           --verify-fail-on Warning (inside --timeout, which must be longer)
   --verify-fail-on R1,R2  with --require verified: Warning event reasons that fail the window
                           (default ${defaultVerifyFailOn.join(",")})
+  --analysis NAME[:ARG=VALUE,...]
+                          with --require verified: run the metric check NAME of the service's
+                          --analyses (local mode: of --analyses FILE) through the window, with the
+                          arguments it declares (repeatable; e.g. error-rate:route=/checkout)
   --timeout DURATION      total budget, e.g. 300, 90s, 5m, 1h30m (default 5m)
   --stall DURATION|auto   say "stalled" on stderr when nothing moved this long (default 2m; 0: never);
                           auto: once the rollout takes longer to reach its next stage than 95% of
@@ -100,6 +105,9 @@ ${subjectPrefixHelp}
                           also where --namespace's default is read from in both modes
   --context NAME          a context of the kubeconfig other than its current one
   --health-checks FILE    local mode: CEL health checks for custom kinds, as 'serve --health-checks'
+  --analyses FILE, --prometheus-url URL, --prometheus-*
+                          local mode: the metric checks --analysis names and the Prometheus they
+                          query, as 'serve --analyses' and its --prometheus-* flags
   -h, --help
 
 Environment: NATS_URL and NATS credentials as for 'stagewatch serve'; STAGEWATCH_SUBJECT_PREFIX;
@@ -121,6 +129,8 @@ function parseObserveArgs(argv: readonly string[]) {
     "fail-on": { type: "string" },
     "verify-window": { type: "string" },
     "verify-fail-on": { type: "string" },
+    analysis: { type: "string", multiple: true },
+    ...analysesOptions,
     "load-balancer-address": { type: "string" },
     json: { type: "boolean", default: false },
     logs: { type: "boolean", default: false },
@@ -160,6 +170,8 @@ export async function observeCommand(argv: readonly string[], io: CommandIo): Pr
   const mode = observationMode({ flag: values.mode, natsUrlFlag, verifyKeyGiven: verifyKeys.length > 0 }, env);
   if (mode === "local" && values["verify-key"] !== undefined) throw new UsageError("--verify-key: local mode signs nothing (the verdict is this process's own); verify keys are for the service's verdicts");
   if (mode === "service" && values["health-checks"] !== undefined) throw new UsageError("--health-checks: in service mode the service's own --health-checks decide; this flag is for local mode");
+  const localFlag = (Object.keys(analysesOptions) as (keyof typeof analysesOptions)[]).find((flag) => values[flag] !== undefined);
+  if (mode === "service" && localFlag !== undefined) throw new UsageError(`--${localFlag}: in service mode the service's own --analyses and Prometheus measure; this flag is for local mode`);
   const settings = { values, filenames, deployment, env, mode, verifyKeys, timeoutSeconds };
   if (values.progress !== "json") {
     const live = values.progress === "tty" || (values.progress === "auto" && io.stderr.isTTY === true);
@@ -195,9 +207,10 @@ interface ObserveSettings {
 async function observeWith({ values, filenames, deployment, io, env, mode, verifyKeys, timeoutSeconds, progress }: ObserveSettings): Promise<number> {
   const kubeconfigChoice = { file: values.kubeconfig, context: values.context };
 
-  if (values.require !== "verified" && (values["verify-window"] !== undefined || values["verify-fail-on"] !== undefined)) {
-    throw new UsageError(`--${values["verify-window"] !== undefined ? "verify-window" : "verify-fail-on"}: only with --require verified`);
-  }
+  const verifyFlag = (["verify-window", "verify-fail-on", "analysis"] as const).find((flag) => values[flag] !== undefined);
+  if (values.require !== "verified" && verifyFlag !== undefined) throw new UsageError(`--${verifyFlag}: only with --require verified`);
+  // Read before connecting: a bad analyses file is bad input, whatever the cluster's state.
+  const analyses = mode === "local" ? readAnalysesFlags(values) : undefined;
   if (values.require === "verified" && values["verify-window"] === undefined) throw new UsageError("--verify-window: required with --require verified (e.g. 5m)");
   const resources = await readDeclaredResources(filenames, { readStdin: io.readStdin });
   const namespaceEnv = values.kubeconfig === undefined ? env : { ...env, KUBECONFIG: values.kubeconfig };
@@ -217,6 +230,7 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
       verify: {
         windowSeconds: durationFlagSeconds("--verify-window", values["verify-window"]),
         ...(values["verify-fail-on"] !== undefined && { failOn: reasonList(values["verify-fail-on"]) }),
+        ...(values.analysis !== undefined && { analyses: values.analysis.map(analysisFlag) }),
       },
     }),
     ...(values.logs && { logs: true }),
@@ -230,7 +244,7 @@ async function observeWith({ values, filenames, deployment, io, env, mode, verif
 
   const session =
     mode === "local"
-      ? await (await import("../local/localSession.js")).openLocalSession(valid.value, { env, kubeconfig: kubeconfigChoice, healthChecksFile: values["health-checks"], keyGiven: values.key !== undefined, stderr: io.stderr })
+      ? await (await import("../local/localSession.js")).openLocalSession(valid.value, { env, kubeconfig: kubeconfigChoice, healthChecksFile: values["health-checks"], analyses, keyGiven: values.key !== undefined, stderr: io.stderr })
       : await openServiceSession(request, { env, prefix: resolveSubjectPrefix(values["subject-prefix"], env), verifyKey: verifyKeys.map((key) => key.publicKey) });
   try {
     const { run } = session;
@@ -335,6 +349,19 @@ type ProgressMode = (typeof progressModes)[number];
 
 export function exitCodeOf(verdict: ObservationVerdict): number {
   return verdict.outcome === "succeeded" ? exitCodes.reached : exitCodes.failed;
+}
+
+/** `--analysis error-rate:route=/checkout,quantile=0.99`: a name, then its arguments (the request's schema checks both). */
+function analysisFlag(text: string): { name: string; args: Record<string, string> } {
+  const colon = text.indexOf(":");
+  const name = colon < 0 ? text : text.slice(0, colon);
+  const args: Record<string, string> = {};
+  for (const pair of colon < 0 ? [] : text.slice(colon + 1).split(",")) {
+    const equals = pair.indexOf("=");
+    if (equals < 1) throw new UsageError(`--analysis: '${pair}' in '${text}' is not ARG=VALUE`);
+    args[pair.slice(0, equals).trim()] = pair.slice(equals + 1);
+  }
+  return { name: name.trim(), args };
 }
 
 /** A comma-separated list of reasons as a flag takes it (`--fail-on A, B`). */

@@ -13,6 +13,7 @@ import { byteSizeFlag, countFlag } from "../inputs/byteSize.js";
 import { durationFlagSeconds } from "../inputs/duration.js";
 import { parseFailOnFlag } from "../inputs/failOnFlag.js";
 import { readHealthChecks } from "../inputs/healthChecksFile.js";
+import { analysesHelp, analysesOptions, readAnalysesFlags } from "../inputs/analysesFlags.js";
 import { readSigningKey, signingKeyFileVariable } from "../inputs/signingKeyFile.js";
 import { resolveSubjectPrefix, subjectPrefixHelp, subjectPrefixOption } from "../inputs/subjectPrefix.js";
 import { readTenants, tenantsFileVariable } from "../inputs/tenantsFileReading.js";
@@ -50,6 +51,7 @@ ${subjectPrefixHelp}
                           grace D (CrashLoopBackOff:2m); a request naming its own may add reasons and
                           shorten graces, never drop one of these or lengthen its grace (default
                           ${defaultFailOn.join(",")}, and requests replace it freely; 'stagewatch reasons')
+${analysesHelp}
   --container-logs        read the failing container's last log lines into the verdict for
                           requests that ask (logs: true); needs get on pods/log (default off:
                           such requests get a note instead)
@@ -128,6 +130,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     "warning-events": { type: "string" },
     "container-logs": { type: "boolean" },
     "fail-on": { type: "string" },
+    ...analysesOptions,
     "signing-key": { type: "string" },
     "cluster-name": { type: "string" },
     "max-in-flight": { type: "string" },
@@ -188,6 +191,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     return parsed.data;
   });
   const tenants = readTenants(values.tenants, io.env);
+  const analyses = readAnalysesFlags(values);
   const traces = tracesFromEnv(io.env);
 
   const settings = serviceSettings({
@@ -205,6 +209,7 @@ export async function serveCommand(argv: readonly string[], io: CommandIo): Prom
     shutdownGraceMs: optional(shutdownGraceSeconds, (seconds) => seconds * 1000),
     containerLogs: values["container-logs"],
     ...(values["fail-on"] !== undefined && { failOn: parseFailOnFlag("--fail-on", values["fail-on"]) }),
+    ...(analyses && { analyses }),
     maxInFlight: count("max-in-flight"),
     replicas: count("replicas"),
     maxInFlightPerCaller: count("max-in-flight-per-caller"),

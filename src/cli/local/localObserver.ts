@@ -21,12 +21,16 @@ import { InMemoryLeaseStore, InMemoryObservationRecords, LeaseKeeper, Observatio
 import { InProcessEvents } from "../../observations/records/inProcessEvents.js";
 import { podOwningKinds, replicaSetOwningKinds } from "../../kube/kindFacts.js";
 import { InformerHub, KubeRequestError, RestMapper, kubeHttpTransport, kubePodLogReader, type Informer, type KubeTransport, type ResourceMapping } from "../../streams/index.js";
+import { prometheusChecks } from "../../prometheus/index.js";
+import type { AnalysesSetting } from "../inputs/analysesFlags.js";
 import { cachedFieldsOf, type ObservationRequest, type ObservationVerdict, type Rule } from "../../verdicts/index.js";
 
 export interface LocalObserverOptions {
   readonly kubeConfig: KubeConfig;
   /** `--health-checks FILE`, compiled: they decide instead of the health library's entries. */
   readonly healthChecks?: ReadonlyMap<string, Rule> | undefined;
+  /** `--analyses FILE` and `--prometheus-url`: the metric checks a `require: verified` request may name, queried from here. */
+  readonly analyses?: AnalysesSetting | undefined;
   /** Where warnings of the engine and informers go (a refused Warning event watch, say). */
   readonly logger: Logger;
   /** The API server's transport; the kubeconfig's when absent (tests and the benchmark count requests through their own). */
@@ -64,6 +68,7 @@ export async function observeLocally(request: ObservationRequest, options: Local
     records: new InMemoryObservationRecords(),
     leases: new LeaseKeeper({ store: new InMemoryLeaseStore(), replicaId: localReplica, timing: defaultLeaseTiming, scheduler: asyncScheduler, metrics: noopLeaseMetrics, logger }),
     ...(options.healthChecks && { healthChecks: options.healthChecks }),
+    ...(options.analyses && { analyses: prometheusChecks(options.analyses.templates, options.analyses.prometheus) }),
     warnings: hub.warnings(),
     // With the user's own pods/log permission; read only for a request with `logs` (--logs).
     podLogs: kubePodLogReader(kubeConfig),

@@ -6,6 +6,7 @@ import type { ObservationRequest } from "../../verdicts/index.js";
 import type { Logger } from "../../logging/index.js";
 import type { CommandIo } from "../io/commandIo.js";
 import { readHealthChecks } from "../inputs/healthChecksFile.js";
+import type { AnalysesSetting } from "../inputs/analysesFlags.js";
 import { loadKubeconfig, type KubeconfigChoice } from "./kubeconfigLoading.js";
 import { observeLocally } from "./localObserver.js";
 import type { ObserveSession } from "./observationMode.js";
@@ -15,6 +16,8 @@ export interface LocalSessionOptions {
   readonly kubeconfig: KubeconfigChoice;
   /** `--health-checks FILE`. */
   readonly healthChecksFile: string | undefined;
+  /** `--analyses FILE` with `--prometheus-url` and its options, read. */
+  readonly analyses?: AnalysesSetting | undefined;
   /** `--key` was given: it has no meaning here, and observe says so. */
   readonly keyGiven: boolean;
   readonly stderr: CommandIo["stderr"];
@@ -27,7 +30,7 @@ export async function openLocalSession(request: ObservationRequest, options: Loc
   if (options.keyGiven) stderr.write(keyIgnoredNotice);
   const healthChecks = options.healthChecksFile === undefined ? undefined : readHealthChecks(options.healthChecksFile);
   const kubeConfig = loadKubeconfig(options.env, options.kubeconfig);
-  const observation = await observeLocally(request, { kubeConfig, healthChecks, logger: stderrLogger(stderr) });
+  const observation = await observeLocally(request, { kubeConfig, healthChecks, analyses: options.analyses, logger: stderrLogger(stderr) });
   const cancel = (signal: string) => void observation.cancel(`interrupted (${signal})`);
   const onInterrupt = () => cancel("SIGINT");
   const onTerminate = () => cancel("SIGTERM");

@@ -108,3 +108,29 @@ test("--require verified: the window counts down from the healthy stage event's 
   applyVerdict(s, verdict({ required: "verified", outcome: "succeeded", reached: "verified", decidedAt: new Date(at(340)).toISOString() }));
   expect(screen(at(341)).join("\n")).not.toContain("left of the");
 });
+
+test("--require verified with analyses: each check's measurements and last value under the countdown, from the measurement's event", () => {
+  const s = startLiveState({ deployment: "payments", observationId: "obs-1", required: "verified", startedAtMs: t0, deadlineMs: at(600), verifyWindowMs: 300_000 });
+  applyEvent(s, { type: "stage", observationId: "obs-1", deployment: "payments", at: new Date(at(40)).toISOString(), stage: "healthy" });
+  applyEvent(s, {
+    type: "progress",
+    observationId: "obs-1",
+    deployment: "payments",
+    at: new Date(at(70)).toISOString(),
+    resource: { ...api, state: "settled", reason: undefined, message: "2/2 replicas ready, 2 updated" },
+    verification: {
+      windowSeconds: 300,
+      startedAt: new Date(at(40)).toISOString(),
+      endsAt: new Date(at(340)).toISOString(),
+      pods: ["api-7f9c6d8b5-q7w4d", "api-7f9c6d8b5-x2k8p"],
+      analyses: [
+        { name: "error-rate", status: "running", taken: 2, count: 5, failed: 0, inconclusive: 0, last: 0.003 },
+        { name: "latency-p99", status: "running", taken: 1, count: 10, failed: 1, inconclusive: 1 },
+      ],
+    },
+  });
+  const lines = renderScreen(s, at(100), big).map(lineText);
+  expect(lines).toContain("verify 4m0s left of the 5m0s window after healthy   no restart, readiness flap, OOMKilled, eviction or failOn Warning so far");
+  expect(lines).toContain("check analysis error-rate: 2 of 5 measurements, 0 failed, last 0.003");
+  expect(lines).toContain("check analysis latency-p99: 1 of 10 measurements, 1 failed, 1 inconclusive");
+});

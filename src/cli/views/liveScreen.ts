@@ -15,6 +15,7 @@ import {
   type ResourceState,
   type ResourceVerdict,
   type Stage,
+  type Verification,
 } from "../../verdicts/index.js";
 
 export interface LiveState {
@@ -35,6 +36,15 @@ export interface LiveState {
   readonly verifyWindowMs?: number | undefined;
   /** When the verification window ends: from the `healthy` stage event, or the service's verdict. */
   windowEndsAtMs?: number;
+  /** The window's metric checks as the last measurement (or the verdict) left them. */
+  analyses?: Verification["analyses"];
+}
+
+/** `analysis error-rate: 2 of 5 measurements, 0 failed, last 0.003`: one check as the views show it. */
+export function analysisText({ name, taken, count, failed, inconclusive, last, status }: NonNullable<Verification["analyses"]>[number]): string {
+  const lastText = last === undefined ? "" : `, last ${last}`;
+  const inconclusiveText = inconclusive > 0 ? `, ${inconclusive} inconclusive` : "";
+  return `analysis ${name}: ${taken} of ${count} measurements, ${failed} failed${inconclusiveText}${lastText}${status === "running" ? "" : ` (${status})`}`;
 }
 
 export interface LiveStart {
@@ -58,7 +68,10 @@ export function applyVerdict(state: LiveState, verdict: ObservationVerdict): voi
   for (const resource of verdict.resources) state.resources.set(identityKey(resource.identity), resource);
   const expectation = expectationOf(verdict.history, state.required);
   if (expectation) state.expectation = expectation.message;
-  if (verdict.verification) state.windowEndsAtMs = Date.parse(verdict.verification.endsAt);
+  if (verdict.verification) {
+    state.windowEndsAtMs = Date.parse(verdict.verification.endsAt);
+    if (verdict.verification.analyses) state.analyses = verdict.verification.analyses;
+  }
   if (verdict.outcome !== "in_progress") state.verdict = verdict;
 }
 
@@ -67,6 +80,10 @@ export function applyEvent(state: LiveState, event: ObservationEvent): void {
     case "progress":
       state.resources.set(identityKey(event.resource.identity), event.resource);
       if (event.expectation) state.expectation = event.expectation.message;
+      if (event.verification) {
+        state.windowEndsAtMs = Date.parse(event.verification.endsAt);
+        if (event.verification.analyses) state.analyses = event.verification.analyses;
+      }
       delete state.stalled;
       return;
     case "stalled":
@@ -131,6 +148,10 @@ function windowLines(state: LiveState, nowMs: number): ScreenLine[] {
       { text: `${formatDuration(left)} left of the ${formatDuration(state.verifyWindowMs)} window after healthy`, tone: "waiting" },
       { text: "   no restart, readiness flap, OOMKilled, eviction or failOn Warning so far", tone: "dim" },
     ],
+    ...(state.analyses ?? []).map((analysis): ScreenLine => [
+      { text: "check ", tone: "dim" },
+      { text: analysisText(analysis), tone: analysis.status === "passed" ? "good" : analysis.status === "failed" ? "bad" : "waiting" },
+    ]),
   ];
 }
 

@@ -66,6 +66,22 @@ describe("plainView", () => {
     expect(out).toBe("[   4.0s] stage healthy reached\n[   4.0s] verifying: the new revision's pods must hold for 5m0s\n");
   });
 
+  test("--require verified with analyses: a measurement's event is a line of the checks, not the workload's unchanged line", () => {
+    const { clock, advance } = virtualClock();
+    let out = "";
+    const view = plainView((text) => (out += text), clock, 300_000);
+    advance(9);
+    const verification = {
+      windowSeconds: 300,
+      startedAt: "2026-12-01T10:00:04.000Z",
+      endsAt: "2026-12-01T10:05:04.000Z",
+      pods: [],
+      analyses: [{ name: "error-rate", status: "running" as const, taken: 1, count: 5, failed: 0, inconclusive: 0, last: 0.002 }],
+    };
+    view.event({ ...progress, resource: { ...progress.resource, state: "settled" }, verification } as ObservationEvent);
+    expect(out).toBe("[   9.0s] analysis error-rate: 1 of 5 measurements, 0 failed, last 0.002\n");
+  });
+
   test("events that did arrive before the verdict are not said twice", () => {
     const { clock } = virtualClock();
     let out = "";

@@ -2,7 +2,7 @@
 // (liveScreen.ts) that stays on screen when the verdict comes; anywhere else (a CI log, a file, a
 // pipe), one plain line per change and never a control character, so logs stay greppable.
 import { describeResource, expectationOf, formatDuration, stagesBetween, type ObservationEvent, type ObservationVerdict, type ReachedStage, type ResourceVerdict } from "../../verdicts/index.js";
-import { applyEvent, applyVerdict, renderScreen, startLiveState, type LiveStart, type ScreenLine, type Tone } from "./liveScreen.js";
+import { analysisText, applyEvent, applyVerdict, renderScreen, startLiveState, type LiveStart, type ScreenLine, type Tone } from "./liveScreen.js";
 
 export interface ProgressView {
   event(event: ObservationEvent): void;
@@ -33,7 +33,8 @@ function resourceLine({ identity, state, reason, message }: ResourceVerdict): st
 function plainLine(event: ObservationEvent): string | undefined {
   switch (event.type) {
     case "progress":
-      return resourceLine(event.resource);
+      // A measurement's event carries the window: its checks, not the workload's unchanged line.
+      return event.verification?.analyses ? event.verification.analyses.map(analysisText).join("; ") : resourceLine(event.resource);
     case "stage":
       return `stage ${event.stage} reached`;
     case "stalled":
@@ -65,7 +66,7 @@ export function plainView(write: (text: string) => void, clock: Pick<ViewClock, 
         expected = true;
         stamped(`expected: to ${event.expectation.stage}, ${event.expectation.message}`);
       }
-      if (event.type === "progress") lastLineOf.set(describeResource(event.resource.identity), resourceLine(event.resource));
+      if (event.type === "progress" && !event.verification) lastLineOf.set(describeResource(event.resource.identity), resourceLine(event.resource));
       if (event.type === "stage") reachedShown = event.stage;
       const line = plainLine(event);
       if (line) stamped(line);

@@ -2,7 +2,7 @@
 // the fencing write that makes it the observation's only driver: the previous driver's next
 // compare-and-swap on the record fails, so it can no longer store progress or a verdict.
 import type { ObservationRecord, ObservationRecords } from "../../bus/index.js";
-import { isTerminal, type ObservationState } from "../../verdicts/index.js";
+import { isTerminal, type AnalysisTemplate, type ObservationState } from "../../verdicts/index.js";
 import { stateOfRecord } from "../records/recordedObservations.js";
 
 export type TakeOver =
@@ -27,7 +27,7 @@ export class TakeOverError extends Error {
 }
 
 /** Reads the record and, when it is in progress, writes this replica into it as the owner. */
-export async function takeOver(records: ObservationRecords, observationId: string, owner: string): Promise<TakeOver> {
+export async function takeOver(records: ObservationRecords, observationId: string, owner: string, analysisTemplates?: ReadonlyMap<string, AnalysisTemplate>): Promise<TakeOver> {
   let stored = await records.getRecord(observationId);
   // The previous driver may write progress between our read and our fencing write: a few rounds settle it.
   for (let round = 0; round < 5; round++) {
@@ -36,7 +36,7 @@ export async function takeOver(records: ObservationRecords, observationId: strin
     if (isTerminal(record.outcome)) return { found: "decided", record };
     const claim = await records.getClaim(record.request.key, record.tenant);
     if (claim?.observationId !== observationId) return { found: "unclaimed" };
-    const state = stateOfRecord(record);
+    const state = stateOfRecord(record, analysisTemplates);
     if (!state.ok) throw new TakeOverError(`record of observation ${observationId} does not resume: ${state.issues.map((i) => i.message).join("; ")}`);
     const fenced: ObservationRecord = { ...record, owner, adoptions: (record.adoptions ?? 0) + 1 };
     const update = await records.updateRecord(fenced, stored.revision);

@@ -12,6 +12,7 @@ import {
   resumeObservation,
   toVerdict,
   type ObservationEvent,
+  type AnalysisTemplate,
   type ObservationState,
   type ObservationVerdict,
   type Parsed,
@@ -21,7 +22,7 @@ import {
  * The state the record describes. Scopes come from the identities as resolved at acceptance (a
  * cluster-scoped one carries no namespace), so no discovery is needed to rebuild it.
  */
-export function stateOfRecord(record: ObservationRecord): Parsed<ObservationState> {
+export function stateOfRecord(record: ObservationRecord, analysisTemplates?: ReadonlyMap<string, AnalysisTemplate>): Parsed<ObservationState> {
   const clusterScoped = new Set(record.identities.filter((i) => i.namespace === undefined).map((i) => groupKind(i.apiVersion, i.kind)));
   const startedAtMs = Date.parse(record.startedAt);
   const resumed = resumeObservation({
@@ -33,6 +34,7 @@ export function stateOfRecord(record: ObservationRecord): Parsed<ObservationStat
     verdict: record.verdict ?? emptyVerdict(record),
     ...(record.tenant !== undefined && { tenant: record.tenant }),
     ...(record.labelledBootstrap && { labelledBootstrap: record.labelledBootstrap }),
+    ...(analysisTemplates && { analysisTemplates }),
   });
   return resumed;
 }
@@ -73,13 +75,14 @@ export async function cancelThroughRecord(
   nowMs: number,
   writer: string,
   signer: ServiceSigner,
+  analysisTemplates?: ReadonlyMap<string, AnalysisTemplate>,
 ): Promise<RecordedCancel | undefined> {
   let stored: StoredRecord | undefined = initial;
   // A record changes under us only when its driver writes progress or a verdict: a few rounds settle it.
   for (let round = 0; round < 5 && stored; round++) {
     const { record } = stored;
     if (isTerminal(record.outcome) && record.verdict) return { verdict: record.verdict, decidedHere: false };
-    const state = stateOfRecord(record);
+    const state = stateOfRecord(record, analysisTemplates);
     if (!state.ok) return undefined;
     const verdict = signer.signVerdict(toVerdict(cancelObservation(state.value, reason, nowMs).state));
     const update = await records.updateRecord({ ...record, outcome: verdict.outcome, verdict, owner: writer }, stored.revision);

@@ -6,6 +6,10 @@
 // - one subscription per kind for the whole engine, and one to Warning events; the informer
 //   replays its cache on subscription, so an object that existed before the first observation is
 //   still read;
+// - likewise one subscription per kind to its refusals (RBAC), kept as the kind's current
+//   problems and handed to `onRefused`: not one per observation, which cost ten thousand
+//   observations three rxjs subscriptions each, and each one's end a scan of the informer's
+//   subscriber array;
 // - a key no observation waits on any more (its resource settled or failed) is never read again;
 // - the router decides nothing: it hands the object, what it owns and the warnings about them to
 //   `onRead`, and a deletion to `onDeleted`, with the observations concerned.
@@ -15,7 +19,7 @@ import type { KubeObject, Pod, ReplicaSet } from "../../kube/objects.js";
 import { warningIsAbout, type ClusterWarning } from "../../kube/warnings.js";
 import type { Logger } from "../../logging/index.js";
 import { controllerOf } from "../../ownership/index.js";
-import { readsTheSame, type Informer, type ResourceMapping, type WarningSource, type WatchEvent } from "../../streams/index.js";
+import { readsTheSame, type Informer, type InformerProblem, type ResourceMapping, type WarningSource, type WatchEvent } from "../../streams/index.js";
 import { groupKind, identityKey, objectIdentityKey, type OwnedObjects } from "../../verdicts/index.js";
 import { guarded } from "../guarded.js";
 import { OwnedObjectIndex } from "./ownedObjects.js";
@@ -51,6 +55,8 @@ export interface EventRouterOptions {
   readonly logger: Logger;
   readonly onRead: (read: ObjectToRead) => void;
   readonly onDeleted: (deleted: DeletedObject) => void;
+  /** A kind's refusals changed (and its current ones, when first subscribed): for every observation reading through it. */
+  readonly onRefused: (mapping: ResourceMapping, problems: readonly InformerProblem[]) => void;
 }
 
 export class EventRouter {
@@ -58,6 +64,8 @@ export class EventRouter {
   private readonly routes = new RoutingTable();
   private readonly owned = new OwnedObjectIndex();
   private readonly subscriptions = new Map<string, Subscription>();
+  /** Each subscribed kind's refusals as its informer last told them. */
+  private readonly problems = new Map<string, readonly InformerProblem[]>();
 
   constructor(options: EventRouterOptions) {
     this.options = options;
@@ -74,13 +82,31 @@ export class EventRouter {
 
   /** The informers of `mappings`, each subscribed to once for the whole engine. */
   subscribe(mappings: readonly ResourceMapping[]): Informer[] {
-    return mappings.map((mapping) => {
+    const subscribed: Informer[] = [];
+    const informers = mappings.map((mapping) => {
       const informer = this.options.kinds.informer(mapping);
       if (!this.subscriptions.has(mapping.kindKey)) {
         this.subscriptions.set(mapping.kindKey, informer.events$.subscribe((event) => this.route(event)));
+        subscribed.push(informer);
       }
       return informer;
     });
+    // Refusals after every kind's objects: what the caches hold is read before a refusal fails
+    // what is still pending (a Deployment whose pods are refused fails at healthy, not at applied).
+    for (const { mapping, problems$ } of subscribed) {
+      this.subscriptions.get(mapping.kindKey)!.add(
+        problems$.subscribe((problems) => {
+          this.problems.set(mapping.kindKey, problems);
+          guarded(this.options.logger, { kind: mapping.kindKey }, () => this.options.onRefused(mapping, problems));
+        }),
+      );
+    }
+    return informers;
+  }
+
+  /** The refusals of a subscribed kind as they stand (none for a kind not subscribed). */
+  problemsOf(kindKey: string): readonly InformerProblem[] {
+    return this.problems.get(kindKey) ?? [];
   }
 
   /** Reads the objects of `keys` from the caches for one observation (its informers just listed). */
@@ -94,6 +120,7 @@ export class EventRouter {
   stop(): void {
     for (const subscription of this.subscriptions.values()) subscription.unsubscribe();
     this.subscriptions.clear();
+    this.problems.clear();
   }
 
   /** The one subscription to Warning events, made with the first observation. */

@@ -1,12 +1,12 @@
 // Which informers an observation reads, and what they say about it besides objects: that they
-// have all listed (the absence grace starts, the caches are read), and that one was refused
-// access (RBAC: what it reads through it cannot be read at all). A resource is read through the
+// have all listed (the absence grace starts, the caches are read). That one was refused access
+// reaches observations through the router's one subscription per kind (eventRouter.ts). A resource is read through the
 // informer of its own kind and, for a workload, through those of what it owns (kindFacts): its
 // pods, and a Deployment's ReplicaSets too.
-import { combineLatest, filter, map, merge, take, type Observable } from "rxjs";
+import { combineLatest, filter, take, type Observable } from "rxjs";
 import { podOwningKinds, replicaSetOwningKinds } from "../../kube/kindFacts.js";
 import type { Logger } from "../../logging/index.js";
-import type { Informer, InformerProblem, ResourceMapping } from "../../streams/index.js";
+import type { Informer, ResourceMapping } from "../../streams/index.js";
 import { groupKind, type ObservationState } from "../../verdicts/index.js";
 import type { KindSource } from "../ports.js";
 
@@ -53,9 +53,4 @@ export function allSynced(informers: readonly Informer[]): Observable<unknown> {
     filter((flags) => flags.every(Boolean)),
     take(1),
   );
-}
-
-/** Every refusal of any of `informers`, with the informer's mapping; the current ones replay on subscription. */
-export function refusals(informers: readonly Informer[]): Observable<{ mapping: ResourceMapping; problems: readonly InformerProblem[] }> {
-  return merge(...informers.map(({ mapping, problems$ }) => problems$.pipe(map((problems) => ({ mapping, problems })))));
 }

@@ -7,7 +7,7 @@ import { InformerHub, type PodLogReader, type ReflectorTiming, type Slicing } fr
 import { ObservationRequest, describeIssues, parseWith, type FailOnEntry, type ObservationRequestInput } from "../../verdicts/index.js";
 import type { DeploymentHistories, ObserveResult } from "../../bus/index.js";
 import type { Caller } from "../../tenants/index.js";
-import type { TraceSink } from "../ports.js";
+import type { MetricChecks, TraceSink } from "../ports.js";
 import { ObservationEngine } from "../engine.js";
 import { Adopter } from "../leases/adoption.js";
 import { LeaseKeeper } from "../leases/leaseKeeper.js";
@@ -51,6 +51,8 @@ export interface EngineHarnessOptions {
   readonly traces?: TraceSink;
   /** The service's failOn (serve --fail-on); the built-in default when absent. */
   readonly failOn?: readonly FailOnEntry[];
+  /** The service's metric checks (serve --analyses, --prometheus-url), shared by every replica; none when absent. */
+  readonly analyses?: MetricChecks;
 }
 
 export interface LoggedLine {
@@ -132,6 +134,7 @@ export function engineHarness(options: EngineHarnessOptions = {}) {
       ...(options.history && { history: options.history }),
       ...(options.traces && { traces: options.traces }),
       ...(options.failOn && { failOn: options.failOn }),
+      ...(options.analyses && { analyses: options.analyses }),
     });
     const adopter = new Adopter({
       store: leaseStore,

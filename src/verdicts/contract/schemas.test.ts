@@ -77,7 +77,7 @@ describe("verify of observe (require verified)", () => {
 
   it("takes a window shorter than the budget, with the default failOn", () => {
     const parsed = parseWith(ObservationRequest, { ...verified, verify: { windowSeconds: 300 } });
-    expect(parsed.ok && parsed.value.verify).toEqual({ windowSeconds: 300, failOn: ["BackOff", "Unhealthy", "Evicted"] });
+    expect(parsed.ok && parsed.value.verify).toEqual({ windowSeconds: 300, failOn: ["BackOff", "Unhealthy", "Evicted"], analyses: [] });
   });
 
   it.each([

@@ -103,12 +103,32 @@ const RequiredStage = z.string().superRefine((value, ctx) => {
  */
 export const defaultVerifyFailOn = ["BackOff", "Unhealthy", "Evicted"] as const;
 
+/** An analysis (a metric check of the service's `--analyses` file) as a request names it. */
+export const AnalysisName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a DNS label: lowercase letters, digits and '-'")
+  .max(63, "at most 63 characters");
+export const AnalysisArgName = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "must be a lowercase letter, then lowercase letters, digits and '-' (at most 63)");
+/** An argument's value: text, without control characters, bounded; written into the query escaped (verdicts/analysis). */
+export const AnalysisArgValue = z
+  .string()
+  .max(256, "at most 256 characters")
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not hold control characters");
+
 /** The soak window of `require: verified` (SPEC section 2 as docs/design/contract.md extends it). */
 export const VerifySettings = z.strictObject({
   /** How long after `healthy` the new revision's pods must hold, inside the same budget. */
   windowSeconds: z.int().positive().max(24 * 3600, "at most 24 hours"),
   /** Warning event reasons about the new revision's pods (or the workload) that fail the window. */
   failOn: z.array(FailOnReason).max(64).default([...defaultVerifyFailOn]),
+  /**
+   * Metric checks to run through the window, by the name the service's analyses file gives them,
+   * with the arguments each declares; the request never carries PromQL.
+   */
+  analyses: z
+    .array(z.strictObject({ name: AnalysisName, args: z.record(AnalysisArgName, AnalysisArgValue).default({}) }))
+    .max(8, "at most 8 analyses")
+    .default([]),
 });
 export type VerifySettings = z.infer<typeof VerifySettings>;
 
@@ -330,6 +350,21 @@ export const Verification = z.object({
   endsAt: z.string(),
   /** The new revision's pods read in the window so far, by name, sorted (the first 100). */
   pods: z.array(z.string()).max(maxVerificationPods),
+  /** Each metric check: measurements taken, failed and inconclusive so far, the last value, and where it stands. */
+  analyses: z
+    .array(
+      z.object({
+        name: z.string(),
+        status: z.enum(["running", "passed", "failed"]),
+        taken: z.int().nonnegative(),
+        count: z.int().positive(),
+        failed: z.int().nonnegative(),
+        inconclusive: z.int().nonnegative(),
+        /** The last measured value; absent before the first or when it had none. */
+        last: z.number().optional(),
+      }),
+    )
+    .optional(),
 });
 export type Verification = z.infer<typeof Verification>;
 
@@ -417,6 +452,8 @@ export const ProgressEvent = z.object({
   resource: ResourceVerdict,
   /** How long the required stage usually takes this deployment (absent without an earlier success). */
   expectation: Expectation.optional(),
+  /** On a measurement of the `verified` stage's analyses: the window as it stands (its end, each check's measurements and last value). */
+  verification: Verification.optional(),
   signature: Signature.optional(),
 });
 /** A notice, never a failure: nothing moved for `sinceSeconds`; names what the observation waits on. */

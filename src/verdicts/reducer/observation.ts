@@ -23,6 +23,7 @@ import { failed, pending, readingReasons, shownMessage, type ResourceReading } f
 import { compareWithHistory } from "../history/history.js";
 import type { Failure, HistoryOutlook, ObservationVerdict, Outcome, ResourceIdentity, Stage } from "../contract/schemas.js";
 import { formatDuration } from "../text/text.js";
+import type { MeasuredValue } from "../analysis/measurements.js";
 import {
   absenceOf,
   factsOf,
@@ -35,12 +36,16 @@ import {
 } from "./observationState.js";
 import { cancelMessage, failureLine, progressMessage, successMessage, timeoutLine, type StageCounts } from "./verdictMessages.js";
 import {
+  analysesPassed,
+  dueMeasurements,
+  measureIntoWindow,
   openWindow,
   problemFailure,
   readIntoWindow,
   verificationOf,
   windowSuccessMessage,
   windowTimeoutDetail,
+  type DueMeasurement,
   type SoakObject,
 } from "./verificationWindow.js";
 
@@ -255,17 +260,24 @@ function fireGraces(draft: Draft, nowMs: number): void {
 
 /** The resource a verification failure or timeout names when no pod does: the first whose pods were read, else the first declared. */
 function windowResource(state: ObservationState): ResourceIdentity {
-  const key = [...(state.window?.podsByResource.keys() ?? [])][0] ?? [...state.resources.keys()][0]!;
-  return state.resources.get(key)!.identity;
+  return windowTracked(state).identity;
 }
 
-/** The window ended with no problem: `verified` is reached, and it is always the required stage. */
-function endWindow(draft: Draft): void {
+function windowTracked(state: ObservationState): TrackedResource {
+  const key = [...(state.window?.podsByResource.keys() ?? [])][0] ?? [...state.resources.keys()][0]!;
+  return state.resources.get(key)!;
+}
+
+/**
+ * The window ended with no problem and every analysis passed: `verified` is reached (always the
+ * required stage), at the window's end or, when an analysis's last measurement came after it, then.
+ */
+function endWindow(draft: Draft, atMs: number): void {
   const { state } = draft;
-  if (!state.window || !state.verify) return;
+  if (!state.window || !state.verify || !analysesPassed(state.verify, state.window)) return;
   draft.changes.push({ type: "stage", stage: "verified" });
   draft.state = { ...state, reached: "verified" };
-  decide(draft, "succeeded", windowSuccessMessage(state.deployment, state.verify, state.window), undefined, state.window.endsAtMs);
+  decide(draft, "succeeded", windowSuccessMessage(state.deployment, state.verify, state.window), undefined, Math.max(atMs, state.window.endsAtMs));
 }
 
 /**
@@ -277,7 +289,7 @@ function fireTimers(draft: Draft, nowMs: number): void {
   const earliest = earliestGraceEnd(draft.state);
   if (earliest !== undefined && earliest <= nowMs && earliest < draft.state.deadlineMs) fireGraces(draft, nowMs);
   const windowEnd = draft.state.window?.endsAtMs;
-  if (windowEnd !== undefined && windowEnd <= nowMs && windowEnd < draft.state.deadlineMs && !isTerminal(draft.state.outcome)) endWindow(draft);
+  if (windowEnd !== undefined && windowEnd <= nowMs && windowEnd < draft.state.deadlineMs && !isTerminal(draft.state.outcome)) endWindow(draft, windowEnd);
   if (nowMs >= draft.state.deadlineMs && !isTerminal(draft.state.outcome)) timeOut(draft);
 }
 
@@ -401,6 +413,28 @@ export function recordSoakReading(state: ObservationState, key: string, read: So
   });
 }
 
+/**
+ * A measurement of one of the window's analyses (the engine queries on each analysis's interval).
+ * A measurement past the analysis's limits fails `verified` at once; the last one it needed, after
+ * the window's end, reaches `verified` then.
+ */
+export function recordMeasurement(state: ObservationState, analysis: string, measured: MeasuredValue, nowMs: number): ObservationStep {
+  return step(state, nowMs, (draft) => {
+    const { window, verify } = draft.state;
+    if (!window || !verify) return;
+    const next = measureIntoWindow(verify, window, analysis, measured);
+    if (next.window === window) return;
+    draft.state = { ...draft.state, window: next.window };
+    if (next.failure) {
+      const failure: Failure = { stage: "verified", resource: windowResource(draft.state), reason: next.failure.reason, message: next.failure.message };
+      decide(draft, "failed", `deployment ${draft.state.deployment} cannot reach verified: ${next.failure.message}`, failure, nowMs);
+      return;
+    }
+    draft.changes.push({ type: "measurement", resource: resourceVerdict(windowTracked(draft.state)), verification: verificationOf(verify, next.window) });
+    if (nowMs >= window.endsAtMs) endWindow(draft, nowMs);
+  });
+}
+
 /** The informers have listed everything: from now on, a resource never seen is counted absent. */
 export function markCachesSynced(state: ObservationState, nowMs: number): ObservationStep {
   return step(state, nowMs, (draft) => {
@@ -420,10 +454,18 @@ export function cancelObservation(state: ObservationState, reason: string | unde
   });
 }
 
+/** The measurements the engine is to take next, one an analysis still running; none once decided or before the window's subject is read. */
+export function nextMeasurements(state: ObservationState): DueMeasurement[] {
+  if (isTerminal(state.outcome) || !state.window || !state.verify) return [];
+  return dueMeasurements(state.verify, state.window, state.deployment);
+}
+
 /** The earliest time the engine must call advanceClock; undefined once decided. */
 export function nextWakeAt(state: ObservationState): number | undefined {
   if (isTerminal(state.outcome)) return undefined;
-  return Math.min(state.deadlineMs, earliestGraceEnd(state) ?? Number.POSITIVE_INFINITY, state.window?.endsAtMs ?? Number.POSITIVE_INFINITY);
+  // The window's end matters once every analysis passed; before, the last measurement ends it.
+  const windowEnd = state.window && state.verify && analysesPassed(state.verify, state.window) ? state.window.endsAtMs : Number.POSITIVE_INFINITY;
+  return Math.min(state.deadlineMs, earliestGraceEnd(state) ?? Number.POSITIVE_INFINITY, windowEnd);
 }
 
 export function toVerdict(state: ObservationState): ObservationVerdict {

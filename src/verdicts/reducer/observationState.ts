@@ -9,7 +9,7 @@
 // passed on: the old one shares the maps. A step that changes nothing returns the state it got.
 // The tally and the grace ends (deletions', failOn reasons') are kept in step with `resources`
 // here, so no event has to count.
-import { clusterScopedKinds } from "../../kube/kindFacts.js";
+import { clusterScopedKinds, podOwningKinds } from "../../kube/kindFacts.js";
 import { groupKind, identityKey } from "../contract/kinds.js";
 import type { LoadBalancerAddress } from "./loadBalancerChoice.js";
 import { isBootstrapJob } from "./bootstrap.js";
@@ -26,12 +26,14 @@ import type {
   ResourceIdentity,
   ResourceVerdict,
   Stage,
+  Verification,
 } from "../contract/schemas.js";
 import type { Parsed } from "../contract/validation.js";
 import { failOnPolicy, type FailOnPolicy } from "../contract/failOn.js";
 import { defaultFailOn } from "../contract/schemas.js";
 import type { ReasonClock } from "./reasonGrace.js";
-import type { OpenWindow, VerifyPlan } from "./verificationWindow.js";
+import { planVerify, type OpenWindow, type VerifyPlan } from "./verificationWindow.js";
+import type { AnalysisTemplate } from "../analysis/analysisTemplates.js";
 
 export interface TrackedResource {
   /** The declared identity, its namespace resolved (defaultNamespace, or none when cluster-scoped). */
@@ -140,6 +142,8 @@ export interface ObservationState {
 export type ObservationChange =
   | { readonly type: "resource"; readonly key: string; readonly resource: ResourceVerdict }
   | { readonly type: "stage"; readonly stage: Stage }
+  /** A measurement of the verification window's analyses: the workload it is about and the window as it stands. */
+  | { readonly type: "measurement"; readonly resource: ResourceVerdict; readonly verification: Verification }
   | { readonly type: "verdict"; readonly verdict: ObservationVerdict };
 
 /** A resource as verdicts and events show it. */
@@ -207,6 +211,8 @@ export interface StartObservationInput {
   readonly tenant?: string | undefined;
   /** The deployment's history as the observation begins; none for a deployment never observed. */
   readonly outlook?: HistoryOutlook | undefined;
+  /** The service's metric checks (serve --analyses), by name: what `verify.analyses` may name. */
+  readonly analysisTemplates?: ReadonlyMap<string, AnalysisTemplate> | undefined;
 }
 
 export const notSeenYet: ResourceReading = pending(undefined, "not seen in the cluster yet");
@@ -215,6 +221,9 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
   const { request } = input;
   const identities = resolveNamespaces(request, input.isClusterScoped);
   if (!identities.ok) return identities;
+  const ownsPods = request.resources.some((identity) => podOwningKinds.has(groupKind(identity.apiVersion, identity.kind)));
+  const verify = request.verify && planVerify(request.verify, input.analysisTemplates ?? new Map(), ownsPods);
+  if (verify && !verify.ok) return verify;
   // The service writes its own default (serve --fail-on) into the request it accepts and records.
   const graces = failOnPolicy(request.failOn ?? defaultFailOn);
   const resources = new Map<string, TrackedResource>(
@@ -245,7 +254,7 @@ export function startObservation(input: StartObservationInput): Parsed<Observati
       reached: "none",
       outcome: "in_progress",
       ...(input.outlook && { outlook: input.outlook }),
-      ...(request.verify && { verify: { windowMs: request.verify.windowSeconds * 1000, failOn: new Set(request.verify.failOn) } }),
+      ...(verify && { verify: verify.value }),
     },
   };
 }

@@ -55,7 +55,7 @@ export function resumeObservation(input: ResumeObservationInput): Parsed<Observa
   }
   const { verification } = input.verdict;
   // A window under way keeps its start and end: like the budget, it is never restarted.
-  const window = verification && state.verify ? resumedWindow(verification) : undefined;
+  const window = verification && state.verify ? resumedWindow(state.verify, verification) : undefined;
   return { ok: true, value: { ...state, reached: input.verdict.reached, ...(window && { window }) } };
 }
 

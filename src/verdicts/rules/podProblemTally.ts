@@ -1,6 +1,6 @@
 // The problems of the pods under each controller, kept up to date pod event by pod event, so that a
-// workload's reading on one pod's event costs that pod (judged once, problemsOfPod) and a lookup,
-// not a walk of all the workload's pods. Only pods with a problem are held: a rollout's pods mostly
+// workload's reading on one pod's event costs that pod (judged once, here) and a lookup, not a
+// walk of all the workload's pods. Only pods with a problem are held: a rollout's pods mostly
 // have none, and then a workload's list is empty and never rebuilt.
 //
 // It mirrors the engine's pod index exactly: fed with every pod the index stores or drops, under
@@ -13,7 +13,7 @@
 // - a relist after 410 Gone reaches it as the index's adds, updates and deletes.
 import type { Pod } from "../../kube/objects.js";
 import { controllerOf } from "../../ownership/index.js";
-import { byName, problemsOfPod, type PodProblem } from "./podProblems.js";
+import { byName, podProblems, type PodProblem } from "./podProblems.js";
 
 interface PodWithProblems {
   readonly name: string;
@@ -43,7 +43,11 @@ export class PodProblemTally {
     if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return;
     const owner = controllerOf(pod)?.uid;
     if (owner === undefined) return;
-    const problems = problemsOfPod(pod);
+    // Judged here, not through problemsOfPod's memo: every pod object the tally sees is new, and
+    // memoised, 200,000 pods (twice as many during a relist) filled a WeakMap whose growth was
+    // rehashed in one step of the relist (339 ms, bench/scale-curve) and whose entries every
+    // collection traced as ephemerons.
+    const problems = podProblems(pod);
     if (problems.length === 0) return;
     let pods = this.byOwner.get(owner);
     if (pods === undefined) this.byOwner.set(owner, (pods = new Map()));

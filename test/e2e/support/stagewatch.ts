@@ -16,6 +16,7 @@ import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObj
 import { pino } from "pino";
 import { busNames, connectObserver, type BusNames, type Observer, type ObservationRun } from "../../../src/bus/index.js";
 import { startService, type RunningService } from "../../../src/service/service.js";
+import type { ServiceConfig } from "../../../src/service/settings.js";
 import type { ObservationEvent, ObservationRequestInput, ObservationVerdict, ResourceVerdict } from "../../../src/verdicts/contract/schemas.js";
 import { compileHealthChecks, type HealthCheck } from "../../../src/verdicts/index.js";
 import { afterAll, beforeAll } from "vitest";
@@ -53,6 +54,8 @@ export interface StagewatchOptions {
   healthChecks?: readonly HealthCheck[];
   /** `serve --container-logs`: read the failing container's log tail for requests with `logs`. */
   containerLogs?: boolean;
+  /** `serve --analyses` and `--prometheus-url`: the verified stage's metric checks and where they are measured. */
+  analyses?: ServiceConfig["analyses"];
 }
 
 /** What a file observing in a namespace of its own works with. */
@@ -92,6 +95,7 @@ export async function startStagewatch(options: StagewatchOptions): Promise<Stage
     subjectPrefix: prefix,
     ...(options.healthChecks && { healthChecks: compileHealthChecks(options.healthChecks) }),
     ...(options.containerLogs && { containerLogs: true }),
+    ...(options.analyses && { analyses: options.analyses }),
     logger: pino({ level: "debug" }, destination),
     replicaId: `e2e-${prefix}`,
   });
