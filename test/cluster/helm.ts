@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { runBuildScript } from "./binaries.ts";
+import { REPO_ROOT, runToCompletion } from "./stagewatch.ts";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { fileURLToPath } from "node:url";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
@@ -37,22 +38,37 @@ export interface HelmResult {
   stderr: string;
 }
 
-/** Runs helm with a private home, so no user's repositories, plugins or kubeconfig leak in. */
-export function helm(args: readonly string[]): HelmResult {
+/** helm's environment: a private home, so no user's repositories, plugins or kubeconfig leak in. */
+function helmEnv(): NodeJS.ProcessEnv {
   const home = fileURLToPath(new URL("../../.stagewatch/helm-home/", import.meta.url));
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    HELM_CACHE_HOME: `${home}cache`,
+    HELM_CONFIG_HOME: `${home}config`,
+    HELM_DATA_HOME: `${home}data`,
+    KUBECONFIG: `${home}no-kubeconfig`,
+  };
+}
+
+function helmBinary(): string {
   if (helmPath === undefined) throw new HelmError("call ensureHelm() first");
-  const result = spawnSync(helmPath, [...args], {
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      HELM_CACHE_HOME: `${home}cache`,
-      HELM_CONFIG_HOME: `${home}config`,
-      HELM_DATA_HOME: `${home}data`,
-      KUBECONFIG: `${home}no-kubeconfig`,
-    },
-  });
+  return helmPath;
+}
+
+/** Runs helm (lint, template: nothing that reaches a cluster). */
+export function helm(args: readonly string[]): HelmResult {
+  const result = spawnSync(helmBinary(), [...args], { encoding: "utf8", env: helmEnv() });
   if (result.error !== undefined) throw new HelmError(`could not run helm ${args.join(" ")}`, { cause: result.error });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs helm against the cluster of `kubeconfig` (install, upgrade, test, uninstall), without
+ * blocking the event loop: `helm test` waits on a pod the test itself must finish meanwhile.
+ */
+export async function helmOnCluster(kubeconfig: string, args: readonly string[], options: { timeoutMs?: number } = {}): Promise<HelmResult> {
+  const result = await runToCompletion(helmBinary(), [...args, "--kubeconfig", kubeconfig], { cwd: REPO_ROOT, env: helmEnv(), timeoutMs: options.timeoutMs ?? 300_000 });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -90,6 +106,8 @@ export function lintChart(values: ValueArgs = {}): HelmResult {
 export interface RenderOptions extends ValueArgs {
   releaseName?: string;
   namespace?: string;
+  /** Only this template's objects (`--show-only`, a path under the chart: `templates/tests/observe.yaml`). */
+  showOnly?: string;
 }
 
 /** `helm template`'s raw result, for tests that expect it to fail. */
@@ -100,8 +118,14 @@ export function templateChart(options: RenderOptions = {}): HelmResult {
     CHART_DIR,
     "--namespace",
     options.namespace ?? "stagewatch",
+    ...(options.showOnly !== undefined ? ["--show-only", options.showOnly] : []),
     ...valueArgs(options),
   ]);
+}
+
+/** `helm install` of the chart, or `helm upgrade` of the release it made, with these values. */
+export function installChart(kubeconfig: string, command: "install" | "upgrade", options: RenderOptions & { releaseName: string; namespace: string }): Promise<HelmResult> {
+  return helmOnCluster(kubeconfig, [command, options.releaseName, CHART_DIR, "--namespace", options.namespace, ...valueArgs(options)]);
 }
 
 /** The objects `helm template` renders, in its order; throws with helm's message when it fails. */

@@ -2,9 +2,9 @@
  * The container image as an operator gets it (build-image.sh: the Dockerfile built with buildah on
  * the stand-in base) and the chart's pod run from it with podman: `podmanRunArgs` turns a rendered
  * pod template into `podman run` arguments the way a kubelet would run it, with what the pod spec
- * says and nothing more (user and groups, read-only root, capabilities, command and args, the
- * environment with its references resolved, Secret and ConfigMap volumes as files with their modes,
- * the ServiceAccount token where client libraries look for it).
+ * says and nothing more (user and groups, read-only root, capabilities, the memory limit, command
+ * and args, the environment with its references resolved, Secret and ConfigMap volumes as files with
+ * their modes, the ServiceAccount token where client libraries look for it).
  */
 import { chownSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -85,6 +85,15 @@ export interface PodContext {
   dir: string;
 }
 
+const quantitySuffixes: Record<string, number> = { "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+
+/** A Kubernetes memory quantity (`512Mi`, `1G`, `268435456`) in bytes. */
+function quantityBytes(quantity: string): number {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(quantity);
+  if (match === null) throw new ImageError(`memory quantity ${quantity}: not one this harness reads`);
+  return Math.ceil(Number(match[1]) * quantitySuffixes[match[2] ?? ""]!);
+}
+
 /** Where client libraries read the pod's ServiceAccount token, CA and namespace. */
 const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -155,6 +164,13 @@ export function podmanRunArgs(pod: V1PodSpec, container: V1Container, context: P
   if (security.allowPrivilegeEscalation === false) options.push("--security-opt", "no-new-privileges");
   if (security.privileged === true) options.push("--privileged");
   // seccompProfile RuntimeDefault is podman's default profile: nothing to add.
+  // The memory limit on the container's cgroup, as the kubelet sets it, and no swap beside it (a
+  // kubelet's default): past it the kernel kills the container. The CPU limit is not applied.
+  const memory = container.resources?.limits?.memory;
+  if (memory !== undefined) {
+    const bytes = `${quantityBytes(String(memory))}b`;
+    options.push("--memory", bytes, "--memory-swap", bytes);
+  }
 
   const env = new Map<string, string>([
     ["KUBERNETES_SERVICE_HOST", context.apiServer.host],

@@ -14,6 +14,7 @@ import {
   type KubernetesObject,
   type V1ClusterRole,
   type V1Deployment,
+  type V1Pod,
   type V1PolicyRule,
   type V1Role,
 } from "@kubernetes/client-node";
@@ -39,6 +40,16 @@ const HELM_BUILD_TIMEOUT_MS = 20 * 60_000;
 
 function byKind<T extends KubernetesObject>(objects: KubernetesObject[], kind: string): T[] {
   return objects.filter((object) => object.kind === kind) as T[];
+}
+
+/** What `helm install` creates: the rendered objects but the hooks of `helm test` (templates/tests). */
+function installed(objects: KubernetesObject[]): KubernetesObject[] {
+  return objects.filter((object) => object.metadata?.annotations?.["helm.sh/hook"] === undefined);
+}
+
+/** What `helm test` creates. */
+function testHooks(objects: KubernetesObject[]): KubernetesObject[] {
+  return objects.filter((object) => object.metadata?.annotations?.["helm.sh/hook"] === "test");
 }
 
 function only<T>(items: T[]): T {
@@ -221,14 +232,14 @@ describe("helm template: Secrets' namespaces, the NetworkPolicy, limits", () => 
   });
 
   it("metrics from the peers the operator names only; extra egress beside the policy's own", () => {
-    const namespaced = only(byKind<KubernetesObject & { spec: { ingress: unknown[]; egress: unknown[] } }>(renderChart({ valuesFiles: [namespacedValues] }), "NetworkPolicy"));
+    const namespaced = only(byKind<KubernetesObject & { spec: { ingress: unknown[]; egress: unknown[] } }>(installed(renderChart({ valuesFiles: [namespacedValues] })), "NetworkPolicy"));
     expect(namespaced.spec.ingress).toEqual([
       {
         from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } }, podSelector: { matchLabels: { "app.kubernetes.io/name": "prometheus" } } }],
         ports: [{ port: 9090, protocol: "TCP" }],
       },
     ]);
-    const tls = only(byKind<KubernetesObject & { spec: { egress: unknown[] } }>(renderChart({ valuesFiles: [tlsValues] }), "NetworkPolicy"));
+    const tls = only(byKind<KubernetesObject & { spec: { egress: unknown[] } }>(installed(renderChart({ valuesFiles: [tlsValues] })), "NetworkPolicy"));
     expect(tls.spec.egress).toHaveLength(4);
     expect(tls.spec.egress[3]).toEqual({
       to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "observability" } }, podSelector: { matchLabels: { "app.kubernetes.io/name": "otel-collector" } } }],
@@ -331,7 +342,7 @@ describe("helm template with non-default values", () => {
     expect(pod?.imagePullSecrets).toEqual([{ name: "registry-credentials" }]);
     expect(container.image).toBe("registry.example.com/platform/stagewatch:0.1.0");
 
-    const configMaps = byKind<KubernetesObject & { data: Record<string, string> }>(objects, "ConfigMap");
+    const configMaps = byKind<KubernetesObject & { data: Record<string, string> }>(installed(objects), "ConfigMap");
     expect(configMaps.map((configMap) => configMap.metadata?.name).sort()).toEqual(["stagewatch-dashboard", "stagewatch-verify-keys"]);
     const dashboard = only(configMaps.filter((configMap) => configMap.metadata?.name === "stagewatch-dashboard"));
     expect(dashboard.metadata?.labels).toMatchObject({ grafana_dashboard: "1" });
@@ -422,6 +433,124 @@ describe("tenants and NATS credentials come from files", () => {
   });
 });
 
+describe("helm test: the test hook (templates/tests/observe.yaml)", () => {
+  const testHook = "templates/tests/observe.yaml";
+  const hookOf = (values: ValueArgs) => renderChart({ ...values, releaseName: "stagewatch", namespace: "platform", showOnly: testHook });
+  const testPod = (objects: KubernetesObject[]) => only(byKind<V1Pod>(objects, "Pod"));
+  const matches = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
+    Object.entries(selector ?? {}).every(([key, value]) => labels?.[key] === value);
+
+  it("is off by default: helm test then has nothing to run", () => {
+    expect(testHooks(renderChart())).toEqual([]);
+  });
+
+  it("observes the release's own Deployment by default, as a tenant over NATS, with the service's security context and the published keys", () => {
+    const hook = hookOf({ valuesFiles: [tlsValues] });
+    expect(hook.map((object) => [object.kind, object.metadata?.annotations])).toEqual([
+      ["NetworkPolicy", { "helm.sh/hook": "test", "helm.sh/hook-weight": "-1", "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded" }],
+      ["ConfigMap", { "helm.sh/hook": "test", "helm.sh/hook-weight": "-1", "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded" }],
+      ["Pod", { "helm.sh/hook": "test", "helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded" }],
+    ]);
+    const target = only(byKind<KubernetesObject & { data: Record<string, string> }>(hook, "ConfigMap"));
+    expect(target.data["target.yaml"]).toBe("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: stagewatch\n  namespace: platform\n");
+
+    const service = deploymentOf(renderChart({ releaseName: "stagewatch", namespace: "platform", valuesFiles: [tlsValues] })).spec!.template.spec!;
+    const pod = testPod(hook).spec!;
+    const container = only(pod.containers);
+    expect(pod.restartPolicy).toBe("Never");
+    // It speaks NATS only: no token of any ServiceAccount.
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.securityContext).toEqual(service.securityContext);
+    expect(container.securityContext).toEqual(only(service.containers).securityContext);
+    expect(container.image).toBe(only(service.containers).image);
+    expect(pod.imagePullSecrets).toEqual(service.imagePullSecrets);
+    expect(container.args).toEqual([
+      "observe",
+      "--mode=service",
+      "--filename=/etc/stagewatch/test/target.yaml",
+      "--deployment=stagewatch-test",
+      "--require=healthy",
+      "--timeout=2m",
+      "--subject-prefix=stagewatch",
+      "--progress=plain",
+    ]);
+    expect(container.env).toEqual([
+      { name: "NATS_URL", value: "tls://nats.messaging.svc:4222" },
+      { name: "NATS_CREDS_FILE", value: "/etc/stagewatch/nats-credentials/platform.creds" },
+      { name: "STAGEWATCH_VERIFY_KEY", valueFrom: { configMapKeyRef: { name: "stagewatch-verify-keys", key: "STAGEWATCH_VERIFY_KEY" } } },
+      { name: "NATS_TLS_CA_FILE", value: "/etc/stagewatch/nats-tls/ca.crt" },
+      { name: "NATS_TLS_CERT_FILE", value: "/etc/stagewatch/nats-client-tls/tls.crt" },
+      { name: "NATS_TLS_KEY_FILE", value: "/etc/stagewatch/nats-client-tls/tls.key" },
+    ]);
+    // The tenant's Secret and the CA alone: nothing of the service's own credentials, key or tenants.
+    expect(pod.volumes?.map((volume) => [volume.name, volume.secret?.secretName ?? volume.configMap?.name, (volume.secret ?? volume.configMap)?.items?.map((item) => item.key)])).toEqual([
+      ["target", "stagewatch-test", undefined],
+      ["nats-credentials", "platform-nats-creds", ["platform.creds"]],
+      ["nats-tls", "stagewatch-nats-tls", ["ca.crt"]],
+      ["nats-client-tls", "platform-nats-tls", ["tls.crt", "tls.key"]],
+    ]);
+    expect(container.volumeMounts?.every((mount) => mount.readOnly === true)).toBe(true);
+  });
+
+  it("is no pod of the service's, and has a NetworkPolicy of its own: nothing in, DNS and NATS out", () => {
+    const objects = renderChart({ releaseName: "stagewatch", namespace: "platform", valuesFiles: [namespacedValues] });
+    const labels = testPod(objects).metadata?.labels;
+    // The service's selector (its Service, PodDisruptionBudget and NetworkPolicy) does not pick it.
+    expect(matches(deploymentOf(objects).spec?.selector.matchLabels, labels)).toBe(false);
+    const policies = byKind<KubernetesObject & { spec: { podSelector: { matchLabels: Record<string, string> }; ingress: unknown[]; egress: { to: unknown[]; ports: unknown[] }[] } }>(objects, "NetworkPolicy");
+    expect(policies.map((policy) => [policy.metadata?.name, matches(policy.spec.podSelector.matchLabels, labels)])).toEqual([
+      ["stagewatch", false],
+      ["stagewatch-test", true],
+    ]);
+    const own = policies[1]!.spec;
+    expect(own.ingress).toEqual([]);
+    expect(own.egress.map((rule) => rule.to)).toEqual([
+      [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }],
+      [{ namespaceSelector: {}, podSelector: { matchLabels: { "app.kubernetes.io/name": "nats" } } }],
+    ]);
+    expect(own.egress[1]?.ports).toEqual([{ port: 4222, protocol: "TCP" }]);
+    // The operator's target, in a watched namespace; the test's own token.
+    const target = only(byKind<KubernetesObject & { data: Record<string, string> }>(testHooks(objects), "ConfigMap"));
+    expect(target.data["target.yaml"]).toContain("  name: api\n  namespace: team-a\n");
+    expect(only(testPod(objects).spec!.containers).env).toContainEqual({ name: "NATS_TOKEN_FILE", value: "/etc/stagewatch/nats-credentials/token" });
+    expect(byKind(renderChart({ valuesFiles: [namespacedValues], set: { "networkPolicy.enabled": false }, showOnly: testHook }), "NetworkPolicy")).toEqual([]);
+  });
+
+  const signed = { "signing.existingSecret": "stagewatch-signing", "signing.publicKeys": ["NDV56JXZSGQDWYYKNHNPJGOMJASLD6YH5OCFXJEMM3CT4GRVZ3VYGRTQ"] };
+  it.each([
+    {
+      name: "without a signing key: it trusts only signed verdicts",
+      values: { set: { "test.enabled": true, "test.nats.auth.existingSecret": "team-a-nats" } },
+      message: "test.enabled: the test trusts only a verdict signed by a key of signing.publicKeys",
+    },
+    {
+      name: "without a tenant's credentials",
+      values: { set: { ...signed, "test.enabled": true } },
+      message: "test.nats.auth.existingSecret: name the existing Secret that holds a tenant's NATS credentials for the test",
+    },
+    {
+      name: "with the service's own credentials",
+      values: { valuesFiles: [tlsValues], set: { "test.nats.auth.existingSecret": "stagewatch-nats-creds" } },
+      message: "test.nats.auth.existingSecret: stagewatch-nats-creds holds the service's own NATS credentials",
+    },
+    {
+      name: "without credentials where NATS wants them",
+      values: { valuesFiles: [tlsValues], set: { "test.nats.auth.type": "none" } },
+      message: "test.nats.auth.type is none, but the service's NATS wants credentials (nats.auth.type is credsFile)",
+    },
+    {
+      name: "on the release's Deployment where the service does not watch the release namespace",
+      values: { valuesFiles: [namespacedValues], set: { "test.target.name": "" } },
+      message: "test.target: Deployment stagewatch is in the namespace stagewatch, which the service does not watch (namespaces: team-a, team-b)",
+    },
+    { name: "a stage observe cannot require without more flags", values: { valuesFiles: [tlsValues], set: { "test.require": "verified" } }, message: "at '/test/require': value must be one of" },
+  ])("refused $name", ({ values, message }) => {
+    const result = templateChart(values);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(message);
+  });
+});
+
 describe("rendered manifests on the real API server (server-side apply, dryRun=All)", () => {
   const namespaces: string[] = [];
 
@@ -443,6 +572,7 @@ describe("rendered manifests on the real API server (server-side apply, dryRun=A
       const watched = [await createNamespace("helm-team-a"), await createNamespace("helm-team-b")];
       namespaces.push(...watched);
       set.namespaces = watched;
+      set["test.target.namespace"] = watched[0];
     }
     const objects = renderChart({ ...values, set, releaseName: "stagewatch", namespace: release });
     const applied = await applyObjects(kubeConfig(), objects, { dryRun: true });

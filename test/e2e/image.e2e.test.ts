@@ -1,31 +1,37 @@
 /**
  * The operator's path, run for real: the image built from the repository's Dockerfile by buildah
  * (test/cluster/build-image.sh, on a local stand-in for the official node:24-bookworm-slim: the only
- * substitution), and the chart's pod run from it by podman. The chart is rendered with `helm
- * template` for the local cluster (namespaced, user/password NATS authentication, the shipped
- * tenants file, a signing key, a health check); its ServiceAccount and RBAC are installed, a
- * TokenRequest gives the pod's token, and each container starts with exactly what the rendered pod
- * says (podmanRunArgs: args, env, user and fsGroup, read-only root, dropped capabilities, mounted
- * Secret and ConfigMap files with their modes, the token where client libraries look for it), on
- * the host's network to the local API server and a nats-server with the shipped accounts.
+ * substitution), and the chart's pods run from it by podman. The chart is installed with `helm
+ * install` in the local cluster (namespaced, user/password NATS authentication, the shipped tenants
+ * file, a signing key, a health check, `helm test`) after the Secrets it names, a TokenRequest gives
+ * the pod's token for the release's ServiceAccount, and each container starts with exactly what the
+ * pod rendered by `helm template` with the same values says (podmanRunArgs: args, env, user and
+ * fsGroup, read-only root, dropped capabilities, mounted Secret and ConfigMap files with their
+ * modes, the token where client libraries look for it), on the host's network to the local API
+ * server and a nats-server with the shipped accounts.
  *
- * kwok runs no containers, so no pod of the chart ever runs in the test cluster: this is where the
- * image meets the chart's security context, mounts and signals.
+ * kwok runs no containers, so no pod of the chart ever runs in the test cluster (kwok only marks the
+ * release's Deployment's pod Running and Ready): this is where the image meets the chart's security
+ * context, mounts and signals. The `helm test` hook too: its pod is run by podman, from the rendered
+ * hook and from the very pod `helm test` creates, whose terminal status the test then writes from
+ * podman's exit code as the kubelet would (kwok never ends a bare pod).
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AppsV1Api, type KubernetesObject, type V1Deployment, type V1Secret } from "@kubernetes/client-node";
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1Deployment, type V1Pod, type V1Secret } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busNames } from "../../src/bus/index.ts";
 import { buildOrReuseBinaries } from "../cluster/binaries.ts";
-import { applyObjects, ensureHelm, renderChart } from "../cluster/helm.ts";
+import { applyObjects, ensureHelm, helmOnCluster, installChart, renderChart, type RenderOptions } from "../cluster/helm.ts";
 import { ensureImage, podman, podmanRunArgs, type BuiltImage, type PodContext } from "../cluster/image.ts";
+import { kubeJson } from "../cluster/kubeJson.ts";
+import { clusterLogs, writeCriLog } from "../cluster/kwok-logs.ts";
 import { startNatsWithAccounts, type NatsNode } from "../cluster/nats.ts";
 import { freePorts, http, waitFor } from "../cluster/probes.ts";
-import { REPO_ROOT, scratchDir } from "../cluster/stagewatch.ts";
+import { REPO_ROOT, scratchDir, type CommandResult } from "../cluster/stagewatch.ts";
 import { accountsFile, accountUsers, tenantsFile, type Account } from "./support/accountLayout.ts";
-import { installChartIdentity } from "./support/chartIdentity.ts";
+import { serviceAccountToken } from "./support/chartIdentity.ts";
 import { output, runStagewatch } from "./support/cli.ts";
 import { createNamespace, deleteNamespace, eventually, Fault, kubeConfig, kubeconfigPath, tokenKubeconfig } from "./support/cluster.ts";
 import { deployment, job, type Declared } from "./support/manifests.ts";
@@ -40,6 +46,8 @@ const BUILD_TIMEOUT_MS = 30 * 60_000;
  * bundle bounds it; a node_modules beside it again (124 MB) would not fit.
  */
 const APP_LAYERS_BUDGET_BYTES = 24 * 1024 * 1024;
+/** A public key of another service's (helm/stagewatch/ci): verdicts of this file's service are not signed by it. */
+const OTHER_PUBLIC_KEY = "NDV56JXZSGQDWYYKNHNPJGOMJASLD6YH5OCFXJEMM3CT4GRVZ3VYGRTQ";
 
 let image: BuiltImage;
 let dir: string;
@@ -54,14 +62,22 @@ let context: Omit<PodContext, "name" | "objects">;
 const secrets: V1Secret[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
 
-/** The chart rendered for the local cluster; `metricsPort` differs per container (one host network). */
-function render(metricsPort: number): KubernetesObject[] {
-  return renderChart({
+/**
+ * The chart's values for the local cluster; `metricsPort` differs per container (one host network),
+ * `set` adds to them. The service watches the release namespace too: the test hook's default target
+ * is the release's own Deployment.
+ */
+function values(metricsPort: number, set: Record<string, unknown> = {}): RenderOptions & { releaseName: string; namespace: string } {
+  const tag = image.image.lastIndexOf(":");
+  return {
     releaseName,
     namespace: release,
     intended: { unauthenticated: false, singleTenant: false, unsigned: false },
     set: {
-      namespaces: [app],
+      // The rendered pods name the image podman runs.
+      "image.repository": image.image.slice(0, tag),
+      "image.tag": image.image.slice(tag + 1),
+      namespaces: [app, release],
       "nats.url": nats.url,
       "nats.auth.type": "userPassword",
       "nats.auth.existingSecret": "stagewatch-nats",
@@ -77,8 +93,17 @@ function render(metricsPort: number): KubernetesObject[] {
           failed: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'False')",
         },
       ],
+      // `helm test` as the admin account PLATFORM (a tenant: the release namespace is no team's).
+      "test.enabled": true,
+      "test.nats.auth": { type: "userPassword", existingSecret: "stagewatch-test-nats" },
+      ...set,
     },
-  });
+  };
+}
+
+/** The chart rendered for the local cluster (`helm template`, the test hook included). */
+function render(metricsPort: number, set: Record<string, unknown> = {}): KubernetesObject[] {
+  return renderChart(values(metricsPort, set));
 }
 
 interface Container {
@@ -99,7 +124,8 @@ async function startContainer(suffix: string): Promise<Container> {
   const { options, args } = podmanRunArgs(pod, container, { ...context, name, objects: [...objects, ...secrets] });
   cleanups.push(() => podman(image, ["rm", "--force", "--time", "0", name]));
   const started = Date.now();
-  const run = await podman(image, ["run", "--detach", ...options, image.image, ...args]);
+  expect(container.image).toBe(image.image);
+  const run = await podman(image, ["run", "--detach", ...options, container.image!, ...args]);
   expect(run.status, output(run)).toBe(0);
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -153,16 +179,23 @@ beforeAll(async () => {
     secret("stagewatch-nats", { user: users.STAGEWATCH.user, password: users.STAGEWATCH.pass }),
     secret("stagewatch-tenants", { "tenants.yaml": readFileSync(tenantsFile, "utf8") }),
     secret("stagewatch-signing", { "signing.nk": readFileSync(seedFile, "utf8") }),
+    // The test hook's own NATS user: a tenant's, never the service's.
+    secret("stagewatch-test-nats", { user: users.PLATFORM.user, password: users.PLATFORM.pass }),
   );
 
-  const identity = await installChartIdentity(render(9090), release);
-  cleanups.push(() => identity.remove());
+  // As an operator installs it: the Secrets, then the release (its ServiceAccount and RBAC, the
+  // Deployment whose pod kwok marks ready and podman runs below, the Service, ConfigMaps, policy).
+  await applyObjects(kubeConfig(), secrets, { dryRun: false });
+  const installed = await installChart(kubeconfigPath(), "install", values(9090));
+  expect(installed.status, installed.stdout + installed.stderr).toBe(0);
+  cleanups.push(() => helmOnCluster(kubeconfigPath(), ["uninstall", releaseName, "--namespace", release]));
+  const serviceAccount = render(9090).find((object) => object.kind === "ServiceAccount")!.metadata!.name!;
   const cluster = kubeConfig().getCurrentCluster()!;
   const server = new URL(cluster.server);
   context = {
     namespace: release,
     apiServer: { host: server.hostname, port: server.port },
-    serviceAccount: { token: identity.token, caCertificate: Buffer.from(cluster.caData!, "base64").toString("utf8") },
+    serviceAccount: { token: await serviceAccountToken(serviceAccount, release), caCertificate: Buffer.from(cluster.caData!, "base64").toString("utf8") },
     dir: join(dir, "pods"),
   };
   mkdirSync(context.dir, { recursive: true });
@@ -303,4 +336,153 @@ describe("stagewatch observe from the image", () => {
     expect(run.status, output(run)).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: "succeeded", reached: "healthy" });
   }, 150_000);
+});
+
+describe("helm test: the chart's test hook, its pod run by podman from the image", () => {
+  const testHook = "templates/tests/observe.yaml";
+  const core = () => kubeConfig().makeApiClient(CoreV1Api);
+  /** The test hook's objects' name (and the --deployment its observe names). */
+  const testName = () => `${releaseName}-stagewatch-test`;
+  /** A Deployment kwok shows stuck in ImagePullBackOff, for the failing runs. */
+  let payments: Record<string, unknown>;
+
+  beforeAll(async () => {
+    // A service of this describe's own: a container of the chart's pod, as the test hook finds it.
+    await startContainer("t");
+    cleanups.push(() => podman(image, ["rm", "--force", "--time", "0", testName()]));
+    await apply([deployment({ namespace: app, name: "payments", fault: Fault.ImagePullBackOff })]);
+    payments = { "test.target": { apiVersion: "apps/v1", kind: "Deployment", name: "payments", namespace: app } };
+  }, 120_000);
+
+  function testPodOf(objects: readonly KubernetesObject[]): V1Pod {
+    return objects.find((object) => object.kind === "Pod" && object.metadata?.annotations?.["helm.sh/hook"] === "test") as V1Pod;
+  }
+
+  /** The pod's one container run to completion by podman, as the kubelet would run it, with the objects its env and volumes name. */
+  async function runTestPod(pod: V1Pod, objects: readonly KubernetesObject[]): Promise<CommandResult> {
+    const container = pod.spec!.containers[0]!;
+    expect(container.image).toBe(image.image);
+    const { options, args } = podmanRunArgs(pod.spec!, container, { ...context, name: pod.metadata!.name!, objects });
+    return podman(image, ["run", "--rm", ...options, container.image!, ...args], { timeoutMs: 180_000 });
+  }
+
+  it("renders alone (helm template --show-only) as hooks the API server accepts (server-side dry run)", async () => {
+    const hook = renderChart({ ...values(9090), showOnly: testHook });
+    expect(hook.map((object) => `${object.kind}/${object.metadata?.name}`).sort()).toEqual(["ConfigMap", "NetworkPolicy", "Pod"].map((kind) => `${kind}/${testName()}`));
+    for (const object of hook) expect(object.metadata?.annotations?.["helm.sh/hook"]).toBe("test");
+    const applied = await applyObjects(kubeConfig(), hook, { dryRun: true });
+    expect((applied.find((object) => object.kind === "Pod") as V1Pod).spec?.containers[0]?.securityContext?.readOnlyRootFilesystem).toBe(true);
+  });
+
+  it("exits 0 on the release's own Deployment, healthy, its verdict verified with the published key", async () => {
+    const objects = render(9090);
+    const run = await runTestPod(testPodOf(objects), [...objects, ...secrets]);
+    expect(run.status, output(run)).toBe(0);
+    expect(run.stdout).toBe(`deployment ${testName()} reached healthy: 1 resource settled\n`);
+    expect(run.stderr).toContain(`Deployment ${release}/${releaseName}-stagewatch: settled: 1/1 replicas ready`);
+  });
+
+  it("trusts only the published key: the same verdict, published keys not the service's, is no pass (exit 3)", async () => {
+    // Another service's key in the ConfigMap the test pod reads: the verdict it gets is the same.
+    const objects = render(9090, { "signing.publicKeys": [OTHER_PUBLIC_KEY], "test.timeout": "30s" });
+    const run = await runTestPod(testPodOf(objects), [...objects, ...secrets]);
+    expect(run.status, output(run)).toBe(3);
+    expect(run.stderr).toMatch(/failed verification: signed by N[A-Z2-7]{55}, not a key trusted here/);
+  });
+
+  it("exits 1 with the verdict's reason on a Deployment kwok shows in ImagePullBackOff", async () => {
+    const objects = render(9090, payments);
+    const run = await runTestPod(testPodOf(objects), [...objects, ...secrets]);
+    expect(run.status, output(run)).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`^deployment ${testName()} cannot reach healthy: Deployment ${app}/payments: failed: ImagePullBackOff: `));
+  });
+
+  /**
+   * `helm test` against the installed release, the test playing the kubelet for the pod helm
+   * creates (kwok marks it Running and never ends it): that pod's own spec run by podman with the
+   * ConfigMaps and Secrets read from the API server, its output served as the container's log
+   * through pods/log (kwok's ClusterLogs), and the terminal status the kubelet writes for podman's
+   * exit code (phase Succeeded or Failed, the container terminated with that code).
+   */
+  async function helmTestAsKubelet(logFile: string): Promise<{ helm: CommandResult; pod: V1Pod; run: CommandResult }> {
+    const kc = kubeConfig();
+    const testing = helmOnCluster(kubeconfigPath(), ["test", releaseName, "--namespace", release, "--logs", "--timeout", "3m"], { timeoutMs: 240_000 });
+    const name = testName();
+    const path = `/api/v1/namespaces/${release}/pods/${name}`;
+    const pod = await eventually(`helm's test pod ${name}, running`, async () => {
+      const current = (await kubeJson(kc, "GET", path)) as V1Pod;
+      return current.status?.phase === "Running" && current.metadata?.deletionTimestamp === undefined ? current : undefined;
+    });
+    const inCluster = async (kind: string, plural: string) =>
+      ((await kubeJson(kc, "GET", `/api/v1/namespaces/${release}/${plural}`)).items as KubernetesObject[]).map((object) => ({ ...object, kind }));
+    const startedAt = new Date().toISOString();
+    const run = await runTestPod(pod, [...(await inCluster("ConfigMap", "configmaps")), ...(await inCluster("Secret", "secrets"))]);
+    const finishedAt = new Date().toISOString();
+
+    // What the runtime logged, one stream after the other, served through pods/log as the kubelet serves it.
+    const lines = [...run.stderr.split("\n"), ...run.stdout.split("\n")].filter(Boolean);
+    writeCriLog(logFile, lines);
+    await eventually("the test container's log through pods/log", async () =>
+      (await core().readNamespacedPodLog({ name, namespace: release, container: "observe" })).includes(lines.at(-1)!) ? true : undefined,
+    );
+    await eventually(`${name}'s terminal status written`, async () => {
+      const current = (await kubeJson(kc, "GET", path)) as V1Pod;
+      const exitCode = run.status ?? 137;
+      const status = {
+        ...current.status,
+        phase: exitCode === 0 ? "Succeeded" : "Failed",
+        conditions: (current.status?.conditions ?? []).map((condition) =>
+          ["Ready", "ContainersReady"].includes(condition.type) ? { ...condition, status: "False", reason: "PodCompleted", lastTransitionTime: finishedAt } : condition,
+        ),
+        containerStatuses: [
+          {
+            name: "observe",
+            image: image.image,
+            imageID: "",
+            ready: false,
+            started: false,
+            restartCount: 0,
+            state: { terminated: { exitCode, reason: exitCode === 0 ? "Completed" : "Error", startedAt, finishedAt } },
+          },
+        ],
+      };
+      return kubeJson(kc, "PUT", `${path}/status`, { ...current, status });
+    });
+    return { helm: await testing, pod, run };
+  }
+
+  it("helm test: the pod helm creates is the rendered hook's; run by podman, its exit code is helm's answer, its verdict in --logs", async () => {
+    const logFile = join(dir, "helm-test.log");
+    writeFileSync(logFile, "");
+    const clusterLogsApi = { group: "kwok.x-k8s.io", version: "v1alpha1", plural: "clusterlogs" } as const;
+    const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+    await custom.createClusterCustomObject({ ...clusterLogsApi, body: clusterLogs(release, [{ containers: ["observe"], logsFile: logFile }]) });
+    cleanups.push(() => custom.deleteClusterCustomObject({ ...clusterLogsApi, name: release }));
+    const name = testName();
+
+    const passed = await helmTestAsKubelet(logFile);
+    // What helm created is what `helm template` renders (the API server adds its defaults only).
+    expect(passed.pod.spec).toMatchObject(testPodOf(render(9090)).spec!);
+    expect(passed.run.status, output(passed.run)).toBe(0);
+    expect(passed.helm.status, output(passed.helm)).toBe(0);
+    expect(passed.helm.stdout).toMatch(new RegExp(`TEST SUITE: +${name}\n(.*\n){2}Phase: +Succeeded`));
+    expect(passed.helm.stdout).not.toMatch(/Phase: +Failed/);
+    expect(passed.helm.stdout).toContain(`POD LOGS: ${name} (observe)`);
+    expect(passed.helm.stdout).toContain(`deployment ${name} reached healthy: 1 resource settled`);
+    // hook-succeeded: nothing of the test is left once helm read its log.
+    await eventually(`${name} deleted`, async () => ((await core().listNamespacedPod({ namespace: release, fieldSelector: `metadata.name=${name}` })).items.length === 0 ? true : undefined));
+    expect((await core().listNamespacedConfigMap({ namespace: release, fieldSelector: `metadata.name=${name}` })).items).toEqual([]);
+
+    // The operator names a target of theirs, stuck: the test fails, saying why.
+    const upgraded = await installChart(kubeconfigPath(), "upgrade", values(9090, payments));
+    expect(upgraded.status, output(upgraded)).toBe(0);
+    const failed = await helmTestAsKubelet(logFile);
+    expect(failed.pod.spec).toMatchObject(testPodOf(render(9090, payments)).spec!);
+    expect(failed.run.status, output(failed.run)).toBe(1);
+    expect(failed.helm.status, output(failed.helm)).toBe(1);
+    expect(failed.helm.stdout).toMatch(new RegExp(`TEST SUITE: +${name}\n(.*\n){2}Phase: +Failed`));
+    expect(failed.helm.stdout).toContain(`deployment ${name} cannot reach healthy: Deployment ${app}/payments: failed: ImagePullBackOff`);
+    // A failed test's pod stays for `kubectl logs` until the next `helm test`.
+    expect((await core().readNamespacedPod({ name, namespace: release })).status?.phase).toBe("Failed");
+  }, 300_000);
 });

@@ -94,3 +94,46 @@ list and watch, all an informer needs (see values.yaml).
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+A NATS credential as files of a mounted Secret (never environment values): the variables naming
+them, and the Secret's keys projected into the volume `nats-credentials` (only the chosen way's:
+the Secret may hold other credentials). Argument: an auth block, nats.auth or test.nats.auth.
+*/}}
+{{- define "stagewatch.natsAuthEnv" -}}
+{{- if eq .type "credsFile" }}
+- name: NATS_CREDS_FILE
+  value: /etc/stagewatch/nats-credentials/{{ .credsFileKey }}
+{{- else if eq .type "token" }}
+- name: NATS_TOKEN_FILE
+  value: /etc/stagewatch/nats-credentials/{{ .tokenKey }}
+{{- else if eq .type "userPassword" }}
+- name: NATS_USER_FILE
+  value: /etc/stagewatch/nats-credentials/{{ .userKey }}
+- name: NATS_PASSWORD_FILE
+  value: /etc/stagewatch/nats-credentials/{{ .passwordKey }}
+{{- end }}
+{{- end }}
+
+{{- define "stagewatch.natsAuthItems" -}}
+{{- range (ternary (list .credsFileKey) (ternary (list .tokenKey) (list .userKey .passwordKey) (eq .type "token")) (eq .type "credsFile")) }}
+- key: {{ . }}
+  path: {{ . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The test pod's labels (templates/tests): its own app.kubernetes.io/name, so that the service's
+selector (the Service, the PodDisruptionBudget, the service's NetworkPolicy) never picks it.
+*/}}
+{{- define "stagewatch.testSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "stagewatch.name" . | trunc 58 | trimSuffix "-" }}-test
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "stagewatch.testLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "stagewatch.testSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}

@@ -29,8 +29,13 @@ export async function installChartIdentity(rendered: readonly KubernetesObject[]
   await applyObjects(kubeConfig(), identity, { dryRun: false });
   const serviceAccount = identity.find((object) => object.kind === "ServiceAccount")?.metadata?.name;
   if (serviceAccount === undefined) throw new Error("the render holds no ServiceAccount");
+  return { token: await serviceAccountToken(serviceAccount, namespace), remove };
+}
+
+/** An hour's token for a ServiceAccount, from a TokenRequest, as the kubelet requests one for a pod. */
+export async function serviceAccountToken(name: string, namespace: string): Promise<string> {
   const request = await kubeConfig()
     .makeApiClient(CoreV1Api)
-    .createNamespacedServiceAccountToken({ name: serviceAccount, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
-  return { token: request.status?.token ?? "", remove };
+    .createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  return request.status?.token ?? "";
 }
