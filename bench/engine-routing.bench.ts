@@ -206,7 +206,12 @@ scheduler.frame = Date.parse("2026-11-29T10:00:00Z");
 // The WarningFeed reduced to its index and a Subject, as the informers are to a cache and a Subject.
 const warningIndex = new WarningIndex();
 const warningArrivals = new Subject<ClusterWarning>();
-const warnings: WarningSource = { warnings$: warningArrivals, newest: (uid) => warningIndex.newest(uid, scheduler.now()) };
+const warnings: WarningSource = {
+  warnings$: warningArrivals,
+  newest: (object) => warningIndex.newest(object, scheduler.now()),
+  newestNamed: (kind, namespace, name) => warningIndex.newestNamed(kind, namespace, name, scheduler.now()),
+  newestAutoscalerWord: () => undefined,
+};
 const quotaMessage = (name: string) =>
   `Error creating: pods "${name}-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1`;
 /** A FailedCreate on each ReplicaSet, its count going up each time round, decoded as the feed decodes it. */

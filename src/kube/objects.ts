@@ -164,8 +164,18 @@ export interface ContainerStatus {
 
 export interface Pod extends KubeObject {
   kind: "Pod";
-  /** Only container names survive stripping: rules name containers, never read images or env. */
-  spec?: { nodeName?: string; containers?: { name: string }[]; initContainers?: { name: string }[] };
+  /**
+   * Only container names survive stripping (rules name containers, never read images or env), the
+   * claims the pod mounts (the warnings about them are the pod's: a claim that cannot be
+   * provisioned keeps it unplaced), and the node of a pod that failed there (an eviction names it).
+   */
+  spec?: {
+    nodeName?: string;
+    containers?: { name: string }[];
+    initContainers?: { name: string }[];
+    /** Stripped to the claims: other volume sources are not kept. */
+    volumes?: { persistentVolumeClaim?: { claimName: string } }[];
+  };
   status?: {
     phase?: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown" | string;
     reason?: string;

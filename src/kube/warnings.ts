@@ -11,6 +11,20 @@
 
 import { heldPrefix, maxHeldReasonChars, maxHeldTextChars } from "./heldText.js";
 
+/**
+ * cluster-autoscaler's word on a pod the scheduler could not place, recorded as Normal events
+ * (source.component `cluster-autoscaler`, processors/status/eventing_scale_up_processor.go): a
+ * scale-up it started for the pod (`pod triggered scale-up: [{eks-ng-1 2->3 (max: 10)}]`), or why
+ * no node group it knows could take it (`pod didn't trigger scale-up: ...`), written again each
+ * loop (10 s) in which it starts no scale-up, its recorder's spam filter permitting.
+ */
+export const autoscalerReasons = {
+  scaleUpTriggered: "TriggeredScaleUp",
+  noScaleUp: "NotTriggerScaleUp",
+} as const;
+
+export const autoscalerReasonSet: ReadonlySet<string> = new Set(Object.values(autoscalerReasons));
+
 /** The object an event is about, as its `involvedObject` names it. */
 export interface InvolvedObject {
   readonly uid: string;

@@ -380,10 +380,10 @@ describe("events and routing", () => {
     }
     expect(h.engine.activeCount).toBe(5);
     const watched = h.transport.watches().map((watch) => watch.request.path);
-    expect(watched.toSorted()).toEqual(["/api/v1/events", "/api/v1/pods", "/apis/apps/v1/deployments", "/apis/apps/v1/replicasets", "/apis/batch/v1/jobs"]);
-    // The events watch asks for warnings only.
-    const events = h.transport.watches().find((watch) => watch.request.path === "/api/v1/events");
-    expect(events?.request.query?.fieldSelector).toBe("type=Warning");
+    expect(watched.toSorted()).toEqual(["/api/v1/events", "/api/v1/events", "/api/v1/pods", "/apis/apps/v1/deployments", "/apis/apps/v1/replicasets", "/apis/batch/v1/jobs"]);
+    // The events watches ask for warnings, and for cluster-autoscaler's Normal events.
+    const events = h.transport.watches().filter((watch) => watch.request.path === "/api/v1/events");
+    expect(events.map((watch) => watch.request.query?.fieldSelector)).toEqual(["type=Warning", "type=Normal,source=cluster-autoscaler"]);
     expect(h.transport.gets().map((get) => get.path).toSorted()).toEqual(watched.toSorted());
   });
 

@@ -36,6 +36,7 @@ import {
   nextMeasurements,
   stallNotice,
   warningSlackMs,
+  withAutoscalerWord,
   withWarning,
   type ObservationEvent,
   type ObservationStep,
@@ -249,7 +250,7 @@ export class ObservationDriver {
   }
 
   /** Evaluates a routed object for the observations named, each with its own failOn and generation. */
-  private read({ key, object, owned, warnings, observers, receivedAt }: ObjectToRead): void {
+  private read({ key, object, owned, warnings, autoscalerWords, observers, receivedAt }: ObjectToRead): void {
     for (const id of observers) {
       const live = this.live.get(id);
       const resource = live?.state.resources.get(key);
@@ -268,8 +269,9 @@ export class ObservationDriver {
         scaled: resource.scaled,
         healthChecks: this.settings.healthChecks,
       });
-      const warning = newestWarning(warnings, live.state.startedAtMs - warningSlackMs);
-      const reading = awaitingOwnedObjects(resource.identity, withWarning(evaluated, warning, live.state.failOn), live.ownedListed);
+      const since = live.state.startedAtMs - warningSlackMs;
+      const warned = withWarning(evaluated, newestWarning(warnings, since), live.state.failOn);
+      const reading = awaitingOwnedObjects(resource.identity, withAutoscalerWord(warned, newestWarning(autoscalerWords, since), live.state.failOn), live.ownedListed);
       const observed = { uid: object.metadata.uid, generation: object.metadata.generation, labels: object.metadata.labels, reading };
       this.apply(live, recordReading(live.state, key, observed, this.now()), receivedAt);
     }

@@ -327,6 +327,17 @@ describe("stripObject", () => {
     expect(JSON.stringify(stripped).length).toBeLessThan(JSON.stringify(raw).length / 5);
   });
 
+  it("keeps the claims a pod mounts and the node of a pod that failed there, not a running pod's node", () => {
+    const raw = structuredClone(fixture("pod-running.json")) as { spec: Record<string, unknown>; status: Record<string, unknown> };
+    const volumes = [{ name: "data", persistentVolumeClaim: { claimName: "data-api-0" } }, { name: "kube-api-access-7x2qd", projected: { defaultMode: 420, sources: [] } }];
+    raw.spec = { ...raw.spec, nodeName: "worker-2", volumes };
+    const running = stripObject(raw, target("v1", "Pod", "core/Pod"))!;
+    expect(running.spec).toMatchObject({ volumes: [{ persistentVolumeClaim: { claimName: "data-api-0" } }] });
+    expect(running.spec?.nodeName).toBeUndefined();
+    const evicted = { ...raw, status: { phase: "Failed", reason: "Evicted", message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 91432Ki." } };
+    expect(stripObject(evicted, target("v1", "Pod", "core/Pod"))!.spec).toMatchObject({ nodeName: "worker-2" });
+  });
+
   it("holds the equal parts of two pods once, frozen, and keeps what differs their own", () => {
     const first = fixture("pod-running.json");
     const second = structuredClone(first) as { metadata: Record<string, unknown> };

@@ -26,7 +26,8 @@
 //   fields of spec and status its expressions read, and those its rule reads around them
 //   (conditions, message, phase), nested or not (fieldSelection.ts).
 // - dropped although it sits among kept fields: the lastTransitionTime of a condition that is
-//   True, a running container's startedAt (`running: {}` stays) and a pod's nodeName. No rule reads
+//   True, a running container's startedAt (`running: {}` stays) and a pod's nodeName (kept on a
+//   pod that Failed: an eviction is named with its node). No rule reads
 //   them, and they are what tells apart the statuses of pods that run as they should: without them
 //   those statuses are equal, and equal parts are held once (sharedValues.ts: a pod's spec, status,
 //   owner references, kept labels and annotations, namespace and creation time). A condition that
@@ -122,8 +123,10 @@ interface Body {
 const bodies: Record<string, (raw: Json) => Body> = {
   "core/Pod": (raw) => ({
     spec: nonEmpty({
+      ...(field(raw.status, "phase") === "Failed" && scalars(raw.spec, ["nodeName"])),
       containers: names(field(raw.spec, "containers")),
       initContainers: names(field(raw.spec, "initContainers")),
+      volumes: claimVolumes(field(raw.spec, "volumes")),
     }),
     status: nonEmpty({
       ...scalars(raw.status, ["phase", "reason", "message"]),
@@ -375,6 +378,16 @@ function names(raw: unknown): { name: string }[] | undefined {
   if (!Array.isArray(raw)) return undefined;
   const kept = raw.flatMap((container) => (isRecord(container) && typeof container.name === "string" ? [{ name: container.name }] : []));
   return exact(kept);
+}
+
+/** The pod's volumes that are claims, as `{persistentVolumeClaim: {claimName}}`: which claims' warnings are the pod's. */
+function claimVolumes(raw: unknown): { persistentVolumeClaim: { claimName: string } }[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const kept = raw.flatMap((volume) => {
+    const claimName = field(field(volume, "persistentVolumeClaim"), "claimName");
+    return typeof claimName === "string" && claimName !== "" ? [{ persistentVolumeClaim: { claimName } }] : [];
+  });
+  return kept.length > 0 ? exact(kept) : undefined;
 }
 
 // Arrays grown by push keep spare capacity (16 slots and more, 128 bytes) that a cached object

@@ -4,6 +4,15 @@
 // kept is the WarningIndex: the newest warning per object, bounded in count and age, never the
 // Event objects themselves.
 //
+// One Normal writer is read besides: cluster-autoscaler, whose TriggeredScaleUp and
+// NotTriggerScaleUp on an unplaced pod say whether a node is coming (kube/warnings.ts
+// autoscalerReasons). A second watch a scope selects `type=Normal,source=cluster-autoscaler`: on a
+// cluster without one it carries nothing; with one, its other Normal events (scale-down notes on
+// nodes and pods, the status ConfigMap's ScaledUpGroup) come too and are dropped as they are
+// decoded. One watch by source rather than one a reason, since a field selector cannot say "or".
+// Its words are kept in an index of their own: the scheduler writing FailedScheduling again when
+// the new node registers, still tainted not-ready, must not hide that a scale-up is under way.
+//
 // Warnings are a diagnosis, not a verdict's input it cannot do without: a list or watch refused
 // (no RBAC for events) is logged once, retried like any other, and observations go on without them.
 //
@@ -12,7 +21,7 @@
 // trouble keeps tens of thousands of Warning events. Watch events wait behind the list, in order.
 import type { Logger } from "../logging/index.js";
 import { Observable, Subject, share, type SchedulerLike } from "rxjs";
-import { decodeWarningEvent, type ClusterWarning, type WarnedObject, type WarningEventLine } from "../kube/warnings.js";
+import { autoscalerReasonSet, decodeWarningEvent, type ClusterWarning, type WarnedObject, type WarningEventLine } from "../kube/warnings.js";
 import type { InformerProblem } from "./accessProblem.js";
 import type { StreamMetrics } from "./instrumentation.js";
 import { Reflector, type ReflectorTiming } from "./reflector.js";
@@ -26,6 +35,10 @@ export interface WarningSource {
   readonly warnings$: Observable<ClusterWarning>;
   /** The newest warning about the object (its UID, kind, namespace and name), if one is young enough. */
   newest(object: WarnedObject): ClusterWarning | undefined;
+  /** The newest warning about an object known by name only (a claim a pod mounts), if one is young enough. */
+  newestNamed(kind: string, namespace: string, name: string): ClusterWarning | undefined;
+  /** cluster-autoscaler's newest word (TriggeredScaleUp, NotTriggerScaleUp) about the pod, if one is young enough. */
+  newestAutoscalerWord(pod: WarnedObject): ClusterWarning | undefined;
 }
 
 export interface WarningFeedOptions {
@@ -44,10 +57,22 @@ export interface WarningFeedOptions {
 
 const eventMapping = builtinMappings.find((mapping) => mapping.kindKey === "core/Event")!;
 export const warningFieldSelector = "type=Warning";
+export const autoscalerFieldSelector = "type=Normal,source=cluster-autoscaler";
+
+/** One selection of events and the index its events go to. */
+interface Selection {
+  readonly fieldSelector: string;
+  readonly index: WarningIndex;
+  /** Whether a decoded event belongs in the index (the selector cannot narrow by reason too). */
+  readonly keeps: (warning: ClusterWarning) => boolean;
+  /** Logged once a scope when the events cannot be read. */
+  readonly refusal: string;
+}
 
 export class WarningFeed implements WarningSource {
   readonly warnings$: Observable<ClusterWarning>;
   private readonly index: WarningIndex;
+  private readonly autoscalerWords: WarningIndex;
   private readonly options: WarningFeedOptions;
   private readonly arrived = new Subject<ClusterWarning>();
   private readonly offering: QueueLane;
@@ -56,6 +81,7 @@ export class WarningFeed implements WarningSource {
   constructor(options: WarningFeedOptions) {
     this.options = options;
     this.index = new WarningIndex(options.limits);
+    this.autoscalerWords = new WarningIndex(options.limits);
     this.offering = options.queue.lane();
     // Started by the first subscriber and kept running: the index must fill whether or not an
     // observation is in progress at the moment a warning comes.
@@ -68,11 +94,19 @@ export class WarningFeed implements WarningSource {
   }
 
   get size(): number {
-    return this.index.size;
+    return this.index.size + this.autoscalerWords.size;
   }
 
   newest(object: WarnedObject): ClusterWarning | undefined {
     return this.index.newest(object, this.options.scheduler.now());
+  }
+
+  newestNamed(kind: string, namespace: string, name: string): ClusterWarning | undefined {
+    return this.index.newestNamed(kind, namespace, name, this.options.scheduler.now());
+  }
+
+  newestAutoscalerWord(pod: WarnedObject): ClusterWarning | undefined {
+    return this.autoscalerWords.newest(pod, this.options.scheduler.now());
   }
 
   stop(): void {
@@ -82,55 +116,66 @@ export class WarningFeed implements WarningSource {
   }
 
   private start(): void {
-    const { namespaces, logger } = this.options;
-    const scopes = namespaces ? [...new Set(namespaces)] : [undefined];
-    const refused = new Set<string | undefined>();
-    this.reflectors = scopes.map(
-      (namespace) =>
-        new Reflector<WarningEventLine>({
-          ...this.options,
-          mapping: eventMapping,
-          namespace,
-          metadataOnly: false,
-          fieldSelector: warningFieldSelector,
-          decode: decodeWarningEvent,
-          sink: {
-            replace: (lines) => {
-              if (refused.delete(namespace)) logger.info({ kind: eventMapping.kindKey, namespace }, "access to events granted again");
-              this.offering.push(this.offerAll(lines));
-            },
-            upsert: (line) =>
-              this.offering.pushAfterOwn(() => {
-                this.offer(line);
-                this.reportSize();
-              }),
-            // An event removed (its TTL ran out) is no sign the trouble ended; the index ages warnings out by itself.
-            remove: () => undefined,
-            refused: (problem: InformerProblem) => {
-              if (refused.has(namespace)) return;
-              refused.add(namespace);
-              logger.warn({ kind: eventMapping.kindKey, ...problem }, "cannot read Warning events; verdicts go on without them");
-            },
-          },
-        }),
-    );
+    const scopes = this.options.namespaces ? [...new Set(this.options.namespaces)] : [undefined];
+    const selections: Selection[] = [
+      { fieldSelector: warningFieldSelector, index: this.index, keeps: () => true, refusal: "cannot read Warning events; verdicts go on without them" },
+      {
+        fieldSelector: autoscalerFieldSelector,
+        index: this.autoscalerWords,
+        keeps: (warning) => warning.involved.kind === "Pod" && autoscalerReasonSet.has(warning.reason),
+        refusal: "cannot read cluster-autoscaler's events; verdicts go on without them",
+      },
+    ];
+    this.reflectors = selections.flatMap((selection) => scopes.map((namespace) => this.reflector(selection, namespace)));
     for (const reflector of this.reflectors) reflector.start();
   }
 
+  private reflector(selection: Selection, namespace: string | undefined): Reflector<WarningEventLine> {
+    const { logger } = this.options;
+    let refused = false;
+    return new Reflector<WarningEventLine>({
+      ...this.options,
+      mapping: eventMapping,
+      namespace,
+      metadataOnly: false,
+      fieldSelector: selection.fieldSelector,
+      decode: decodeWarningEvent,
+      sink: {
+        replace: (lines) => {
+          if (refused) logger.info({ kind: eventMapping.kindKey, namespace, fieldSelector: selection.fieldSelector }, "access to events granted again");
+          refused = false;
+          this.offering.push(this.offerAll(selection, lines));
+        },
+        upsert: (line) =>
+          this.offering.pushAfterOwn(() => {
+            this.offer(selection, line);
+            this.reportSize();
+          }),
+        // An event removed (its TTL ran out) is no sign the trouble ended; the index ages warnings out by itself.
+        remove: () => undefined,
+        refused: (problem: InformerProblem) => {
+          if (refused) return;
+          refused = true;
+          logger.warn({ kind: eventMapping.kindKey, fieldSelector: selection.fieldSelector, ...problem }, selection.refusal);
+        },
+      },
+    });
+  }
+
   /** A list's warnings, one per step, then the gauge once. */
-  private *offerAll(lines: readonly WarningEventLine[]): Generator<void, void, undefined> {
+  private *offerAll(selection: Selection, lines: readonly WarningEventLine[]): Generator<void, void, undefined> {
     for (const line of lines) {
-      this.offer(line);
+      this.offer(selection, line);
       yield;
     }
     this.reportSize();
   }
 
-  private offer(line: WarningEventLine): void {
-    if (line.warning && this.index.offer(line.warning, this.options.scheduler.now())) this.arrived.next(line.warning);
+  private offer({ index, keeps }: Selection, { warning }: WarningEventLine): void {
+    if (warning && keeps(warning) && index.offer(warning, this.options.scheduler.now())) this.arrived.next(warning);
   }
 
   private reportSize(): void {
-    this.options.metrics.objects(eventMapping.kindKey, this.index.size);
+    this.options.metrics.objects(eventMapping.kindKey, this.size);
   }
 }

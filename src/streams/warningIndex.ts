@@ -13,7 +13,13 @@
 //   kilobytes, but 10,000 of them still need a byte bound of their own.
 // Only the newest warning per object is kept, since only the newest is shown: an older event's
 // update (its count going up while a newer reason stands) replaces it only if it is newer.
-import { warnedObjectKey, type ClusterWarning, type WarnedObject } from "../kube/warnings.js";
+//
+// An object known by name only (the claim a pod mounts: its spec names the claim, not its UID) is
+// found by kind, namespace and name: the newest warning written about an object of that name.
+// That is evidence only because the decoder kept just events written in the object's own
+// namespace (kube/warnings.ts eventNamespaceFits); a claim deleted and created again under its
+// name may show its predecessor's warning until a new one is written.
+import { warnedObjectKey, type ClusterWarning, type InvolvedObject, type WarnedObject } from "../kube/warnings.js";
 
 export interface WarningIndexLimits {
   maxObjects: number;
@@ -51,6 +57,8 @@ export class WarningIndex {
   private readonly byObject = new Map<string, ClusterWarning>();
   /** The keys of byObject by the namespace their events are written in, in the same order. */
   private readonly byEventNamespace = new Map<string, Set<string>>();
+  /** The byObject key last written about each kind, namespace and name. */
+  private readonly byName = new Map<string, string>();
   private heldBytes = 0;
 
   constructor(limits: Partial<WarningIndexLimits> = {}) {
@@ -75,6 +83,7 @@ export class WarningIndex {
     if (current && current.lastSeenMs > warning.lastSeenMs) return false;
     this.forget(key);
     this.byObject.set(key, warning);
+    this.byName.set(nameKey(warning.involved), key);
     const written = this.byEventNamespace.get(warning.eventNamespace) ?? new Set<string>();
     this.byEventNamespace.set(warning.eventNamespace, written.add(key));
     this.heldBytes += warningBytes(warning);
@@ -94,10 +103,22 @@ export class WarningIndex {
     return warning;
   }
 
+  /** The newest warning about an object of this kind, namespace and name, whatever its UID, unless it has aged out. */
+  newestNamed(kind: string, namespace: string, name: string, nowMs: number): ClusterWarning | undefined {
+    const key = this.byName.get(nameKey({ kind, namespace, name }));
+    if (key === undefined) return undefined;
+    const warning = this.byObject.get(key)!;
+    if (!this.tooOld(warning, nowMs)) return warning;
+    this.forget(key);
+    return undefined;
+  }
+
   private forget(key: string): void {
     const warning = this.byObject.get(key);
     if (!warning) return;
     this.byObject.delete(key);
+    const named = nameKey(warning.involved);
+    if (this.byName.get(named) === key) this.byName.delete(named);
     const written = this.byEventNamespace.get(warning.eventNamespace)!;
     written.delete(key);
     if (written.size === 0) this.byEventNamespace.delete(warning.eventNamespace);
@@ -107,4 +128,8 @@ export class WarningIndex {
   private tooOld(warning: ClusterWarning, nowMs: number): boolean {
     return warning.lastSeenMs < nowMs - this.limits.maxAgeMs;
   }
+}
+
+function nameKey({ kind, namespace, name }: Pick<InvolvedObject, "kind" | "namespace" | "name">): string {
+  return `${kind}/${namespace ?? ""}/${name}`;
 }

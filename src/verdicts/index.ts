@@ -71,6 +71,7 @@ export { clusterScopedKinds, describeResource, groupKind, groupOf, identityKey, 
 export type { Identified } from "./contract/kinds.js";
 export { failed, pending, readingReasons, settled, shownMessage } from "./rules/reading.js";
 export { newestWarning, warningSlackMs, withWarning } from "./rules/warnings.js";
+export { withAutoscalerWord } from "./rules/autoscalerWord.js";
 export type { ResourceReading } from "./rules/reading.js";
 export { scrubCredentials } from "./text/scrub.js";
 export { AnalysesFile, AnalysisTemplate, renderQuery, resolveArgs } from "./analysis/analysisTemplates.js";

@@ -32,8 +32,10 @@ export interface ObjectToRead {
   readonly object: KubeObject;
   /** What it owns, for kinds whose rule reads it (podOwningKinds). */
   readonly owned: OwnedObjects | undefined;
-  /** The newest Warning event about the object and about each ReplicaSet and pod it owns. */
+  /** The newest Warning event about the object, each ReplicaSet and pod it owns, and each claim those pods mount. */
   readonly warnings: readonly (ClusterWarning | undefined)[];
+  /** cluster-autoscaler's newest word about each of its pods (the object itself, when a Pod). */
+  readonly autoscalerWords: readonly (ClusterWarning | undefined)[];
   readonly observers: readonly string[];
   /** performance.now() of the watch event that brought it, for event_to_verdict_seconds. */
   readonly receivedAt: number | undefined;
@@ -147,6 +149,10 @@ export class EventRouter {
    */
   private routeWarning(warning: ClusterWarning, receivedAt: number): void {
     const { uid, apiVersion, kind, namespace, name } = warning.involved;
+    if (kind === "PersistentVolumeClaim" && namespace !== undefined) {
+      const workloads = new Set([...this.owned.podsMounting(namespace, name)].map((pod) => this.owned.workloadUidOf(pod)));
+      for (const workloadUid of workloads) this.readWorkload(workloadUid, receivedAt);
+    }
     const owned = this.owned.byUid(kind, uid);
     if (owned && warningIsAbout(warning, owned)) this.readWorkload(this.owned.workloadUidOf(owned), receivedAt);
     // A bare ReplicaSet or pod may be declared itself as well as indexed.
@@ -193,16 +199,25 @@ export class EventRouter {
 
   private read(key: string, object: KubeObject, observers: readonly string[], receivedAt: number | undefined): void {
     const owned = podOwningKinds.has(groupKind(object.apiVersion, object.kind)) ? this.owned.ownedBy(object) : undefined;
-    this.options.onRead({ key, object, owned, warnings: this.warningsAbout(object, owned), observers, receivedAt });
+    this.options.onRead({ key, object, owned, ...this.warningsAbout(object, owned), observers, receivedAt });
   }
 
-  private warningsAbout(object: KubeObject, owned: OwnedObjects | undefined): (ClusterWarning | undefined)[] {
-    const { warnings } = this.options;
-    if (!warnings) return [];
-    const about = [warnings.newest(object)];
-    for (const child of owned?.replicaSets ?? []) about.push(warnings.newest(child));
-    for (const child of owned?.pods ?? []) about.push(warnings.newest(child));
-    return about;
+  private warningsAbout(object: KubeObject, owned: OwnedObjects | undefined): Pick<ObjectToRead, "warnings" | "autoscalerWords"> {
+    const { warnings: source } = this.options;
+    if (!source) return { warnings: [], autoscalerWords: [] };
+    const warnings = [source.newest(object)];
+    for (const child of owned?.replicaSets ?? []) warnings.push(source.newest(child));
+    const pods = owned?.pods ?? (object.kind === "Pod" ? [object as Pod] : []);
+    const claims = new Set<string>();
+    const autoscalerWords: (ClusterWarning | undefined)[] = [];
+    for (const pod of pods) {
+      warnings.push(source.newest(pod));
+      autoscalerWords.push(source.newestAutoscalerWord(pod));
+      for (const { persistentVolumeClaim: claim } of pod.spec?.volumes ?? []) if (claim) claims.add(claim.claimName);
+    }
+    const namespace = object.metadata.namespace;
+    if (namespace !== undefined) for (const claim of claims) warnings.push(source.newestNamed("PersistentVolumeClaim", namespace, claim));
+    return { warnings, autoscalerWords };
   }
 
   private objectOf(key: string): KubeObject | undefined {

@@ -1,6 +1,9 @@
 // Pods and ReplicaSets by owner, fed from the shared Pod and ReplicaSet informers, so a pod event
 // reaches the workload that owns it by following controller UIDs upwards (pod -> ReplicaSet ->
 // Deployment), never by label selector. Holds references to the informers' stripped objects.
+// Pods are also found by the claims they mount (spec.volumes[].persistentVolumeClaim.claimName, in
+// the pod's namespace: a reference by name, as ownership is by UID), so that a warning about a
+// claim (ProvisioningFailed) reaches the workloads whose pods wait on it.
 import type { KubeObject, Pod, ReplicaSet } from "../../kube/objects.js";
 import { OwnerIndex, controllerOf, objectKey } from "../../ownership/index.js";
 import { PodProblemTally, type OwnedObjects } from "../../verdicts/index.js";
@@ -10,6 +13,8 @@ export class OwnedObjectIndex {
   private readonly replicaSets = new OwnerIndex<ReplicaSet>();
   /** The problems of the indexed pods by controller UID, following every change of the pod index. */
   private readonly podProblems = new PodProblemTally();
+  /** Pods by `namespace/claimName` of each claim they mount, by pod UID. A pod's volumes never change. */
+  private readonly podsByClaim = new Map<string, Map<string, Pod>>();
 
   applyPod(type: "added" | "modified" | "deleted", pod: Pod): void {
     if (type === "deleted") {
@@ -18,6 +23,18 @@ export class OwnedObjectIndex {
       this.pods.upsert(pod);
       this.podProblems.set(objectKey(pod), pod);
     }
+    for (const claim of claimKeysOf(pod)) {
+      const mounting = this.podsByClaim.get(claim) ?? new Map<string, Pod>();
+      if (type === "deleted") mounting.delete(pod.metadata.uid);
+      else mounting.set(pod.metadata.uid, pod);
+      if (mounting.size === 0) this.podsByClaim.delete(claim);
+      else this.podsByClaim.set(claim, mounting);
+    }
+  }
+
+  /** The indexed pods that mount the claim `name` of `namespace`. */
+  podsMounting(namespace: string, name: string): Iterable<Pod> {
+    return this.podsByClaim.get(`${namespace}/${name}`)?.values() ?? [];
   }
 
   applyReplicaSet(type: "added" | "modified" | "deleted", replicaSet: ReplicaSet): void {
@@ -69,4 +86,8 @@ export class OwnedObjectIndex {
       podProblemsOf: (ownerUid) => (owners.has(ownerUid) ? tally.problemsOf(ownerUid) : []),
     };
   }
+}
+
+function claimKeysOf(pod: Pod): string[] {
+  return (pod.spec?.volumes ?? []).flatMap(({ persistentVolumeClaim: claim }) => (claim ? [`${pod.metadata.namespace ?? ""}/${claim.claimName}`] : []));
 }

@@ -41,10 +41,10 @@ export class ScriptedCluster {
     this.mappings.set(`${mapping.apiVersion}|${mapping.kind}`, mapping);
     const all = collectionPath(mapping);
     if (!this.stored.has(all)) this.stored.set(all, new Map());
-    this.transport.onGet(all, () => listBody(this.list(all), String(this.revision)));
+    this.transport.onGet(all, (request) => listBody(this.list(all, undefined, request.query?.fieldSelector), String(this.revision)));
     if (mapping.namespaced) {
       for (const namespace of this.namespaces ?? []) {
-        this.transport.onGet(collectionPath(mapping, namespace), () => listBody(this.list(all, namespace), String(this.revision)));
+        this.transport.onGet(collectionPath(mapping, namespace), (request) => listBody(this.list(all, namespace, request.query?.fieldSelector), String(this.revision)));
       }
     }
     return this;
@@ -111,8 +111,8 @@ export class ScriptedCluster {
     return copy;
   }
 
-  private list(path: string, namespace?: string): KubeObject[] {
-    return [...(this.stored.get(path)?.values() ?? [])].filter((object) => namespace === undefined || object.metadata.namespace === namespace);
+  private list(path: string, namespace: string | undefined, fieldSelector: unknown): KubeObject[] {
+    return [...(this.stored.get(path)?.values() ?? [])].filter((object) => (namespace === undefined || object.metadata.namespace === namespace) && selects(fieldSelector, object));
   }
 
   private send(type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject): void {
@@ -120,9 +120,24 @@ export class ScriptedCluster {
     const paths = [collectionPath(mapping)];
     if (mapping.namespaced && object.metadata.namespace !== undefined) paths.push(collectionPath(mapping, object.metadata.namespace));
     for (const path of paths) {
-      for (const watch of this.transport.openWatches(path)) watch.send(type, structuredClone(object));
+      for (const watch of this.transport.openWatches(path)) if (selects(watch.request.query?.fieldSelector, object)) watch.send(type, structuredClone(object));
     }
   }
+}
+
+/**
+ * Whether `field=value,...` selects the object, for the fields the API server selects Events by
+ * (`type`, `reason`, and `source`: source.component, else reportingComponent); any other selector
+ * selects everything.
+ */
+function selects(fieldSelector: unknown, object: KubeObject): boolean {
+  if (typeof fieldSelector !== "string" || fieldSelector === "" || object.kind !== "Event") return true;
+  const event = object as KubeObject & { type?: string; reason?: string; source?: { component?: string }; reportingComponent?: string };
+  const fields: Record<string, string | undefined> = { type: event.type, reason: event.reason, source: event.source?.component || event.reportingComponent };
+  return fieldSelector.split(",").every((term) => {
+    const [field = "", value] = term.split("=");
+    return !(field in fields) || fields[field] === value;
+  });
 }
 
 /** `/api/v1` for the core group, `/apis/<group>/<version>` for the others. */

@@ -8,9 +8,11 @@
 // the next; a grace says how long a rollout may be held, which is what a budget is measured in,
 // and the pending text shows the restarts beside it (`CrashLoopBackOff for 40s of 2m0s (restarts 3)`).
 //
-// Not here yet: cluster-autoscaler's TriggeredScaleUp and NotTriggerScaleUp. It records both as
-// Normal events, and stagewatch watches Warning events only (streams/warnings), so naming them in
-// failOn would promise what no reading can keep.
+// Evictions of the new pods are shown, not rows: a pod the kubelet evicted (`Evicted`, phase Failed,
+// `The node was low on resource: memory...`) stays Failed beside the replacement its ReplicaSet
+// makes, so naming it fails the rollout on any one eviction, whatever the grace; one preempted by
+// the scheduler or evicted for a taint (`Preempted`, `TaintManagerEviction`, Normal events) is
+// deleted at once, and what remains to see is its replacement, pending with the scheduler's words.
 
 export interface ReasonRow {
   /** As the cluster writes it: a container's waiting reason, a condition's, a Warning event's. */
@@ -74,8 +76,22 @@ export const reasonTable: readonly ReasonRow[] = [
     heals: "a node is added (the cluster autoscaler), other pods free room, a taint is removed",
     neverHeals: "the pod asks for more than any node can have, or for a selector or affinity no node matches",
   },
-
-
+  {
+    reason: "TriggeredScaleUp",
+    inDefault: false,
+    graceSeconds: undefined,
+    writtenBy: "cluster-autoscaler: a Normal event on the unplaced pod (`pod triggered scale-up: [{eks-ng-1 2->3 (max: 10)}]`)",
+    heals: "never terminal: while it is the autoscaler's newest word about the pod, a FailedScheduling grace waits for the node",
+    neverHeals: "the node group cannot deliver (cloud quota, capacity): the autoscaler backs the group off and says so, and the scheduler's grace counts again",
+  },
+  {
+    reason: "NotTriggerScaleUp",
+    inDefault: false,
+    graceSeconds: 120,
+    writtenBy: "cluster-autoscaler: a Normal event on the unplaced pod (`pod didn't trigger scale-up: 2 max node group size reached`), at most once in 5 min",
+    heals: "a node group's maximum is raised, its back-off ends, other pods free room",
+    neverHeals: "no node group's nodes could take the pod (a selector, an affinity, a request larger than any node type)",
+  },
   {
     reason: "FailedMount",
     inDefault: false,
@@ -96,9 +112,9 @@ export const reasonTable: readonly ReasonRow[] = [
     reason: "ProvisioningFailed",
     inDefault: false,
     graceSeconds: 120,
-    writtenBy: "the StorageClass's provisioner: a Warning event on the PersistentVolumeClaim, which stays Pending",
-    heals: "the storage backend has room again, its credentials are fixed",
-    neverHeals: "the StorageClass or its parameters are wrong",
+    writtenBy: "the PV controller or the StorageClass's provisioner: a Warning event on the PersistentVolumeClaim, which stays Pending; a pod that mounts the claim shows it",
+    heals: "the storage backend has room again, its credentials are fixed, the StorageClass is created",
+    neverHeals: "the StorageClass or its parameters are wrong (`storageclass.storage.k8s.io \"fast\" not found`)",
   },
 ];
 

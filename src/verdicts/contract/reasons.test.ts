@@ -174,7 +174,7 @@ describe("pod reasons (container states, the pod's own)", () => {
   it("an evicted pod's 900 KiB reason stays out of the reading", () => {
     const object = pod({ name: "api-7f9c6d8b5-x2k8p", phase: "Failed", reason: megabyteReason, message: "The node was low on resource: memory.", containers: [running("api", { ready: false })] });
     const reading = evaluateResource({ object, failOn: defaults });
-    expect(reading).toEqual({ state: "failed", reason: unreadableReason, message: "Failed, 0/1 containers ready; pod api-7f9c6d8b5-x2k8p: UnreadableReason: The node was low on resource: memory." });
+    expect(reading).toEqual({ state: "failed", reason: unreadableReason, message: "Failed, 0/1 containers ready; pod api-7f9c6d8b5-x2k8p: UnreadableReason: on node worker-2: The node was low on resource: memory." });
     expectShowable(reading);
   });
 

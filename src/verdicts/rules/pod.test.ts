@@ -123,7 +123,7 @@ const cases: Case[] = [
       state: "failed",
       reason: "Evicted",
       message:
-        "Failed, 0/1 containers ready; pod debug: Evicted: The node was low on resource: memory. Threshold quantity: 100Mi, available: 91432Ki. Container api was using 1486Mi, request is 256Mi, has larger consumption of memory.",
+        "Failed, 0/1 containers ready; pod debug: Evicted: on node worker-2: The node was low on resource: memory. Threshold quantity: 100Mi, available: 91432Ki. Container api was using 1486Mi, request is 256Mi, has larger consumption of memory.",
     },
   },
 ];

@@ -69,7 +69,10 @@ export function podProblems(pod: Pod): PodProblem[] {
   const ready = status.conditions?.find((c) => c.type === "Ready");
   const notReadySince = falseSince(ready);
   if (status.phase === "Failed" && status.reason) {
-    problems.push({ pod: name, init: false, reason: shownReason(status.reason), message: status.message });
+    // An eviction's message names the resource, not the node (`The node was low on resource: memory. ...`).
+    const node = pod.spec?.nodeName;
+    const message = node && status.message ? `on node ${node}: ${status.message}` : status.message;
+    problems.push({ pod: name, init: false, reason: shownReason(status.reason), message });
   }
   for (const init of status.initContainerStatuses ?? []) {
     const problem = containerProblem(name, init, true, notReadySince);

@@ -35,6 +35,10 @@ export interface PodTemplateOptions {
   cpu?: string;
   /** Taints the pods tolerate (NoSchedule), to land on a node the test made for them alone. */
   tolerates?: readonly string[];
+  /** Node labels the pods require (spec.nodeSelector). */
+  nodeSelector?: Record<string, string>;
+  /** PersistentVolumeClaims the pods mount, each at /data/<claim>. */
+  claims?: readonly string[];
 }
 
 function podTemplate(app: string, options: PodTemplateOptions, annotations?: Record<string, string>) {
@@ -49,9 +53,12 @@ function podTemplate(app: string, options: PodTemplateOptions, annotations?: Rec
           name: app,
           image: options.image ?? `registry.example/${app}:1`,
           ...(options.cpu !== undefined && { resources: { requests: { cpu: options.cpu }, limits: { cpu: options.cpu } } }),
+          ...(options.claims && { volumeMounts: options.claims.map((claim) => ({ name: claim, mountPath: `/data/${claim}` })) }),
         },
       ],
       ...(options.tolerates && { tolerations: options.tolerates.map((key) => ({ key, operator: "Exists", effect: "NoSchedule" })) }),
+      ...(options.nodeSelector && { nodeSelector: options.nodeSelector }),
+      ...(options.claims && { volumes: options.claims.map((claim) => ({ name: claim, persistentVolumeClaim: { claimName: claim } })) }),
     },
   };
 }
