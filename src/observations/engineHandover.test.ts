@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
+import { maxAdoptionsInFlight } from "./leases/adoption.js";
 import { defaultLeaseTiming } from "./leases/leasePolicy.js";
 import { engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
 
@@ -159,6 +160,37 @@ describe("a replica shutting down", () => {
     await a.shutDown();
     await h.advance(0);
     await drivenByBToItsVerdict(h, b, id);
+  });
+});
+
+describe("a hand-over of many observations", () => {
+  it("is adopted whole, at most maxAdoptionsInFlight take-overs under way at once, the rest waiting their turn", async () => {
+    const { h, a, b } = await twoReplicas();
+    const count = maxAdoptionsInFlight * 3 + 5;
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      h.cluster.put(rollingOutDeployment({ name: `api-${i}`, replicas: 2, ready: 0 }));
+      ids.push(await h.start(observationRequest({ key: `ci-4812/api-${i}`, resources: [{ ...api, name: `api-${i}` }] })));
+    }
+    expect(a.engine.activeCount).toBe(count);
+    // Each take-over begins by reading the record: count those under way at once.
+    const getRecord = h.records.getRecord.bind(h.records);
+    let underWay = 0;
+    let most = 0;
+    h.records.getRecord = async (id) => {
+      most = Math.max(most, ++underWay);
+      try {
+        return await getRecord(id);
+      } finally {
+        underWay -= 1;
+      }
+    };
+
+    await a.shutDown();
+    await h.advance(0);
+    expect(b.engine.activeCount).toBe(count);
+    expect(most).toBe(maxAdoptionsInFlight);
+    for (const id of ids) expect((await getRecord(id))!.record).toMatchObject({ owner: "replica-b", adoptions: 1 });
   });
 });
 
