@@ -8,7 +8,7 @@ import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods
 import { deployment, job, jobConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { builtinMappings, KubeRequestError } from "../streams/index.js";
 import { SteppedSlicing } from "../streams/testing/index.js";
-import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
+import { drainMicrotasks, engineHarness, observationRequest, putObjects as put } from "./testing/index.js";
 
 const api = { apiVersion: "apps/v1", kind: "Deployment", name: "api", generation: 7 } as const;
 const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
@@ -20,12 +20,6 @@ function rollingOut(ready: number, options: { name?: string; uid?: string; repli
 
 const creating = () => waiting("api", "ContainerCreating");
 const imagePullBackOff = () => waiting("api", "ImagePullBackOff", 'Back-off pulling image "ghcr.io/acme/payments-api:1.4.4"');
-
-/** Changes the cluster, then lets the record writes and publications the change caused finish. */
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 describe("a Deployment through its ReplicaSet and pods", () => {
   it("settles when the rollout completes, its pods joined through controller UIDs", async () => {

@@ -3,13 +3,12 @@
 // the window's opening, each answer a progress event and a step of the reducer; no measurement
 // after the observation ends; an adopting replica taking the measurements still to come.
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../kube/objects.js";
 import { pod, running } from "../../test/fixtures/kube/pods.js";
 import { deployment, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { AnalysisTemplate, parseWith, type MeasuredValue, type ObservationRequestInput } from "../verdicts/index.js";
 import { defaultLeaseTiming } from "./leases/leasePolicy.js";
 import type { MetricChecks } from "./ports.js";
-import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
+import { engineHarness, observationRequest, type EngineHarness, putObjects as put } from "./testing/index.js";
 
 const parsed = parseWith(AnalysisTemplate, {
   name: "error-rate",
@@ -43,11 +42,6 @@ const names = ["api-7f9c6d8b5-x2k8p", "api-7f9c6d8b5-q7w4d"] as const;
 
 const verifiedRequest = (overrides: Partial<ObservationRequestInput> = {}) =>
   observationRequest({ require: "verified", verify: { windowSeconds: 60, analyses: [{ name: "error-rate", args: { route: "/checkout" } }] }, stallSeconds: 0, ...overrides });
-
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 /** `api` healthy 20 s in: the window opens at 10:00:20, measurements due at 20, 30 and 40 s. */
 async function healthyAfterTwentySeconds(h: EngineHarness, overrides: Partial<ObservationRequestInput> = {}) {

@@ -3,7 +3,6 @@
 // grace open, NotTriggerScaleUp failing after its own), and a claim the pod mounts that cannot be
 // provisioned (ProvisioningFailed on the PersistentVolumeClaim, joined by the pod's volumes).
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../kube/objects.js";
 import type { ObservationRequestInput } from "../verdicts/index.js";
 import { captured } from "../../test/fixtures/kube/captured.js";
 import { autoscalerEvent, legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
@@ -11,7 +10,7 @@ import { uidOf } from "../../test/fixtures/kube/meta.js";
 import { pod, running } from "../../test/fixtures/kube/pods.js";
 import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { quietWriteIntervalMs } from "./records/recordWriter.js";
-import { drainMicrotasks, engineHarness, type EngineHarness, observationRequest } from "./testing/index.js";
+import { engineHarness, type EngineHarness, observationRequest, putObjects as put } from "./testing/index.js";
 
 const api = rollingOutDeployment({ replicas: 1, updated: 1, ready: 0 });
 const current = replicaSet(api, { name: "api-7f9c6d8b5", revision: "4", replicas: 1, ready: 0 });
@@ -24,11 +23,6 @@ const scaleUp = "pod triggered scale-up: [{eks-ng-1 2->3 (max: 10)}]";
 const noScaleUp = "pod didn't trigger scale-up: 1 node(s) didn't match Pod's node affinity/selector, 2 max node group size reached";
 const triggered = (seconds: number) => autoscalerEvent(unplaced, { reason: "TriggeredScaleUp", message: scaleUp, lastTimestamp: at(seconds) });
 const notTriggered = (seconds: number) => autoscalerEvent(unplaced, { reason: "NotTriggerScaleUp", message: noScaleUp, lastTimestamp: at(seconds) });
-
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 async function observe(h: EngineHarness, failOn: ObservationRequestInput["failOn"]): Promise<string> {
   await put(h, api, current);

@@ -3,13 +3,12 @@
 // a new clock when the pod recovered in between, the clock running across a crash loop's
 // restarts, and Warning events holding only while they repeat.
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../kube/objects.js";
 import type { ObservationRequestInput } from "../verdicts/index.js";
 import { legacyWarning } from "../../test/fixtures/kube/events.js";
 import { pod, running, waiting } from "../../test/fixtures/kube/pods.js";
 import { replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { quietWriteIntervalMs } from "./records/recordWriter.js";
-import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
+import { engineHarness, observationRequest, type EngineHarness, putObjects as put } from "./testing/index.js";
 
 const api = rollingOutDeployment({ replicas: 1, updated: 1, ready: 0 });
 const current = replicaSet(api, { name: "api-7f9c6d8b5", revision: "4", replicas: 1, ready: 0 });
@@ -26,11 +25,6 @@ const recovered = (restartCount: number) => pod({ name: "api-7f9c6d8b5-x2k8p", o
 
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
 const failedCreate = (count: number, seconds: number) => legacyWarning(current, { reason: "FailedCreate", message: quota, count, firstTimestamp: at(0), lastTimestamp: at(seconds) });
-
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 async function observe(h: EngineHarness, failOn: ObservationRequestInput["failOn"]): Promise<string> {
   await put(h, api, current);

@@ -1,11 +1,10 @@
 // The failing container's log tail in the engine: read once when the verdict is decided, stored
 // with it, published as stored; a refused or missing reader is a note, never a failure.
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../kube/objects.js";
 import { pod, running, terminated, waiting } from "../../test/fixtures/kube/pods.js";
 import { deployment, deploymentConditions, job, jobConditions, replicaSet } from "../../test/fixtures/kube/workloads.js";
 import { KubeRequestError, type PodLogReader, type PodLogRequest } from "../streams/index.js";
-import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness, type EngineHarnessOptions } from "./testing/index.js";
+import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness, type EngineHarnessOptions, putObjects as put } from "./testing/index.js";
 
 const migrate = { apiVersion: "batch/v1", kind: "Job", name: "schema-migrate", bootstrap: true } as const;
 const log = [
@@ -13,11 +12,6 @@ const log = [
   "2026-11-29T10:00:21Z connecting with password=hunter2",
   'ERROR: relation "invoices" already exists',
 ].join("\n");
-
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 /** A reader answering `answer` and remembering what it was asked. */
 function reader(answer: (request: PodLogRequest) => Promise<string>): PodLogReader & { asked: PodLogRequest[] } {

@@ -3,12 +3,12 @@
 // with its lastState, Ready turning False, an eviction, a probe's Warning) and moves the clock
 // over the window's end and the budget's.
 import { describe, expect, it } from "vitest";
-import type { ContainerStatus, KubeObject } from "../kube/objects.js";
+import type { ContainerStatus } from "../kube/objects.js";
 import { legacyWarning } from "../../test/fixtures/kube/events.js";
 import { pod, running, type PodOptions } from "../../test/fixtures/kube/pods.js";
 import { deployment, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import type { ObservationRequestInput } from "../verdicts/index.js";
-import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
+import { engineHarness, observationRequest, putObjects as put } from "./testing/index.js";
 
 const rolling = rollingOutDeployment({ replicas: 2, ready: 0 });
 const rolledOut = deployment({ replicas: 2 });
@@ -19,11 +19,6 @@ const apiPod = (name: string, containers: ContainerStatus[] = [running("api")], 
 
 const verifiedRequest = (overrides: Partial<ObservationRequestInput> = {}) =>
   observationRequest({ require: "verified", verify: { windowSeconds: 60 }, stallSeconds: 0, ...overrides });
-
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 /** `api` rolling out with its pods not ready, healthy 20 s in: the window opens at 10:00:20. */
 async function healthyAfterTwentySeconds(overrides: Partial<ObservationRequestInput> = {}) {

@@ -2,12 +2,11 @@
 // server, on virtual time), routed by UID to the observations reading the object, its ReplicaSets
 // or its pods; shown, never terminal unless failOn names the reason, never progress.
 import { describe, expect, it } from "vitest";
-import type { KubeObject } from "../kube/objects.js";
 import { legacyWarning, seriesWarning } from "../../test/fixtures/kube/events.js";
 import { pod, waiting } from "../../test/fixtures/kube/pods.js";
 import { deploymentConditions, replicaSet, rollingOutDeployment } from "../../test/fixtures/kube/workloads.js";
 import { quietWriteIntervalMs } from "./records/recordWriter.js";
-import { drainMicrotasks, engineHarness, observationRequest, type EngineHarness } from "./testing/index.js";
+import { engineHarness, observationRequest, type EngineHarness, putObjects as put } from "./testing/index.js";
 
 const quota = 'Error creating: pods "api-7f9c6d8b5-x2k8p" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=0, limited: cpu=1';
 
@@ -16,11 +15,6 @@ const api = rollingOutDeployment({ replicas: 3, updated: 0, ready: 0 });
 const current = replicaSet(api, { name: "api-7f9c6d8b5", revision: "4", replicas: 3, ready: 0 });
 const at = (seconds: number) => new Date(Date.parse("2026-11-29T10:00:00Z") + seconds * 1000).toISOString().replace(".000Z", "Z");
 const failedCreate = (count: number, seconds: number) => legacyWarning(current, { reason: "FailedCreate", message: quota, count, lastTimestamp: at(seconds) });
-
-async function put(h: EngineHarness, ...objects: KubeObject[]): Promise<void> {
-  for (const object of objects) h.cluster.put(object);
-  await drainMicrotasks();
-}
 
 async function blockedRollout(h: EngineHarness, overrides: Parameters<typeof observationRequest>[0] = {}): Promise<string> {
   await put(h, api, current);

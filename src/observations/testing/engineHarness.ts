@@ -1,5 +1,6 @@
 // A real ObservationEngine over a real InformerHub, whose API server is a ScriptedCluster, on
 // virtual time: tests change objects in the cluster, move the clock, and read what was published.
+import type { KubeObject } from "../../kube/objects.js";
 import type { Logger } from "../../logging/index.js";
 import type { ServiceSigner } from "../../signing/index.js";
 import { VirtualClock, ScriptedTransport } from "../../streams/testing/index.js";
@@ -80,6 +81,12 @@ export function observationRequest(overrides: Partial<ObservationRequestInput> =
 /** Lets promise callbacks (record writes, kind resolution) run; virtual time does not move. */
 export function drainMicrotasks(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Changes the harness's cluster, then lets the record writes and publications the change caused finish. */
+export async function putObjects(h: Pick<EngineHarness, "cluster">, ...objects: KubeObject[]): Promise<void> {
+  for (const object of objects) h.cluster.put(object);
+  await drainMicrotasks();
 }
 
 export function engineHarness(options: EngineHarnessOptions = {}) {

@@ -7,5 +7,5 @@ export { InMemoryLeaseStore } from "../leases/inMemoryLeases.js";
 export { InMemoryHistories } from "./inMemoryHistories.js";
 export { ScriptedCluster } from "./scriptedCluster.js";
 export type { DiscoveredKind } from "./scriptedCluster.js";
-export { drainMicrotasks, engineHarness, observationRequest } from "./engineHarness.js";
+export { drainMicrotasks, engineHarness, observationRequest, putObjects } from "./engineHarness.js";
 export type { EngineHarness, EngineHarnessOptions, LoggedLine } from "./engineHarness.js";
