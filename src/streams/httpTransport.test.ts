@@ -3,7 +3,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
-import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { firstValueFrom, lastValueFrom, tap, toArray } from "rxjs";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { LineSplitter, kubeHttpTransport } from "./httpTransport.js";
@@ -65,6 +67,65 @@ describe("kubeHttpTransport", () => {
     });
     const received = await lastValueFrom(kubeHttpTransport(kubeConfig).watch({ path: "/api/v1/pods", query: { watch: true } }).pipe(toArray()));
     expect(received).toEqual(lines);
+  });
+
+  it.each(["gzip", "identity"])("hands a list's items over as its %s body arrives, a turn of the loop between two chunks, then the envelope", async (encoding) => {
+    const pod = JSON.parse(readFileSync(new URL("fixtures/pod-running.json", import.meta.url), "utf8")) as { metadata: Record<string, unknown> };
+    const pods = Array.from({ length: 40 }, (_, k) => ({ ...pod, metadata: { ...pod.metadata, name: `web-${k}` } }));
+    const json = Buffer.from(JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: { resourceVersion: "912", continue: "next" }, items: pods }));
+    const body = encoding === "gzip" ? gzipSync(json) : json;
+    let acceptEncoding: string | undefined;
+    const kubeConfig = await serve((request, response) => {
+      acceptEncoding = request.headers["accept-encoding"];
+      response.writeHead(200, { "content-type": "application/json", "content-encoding": encoding });
+      // In pieces, as a large page comes over the network.
+      for (let at = 0; at < body.length; at += 4096) response.write(body.subarray(at, at + 4096));
+      response.end();
+    });
+    // A tick per turn of the loop (setImmediate runs once per turn, after I/O). The first part's
+    // subscriber holds the loop long enough for the rest of the body to arrive: a transport that
+    // read what had arrived in one go (or the body whole) would hand the rest over in one turn.
+    let tick = 0;
+    let ticking = true;
+    const next = () => {
+      tick += 1;
+      if (ticking) setImmediate(next);
+    };
+    next();
+    const ticks: number[] = [];
+    const parts = await lastValueFrom(
+      kubeHttpTransport(kubeConfig)
+        .list({ path: "/api/v1/pods", query: { limit: 500 } })
+        .pipe(
+          tap(() => {
+            if (ticks.length === 0) {
+              const until = performance.now() + 200;
+              while (performance.now() < until);
+            }
+            ticks.push(tick);
+          }),
+          toArray(),
+        ),
+    ).finally(() => (ticking = false));
+    expect(acceptEncoding).toContain("gzip");
+    const items = parts.flatMap((part) => ("items" in part ? part.items : []));
+    expect(items.map((item) => (item as { metadata: { name: string } }).metadata.name)).toEqual(pods.map((p) => p.metadata.name));
+    expect(items[0]).not.toHaveProperty("metadata.managedFields");
+    expect(items[0]).toHaveProperty("status.containerStatuses");
+    expect(parts.at(-1)).toEqual({ envelope: { kind: "PodList", apiVersion: "v1", metadata: { resourceVersion: "912", continue: "next" }, items: [] } });
+    // Several parts, each in a turn of its own: the page was never read in one step.
+    expect(parts.length).toBeGreaterThan(2);
+    for (let k = 1; k < ticks.length - 1; k++) expect(ticks[k], `part ${k}`).toBeGreaterThan(ticks[k - 1]!);
+  });
+
+  it("fails a list whose body is not JSON, naming the path", async () => {
+    const kubeConfig = await serve((_request, response) => {
+      response.setHeader("content-type", "application/json");
+      response.end('{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{}} {"metadata":{}}]}');
+    });
+    const error = await lastValueFrom(kubeHttpTransport(kubeConfig).list({ path: "/api/v1/pods" }).pipe(toArray())).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeRequestError);
+    expect((error as Error).message).toBe("GET /api/v1/pods: the answer is not JSON");
   });
 
   it("fails with the Status the server answered", async () => {

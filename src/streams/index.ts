@@ -75,4 +75,4 @@ export { WarningFeed, warningFieldSelector } from "./warningFeed.js";
 export type { WarningFeedOptions, WarningSource } from "./warningFeed.js";
 export { WarningIndex, defaultWarningIndexLimits } from "./warningIndex.js";
 export type { WarningIndexLimits } from "./warningIndex.js";
-export type { KubeRequest, KubeTransport } from "./transport.js";
+export type { KubeRequest, KubeTransport, ListPart } from "./transport.js";

@@ -1,6 +1,6 @@
-// The cut must read every line exactly as JSON.parse and then deleting
-// `object.metadata.managedFields` reads it: the same value with its keys in the same order, or a
-// throw for the same lines. Checked on generated watch lines full of what could fool a byte
+// The cut must read every line (and every list item) exactly as JSON.parse and then deleting
+// `object.metadata.managedFields` (an item's `metadata.managedFields`) reads it: the same value with
+// its keys in the same order, or a throw for the same bytes. Checked on generated watch lines and items full of what could fool a byte
 // scanner (the key's text inside label values, escaped quotes and backslashes, brackets inside
 // strings, unicode, \u escapes, managedFields absent, first, last, alone or repeated), on the same
 // lines with bytes deleted, inserted or changed (most of them no longer JSON), and on the
@@ -8,34 +8,49 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { deleteManagedFields, managedFieldsRange, parseWatchLine } from "./managedFieldsCut.js";
+import { deleteManagedFields, managedFieldsRange, parseListItem, parseWatchLine } from "./managedFieldsCut.js";
 
 type Outcome = { ok: true; json: string; value: unknown } | { ok: false };
 
-function reference(line: Buffer): Outcome {
+/** A watch line's cut and its reference, or a list item's. */
+interface Reading {
+  parse: (bytes: Buffer) => unknown;
+  /** What the reference deletes after JSON.parse. */
+  remove: (value: unknown) => void;
+  /** A blank input: a watch line is skipped, an item is not JSON. */
+  blank: Outcome;
+}
+const watchLines: Reading = {
+  parse: parseWatchLine,
+  remove: (value) => deleteManagedFields((value as { object?: unknown } | null)?.object),
+  blank: { ok: true, json: "blank", value: undefined },
+};
+const listItems: Reading = { parse: parseListItem, remove: deleteManagedFields, blank: { ok: false } };
+
+function reference(line: Buffer, reading: Reading): Outcome {
   const text = line.toString("utf8");
-  if (text.trim() === "") return { ok: true, json: "blank", value: undefined };
+  if (text.trim() === "") return reading.blank;
   try {
     const value: unknown = JSON.parse(text);
-    deleteManagedFields(value);
+    reading.remove(value);
     return { ok: true, json: JSON.stringify(value), value };
   } catch {
     return { ok: false };
   }
 }
 
-function cut(line: Buffer): Outcome {
+function cut(line: Buffer, reading: Reading): Outcome {
   try {
-    const value = parseWatchLine(line);
+    const value = reading.parse(line);
     return { ok: true, json: value === undefined ? "blank" : JSON.stringify(value), value };
   } catch {
     return { ok: false };
   }
 }
 
-function expectSame(line: Buffer): void {
-  const expected = reference(line);
-  const actual = cut(line);
+function expectSame(line: Buffer, reading: Reading = watchLines): void {
+  const expected = reference(line, reading);
+  const actual = cut(line, reading);
   expect(actual.ok, line.toString("utf8")).toBe(expected.ok);
   if (actual.ok && expected.ok) {
     // The JSON text compares key order; toStrictEqual tells -0 from 0, which the text does not.
@@ -103,6 +118,12 @@ class Serialized {
 /** Serialized by hand: JSON.stringify would fold repeated keys, which is the case to test. */
 const serialize = (members: readonly [string, unknown][], space: string) =>
   new Serialized(`{${members.map(([key, value]) => `${JSON.stringify(key)}:${space}${value instanceof Serialized ? value.text : JSON.stringify(value)}`).join(",")}}`);
+const listItem = fc
+  .record({ metadata, spec: json, metadataFirst: fc.boolean(), space: fc.constantFrom("", "", "", " ") })
+  .map(({ metadata, spec, metadataFirst, space }) => {
+    const members: [string, unknown][] = [["kind", "Pod"], ["metadata", serialize(metadata, space)], ["spec", spec]];
+    return serialize(metadataFirst ? members : members.toReversed(), "").text;
+  });
 const watchLine = fc
   .record({
     type: fc.constantFrom("ADDED", "MODIFIED", "DELETED", "BOOKMARK"),
@@ -117,6 +138,46 @@ const watchLine = fc
     return serialize(objectFirst ? members.toReversed() : members, "").text;
   });
 
+const edits = fc.array(
+  fc.record({ at: fc.nat(), kind: fc.constantFrom("delete", "insert", "replace"), byte: fc.constantFrom(...Buffer.from('"\\[]{},: 0e-.tnu\u00ff')) }),
+  { minLength: 1, maxLength: 3 },
+);
+/** `text`'s bytes with `changes` made, one after another. */
+function broken(text: string, changes: readonly { at: number; kind: string; byte: number }[]): Buffer {
+  const bytes = [...Buffer.from(text)];
+  for (const { at, kind, byte } of changes) {
+    const i = at % (bytes.length + 1);
+    if (kind === "delete") bytes.splice(i, 1);
+    else if (kind === "insert") bytes.splice(i, 0, byte);
+    else bytes[i] = byte;
+  }
+  return Buffer.from(bytes);
+}
+
+describe("parseListItem", () => {
+  it("reads generated items exactly as JSON.parse and a delete of the managedFields", () => {
+    fc.assert(
+      fc.property(listItem, (item) => expectSame(Buffer.from(item), listItems)),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("agrees on the same items broken at random", () => {
+    fc.assert(
+      fc.property(listItem, edits, (item, changes) => expectSame(broken(item, changes), listItems)),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it("cuts the realistic pod's managedFields, and only them", () => {
+    const bytes = readFileSync(new URL("fixtures/pod-running.json", import.meta.url));
+    expect(managedFieldsRange(bytes, [])).toBeDefined();
+    expectSame(bytes, listItems);
+    expect(parseListItem(bytes)).toHaveProperty("metadata.ownerReferences");
+    expect(parseListItem(bytes)).not.toHaveProperty("metadata.managedFields");
+  });
+});
+
 describe("parseWatchLine", () => {
   it("reads generated watch lines exactly as JSON.parse and a delete of the managedFields", () => {
     fc.assert(
@@ -126,18 +187,8 @@ describe("parseWatchLine", () => {
   });
 
   it("agrees on the same lines broken at random: a byte deleted, inserted or replaced", () => {
-    const edit = fc.record({ at: fc.nat(), kind: fc.constantFrom("delete", "insert", "replace"), byte: fc.constantFrom(...Buffer.from('"\\[]{},: 0e-.tnu\u00ff')) });
     fc.assert(
-      fc.property(watchLine, fc.array(edit, { minLength: 1, maxLength: 3 }), (line, edits) => {
-        const bytes = [...Buffer.from(line)];
-        for (const { at, kind, byte } of edits) {
-          const i = at % (bytes.length + 1);
-          if (kind === "delete") bytes.splice(i, 1);
-          else if (kind === "insert") bytes.splice(i, 0, byte);
-          else bytes[i] = byte;
-        }
-        expectSame(Buffer.from(bytes));
-      }),
+      fc.property(watchLine, edits, (line, changes) => expectSame(broken(line, changes))),
       { numRuns: 3_000 },
     );
   });

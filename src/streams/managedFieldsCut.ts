@@ -1,17 +1,18 @@
-// A watch line without `object.metadata.managedFields`, cut from its bytes before JSON.parse builds
-// it. managedFields is about a third of a pod's watch line (one entry per field manager, a trie of
-// every field it set) and nothing reads it: the strip drops it at once. Building it costs more than
-// skipping it, so the line's bytes are walked (a few hundred bytes up to the key), the value skipped
-// over, and the rest decoded and parsed.
+// `metadata.managedFields` cut from an object's bytes before JSON.parse builds it: in a watch line
+// (`object.metadata.managedFields`) and in an item of a list page (`metadata.managedFields`).
+// managedFields is about a third of a pod (one entry per field manager, a trie of every field it
+// set) and nothing reads it: the strip drops it at once. Building it costs more than skipping it,
+// so the bytes are walked (a few hundred bytes up to the key), the value skipped over, and the rest
+// decoded and parsed.
 //
-// The cut must answer exactly what JSON.parse and then `delete object.metadata.managedFields`
-// answers, for every input, so the walk validates what it passes over (grammar, escapes, control
-// characters, numbers) and gives up, leaving the line whole, on anything it does not recognize:
-// whitespace between a key and its colon, a key spelt with escapes, an invalid line (JSON.parse
-// then throws on the whole line, as it would have). The delete still runs after the parse: a
-// repeated `object`, `metadata` or `managedFields` key (JSON.parse keeps the last) is removed there.
+// The cut must answer exactly what JSON.parse and then `delete ...metadata.managedFields` answers,
+// for every input, so the walk validates what it passes over (grammar, escapes, control
+// characters, numbers) and gives up, leaving the bytes whole, on anything it does not recognize:
+// whitespace between a key and its colon, a key spelt with escapes, invalid JSON (JSON.parse then
+// throws on the whole, as it would have). The delete still runs after the parse: a repeated
+// `object`, `metadata` or `managedFields` key (JSON.parse keeps the last) is removed there.
 // Cut boundaries are ASCII bytes, so decoding the pieces gives the same characters, replacement
-// characters for invalid UTF-8 included, as decoding the whole line.
+// characters for invalid UTF-8 included, as decoding the whole.
 const quote = 0x22;
 const backslash = 0x5c;
 const comma = 0x2c;
@@ -200,51 +201,73 @@ function objectMember(bytes: Uint8Array, at: number, key: Uint8Array): number | 
   return member && bytes[member.value] === openBrace ? member.value : undefined;
 }
 
+/** The objects around `metadata`, outermost first: a watch event's `object`, or none for a list item. */
+type ManagedFieldsPath = readonly Uint8Array[];
+const inWatchEvent: ManagedFieldsPath = [objectKey];
+const inListItem: ManagedFieldsPath = [];
+
 /**
- * The byte range to cut so that the line reads as it would with `object.metadata.managedFields`
- * deleted, or undefined when the line has none at that place or the walk gives up.
+ * The byte range to cut so that the bytes read as they would with `metadata.managedFields` deleted
+ * (under `path`), or undefined when they have none at that place or the walk gives up.
  */
-export function managedFieldsRange(line: Uint8Array): { start: number; end: number } | undefined {
-  const root = skipWhitespace(line, 0);
-  if (line[root] !== openBrace) return undefined;
-  const object = objectMember(line, root, objectKey);
-  const metadata = object === undefined ? undefined : objectMember(line, object, metadataKey);
-  const member = metadata === undefined ? undefined : findMember(line, metadata, managedFieldsKey);
+export function managedFieldsRange(bytes: Uint8Array, path: ManagedFieldsPath = inWatchEvent): { start: number; end: number } | undefined {
+  const root = skipWhitespace(bytes, 0);
+  if (bytes[root] !== openBrace) return undefined;
+  let container: number | undefined = root;
+  for (const key of [...path, metadataKey]) container = container === undefined ? undefined : objectMember(bytes, container, key);
+  const member = container === undefined ? undefined : findMember(bytes, container, managedFieldsKey);
   if (member === undefined) return undefined;
-  const valueEnd = skipValue(line, member.value);
+  const valueEnd = skipValue(bytes, member.value);
   if (valueEnd === invalid) return undefined;
-  const after = skipWhitespace(line, valueEnd);
+  const after = skipWhitespace(bytes, valueEnd);
   // With the comma before it: `,"managedFields":[...]` goes, whatever followed reads as before.
-  if (line[member.delimiter] === comma) {
-    return line[after] === comma || line[after] === closeBrace ? { start: member.delimiter, end: valueEnd } : undefined;
+  if (bytes[member.delimiter] === comma) {
+    return bytes[after] === comma || bytes[after] === closeBrace ? { start: member.delimiter, end: valueEnd } : undefined;
   }
   // The first member: alone, or with the comma after it when another member follows.
-  if (line[after] === closeBrace) return { start: member.key, end: valueEnd };
-  if (line[after] === comma && line[skipWhitespace(line, after + 1)] === quote) return { start: member.key, end: after + 1 };
+  if (bytes[after] === closeBrace) return { start: member.key, end: valueEnd };
+  if (bytes[after] === comma && bytes[skipWhitespace(bytes, after + 1)] === quote) return { start: member.key, end: after + 1 };
   return undefined;
 }
+
+/** JSON.parse of `bytes` with `metadata.managedFields` (under `path`) deleted; undefined when they are blank. */
+function parseWithoutManagedFields(bytes: Buffer, path: ManagedFieldsPath): unknown {
+  // Most objects of most kinds have managedFields; bytes without the key are not walked at all.
+  const range = bytes.indexOf(managedFieldsKey) < 0 ? undefined : managedFieldsRange(bytes, path);
+  let text: string;
+  if (range === undefined) {
+    text = bytes.toString("utf8");
+    if (text.trim() === "") return undefined;
+  } else {
+    text = bytes.toString("utf8", 0, range.start) + bytes.toString("utf8", range.end);
+  }
+  const value: unknown = JSON.parse(text);
+  let metadata: unknown = value;
+  for (const key of [...path, metadataKey]) metadata = (metadata as Record<string, unknown> | null)?.[memberName(key)];
+  if (typeof metadata === "object" && metadata !== null) delete (metadata as { managedFields?: unknown }).managedFields;
+  return value;
+}
+
+/** `"name":` to `name`. */
+const memberName = (key: Uint8Array): string => Buffer.from(key).toString("latin1").slice(1, -2);
 
 /**
  * One watch line as JSON.parse reads it, `object.metadata.managedFields` deleted; undefined for a
  * blank line. Throws JSON.parse's SyntaxError for a line that is not JSON.
  */
 export function parseWatchLine(line: Buffer): unknown {
-  // Most lines of most kinds have managedFields; a line without it is not walked at all.
-  const range = line.indexOf(managedFieldsKey) < 0 ? undefined : managedFieldsRange(line);
-  let text: string;
-  if (range === undefined) {
-    text = line.toString("utf8");
-    if (text.trim() === "") return undefined;
-  } else {
-    text = line.toString("utf8", 0, range.start) + line.toString("utf8", range.end);
-  }
-  const value: unknown = JSON.parse(text);
-  deleteManagedFields(value);
-  return value;
+  return parseWithoutManagedFields(line, inWatchEvent);
 }
 
-/** `delete value.object.metadata.managedFields`, wherever that path exists. */
-export function deleteManagedFields(value: unknown): void {
-  const metadata = (value as { object?: { metadata?: unknown } } | null)?.object?.metadata;
+/** One item of a list page as JSON.parse reads it, `metadata.managedFields` deleted. Throws JSON.parse's SyntaxError. */
+export function parseListItem(bytes: Buffer): unknown {
+  const value = parseWithoutManagedFields(bytes, inListItem);
+  // Blank bytes are never an item (the list scanner hands over none), but JSON.parse says so.
+  return value === undefined ? JSON.parse("") : value;
+}
+
+/** `delete item.metadata.managedFields`, wherever that path exists (an item parsed whole). */
+export function deleteManagedFields(item: unknown): void {
+  const metadata = (item as { metadata?: unknown } | null)?.metadata;
   if (typeof metadata === "object" && metadata !== null) delete (metadata as { managedFields?: unknown }).managedFields;
 }

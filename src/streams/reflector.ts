@@ -1,8 +1,9 @@
 // One list-then-watch loop over one collection (a kind, cluster-wide or in one namespace),
 // feeding a cache. It must never go quiet for good, the failure users of the Node client keep
 // reporting (kubernetes-client/javascript #364, #596, #958, #1496):
-// - list in pages, then watch from the list's resourceVersion with bookmarks, so a quiet
-//   collection still hears from the server about once a minute;
+// - list in pages, each page's items taken as its body arrives (listBody.ts), then watch from the
+//   list's resourceVersion with bookmarks, so a quiet collection still hears from the server about
+//   once a minute;
 // - every watch asks the server to end it (`timeoutSeconds`), and is then resumed from the last
 //   resourceVersion seen;
 // - 410 Gone (the resourceVersion is older than the server keeps) is answered by a relist;
@@ -92,8 +93,8 @@ class WatchSilentError extends Error {
   override readonly name = "WatchSilentError";
 }
 
-interface ListPage {
-  items: unknown[];
+/** Where one list page ends: the resourceVersion it was read at, and where the next page begins. */
+interface PageEnd {
   resourceVersion: string | undefined;
   continueToken: string | undefined;
 }
@@ -127,9 +128,12 @@ export class Reflector<T extends Versioned = KubeObject> {
     const objects: T[] = [];
     let resourceVersion: string | undefined;
     this.follow(this.pages(), {
-      next: (page) => {
-        resourceVersion = page.resourceVersion;
-        for (const item of page.items) {
+      next: (part) => {
+        if ("resourceVersion" in part) {
+          resourceVersion = part.resourceVersion;
+          return;
+        }
+        for (const item of part.items) {
           const object = this.options.decode(item);
           if (object) objects.push(object);
         }
@@ -150,17 +154,18 @@ export class Reflector<T extends Versioned = KubeObject> {
     });
   }
 
-  private pages(): Observable<ListPage> {
+  /** Every page's items as they arrive, each page's end after its items; the next page is asked for after that. */
+  private pages(): Observable<{ readonly items: readonly unknown[] } | PageEnd> {
     const { transport, timing, metadataOnly, fieldSelector } = this.options;
     const page = (continueToken?: string) =>
       transport
-        .getJson({
+        .list({
           path: this.path,
           accept: metadataOnly ? metadataListAccept : undefined,
           query: { limit: timing.pageSize, continue: continueToken, fieldSelector },
         })
-        .pipe(map((body) => listPage(body, this.path)));
-    return page().pipe(expand((previous) => (previous.continueToken ? page(previous.continueToken) : EMPTY)));
+        .pipe(map((part) => ("envelope" in part ? pageEnd(part.envelope, this.path) : part)));
+    return page().pipe(expand((part) => ("continueToken" in part && part.continueToken ? page(part.continueToken) : EMPTY)));
   }
 
   private watch(): void {
@@ -267,8 +272,9 @@ export class Reflector<T extends Versioned = KubeObject> {
   }
 }
 
-function listPage(body: unknown, path: string): ListPage {
-  const list = typeof body === "object" && body !== null ? (body as { items?: unknown; metadata?: unknown }) : {};
+/** A page's envelope (the list without its items, which came before it) read for where the page ends. */
+function pageEnd(envelope: unknown, path: string): PageEnd {
+  const list = typeof envelope === "object" && envelope !== null ? (envelope as { items?: unknown; metadata?: unknown }) : {};
   if (typeof list.metadata !== "object" || list.metadata === null) {
     throw new KubeRequestError(`GET ${path}: the answer is not a list`);
   }
@@ -278,7 +284,6 @@ function listPage(body: unknown, path: string): ListPage {
   }
   const metadata = list.metadata as { resourceVersion?: unknown; continue?: unknown };
   return {
-    items: list.items ?? [],
     resourceVersion: typeof metadata.resourceVersion === "string" ? metadata.resourceVersion : undefined,
     continueToken: typeof metadata.continue === "string" && metadata.continue !== "" ? metadata.continue : undefined,
   };

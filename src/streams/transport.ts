@@ -1,4 +1,4 @@
-// The HTTP layer the streams stand on, reduced to the two calls a reflector and discovery make.
+// The HTTP layer the streams stand on, reduced to the three calls a reflector and discovery make.
 // Both are cold Observables: subscribing sends the request, unsubscribing aborts it, so a
 // reflector that gives up on a watch never leaves its connection behind. Bodies come back as
 // parsed JSON values and are interpreted (and stripped) by the caller: the transport knows HTTP,
@@ -13,9 +13,21 @@ export interface KubeRequest {
   accept?: string;
 }
 
+/**
+ * A piece of a list's answer, in order: the items one piece of the body completed, each parsed on
+ * its own (its `metadata.managedFields` dropped), then, last, the list without its items
+ * (`items` is `[]`, or as sent when it was not an array).
+ */
+export type ListPart = { readonly items: readonly unknown[] } | { readonly envelope: unknown };
+
 export interface KubeTransport {
   /** One JSON body, then completion. Non-2xx answers and network failures error with KubeRequestError. */
   getJson(request: KubeRequest): Observable<unknown>;
+  /**
+   * A list (a GET of a collection, `{"metadata":{...},"items":[...]}`) as its body arrives, so no
+   * page of 500 pods is parsed in one step; then completion. Errors as getJson's.
+   */
+  list(request: KubeRequest): Observable<ListPart>;
   /**
    * A watch (the caller puts `watch=true` in the query): one parsed JSON value per line of the
    * response, completion when the server ends the response, KubeRequestError on failure.

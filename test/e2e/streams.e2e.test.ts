@@ -16,6 +16,7 @@ import {
   kubeHttpTransport,
   type Informer,
   type KubeTransport,
+  type ListPart,
   type RestartCause,
   type WatchEvent,
 } from "../../src/streams/index.ts";
@@ -32,7 +33,10 @@ function recordingTransport(): { transport: KubeTransport; raw: unknown[] } {
   const http = kubeHttpTransport(kc);
   const raw: unknown[] = [];
   const record = (source: Observable<unknown>) => source.pipe(tap((value) => raw.push(value)));
-  return { raw, transport: { getJson: (request) => record(http.getJson(request)), watch: (request) => record(http.watch(request)) } };
+  return {
+    raw,
+    transport: { getJson: (request) => record(http.getJson(request)), list: (request) => record(http.list(request)) as Observable<ListPart>, watch: (request) => record(http.watch(request)) },
+  };
 }
 
 /** The first event matching `predicate`; the bound only ends a test that would otherwise hang. */

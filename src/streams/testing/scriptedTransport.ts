@@ -2,8 +2,8 @@
 // (list bodies, watch lines, failures) and the streams' own code does everything else. It
 // answers synchronously, which also exercises the reflector's handling of sources that complete
 // inside subscribe.
-import { Observable, defer, of, throwError, type Subscriber } from "rxjs";
-import { KubeRequestError, type KubeRequest, type KubeTransport } from "../transport.js";
+import { Observable, concatMap, defer, from, of, throwError, type Subscriber } from "rxjs";
+import { KubeRequestError, type KubeRequest, type KubeTransport, type ListPart } from "../transport.js";
 
 /** Answers a GET with a JSON body, or throws (a KubeRequestError) to fail it. */
 export type GetHandler = (request: KubeRequest) => unknown;
@@ -33,6 +33,17 @@ export class ScriptedTransport implements KubeTransport {
         return throwError(() => error);
       }
     });
+  }
+
+  /** The handler's body as the HTTP transport hands a list over: an item per part, then the envelope. */
+  list(request: KubeRequest): Observable<ListPart> {
+    return this.getJson(request).pipe(
+      concatMap((body) => {
+        const list = body as { items?: unknown } | null;
+        if (typeof list !== "object" || list === null || !Array.isArray(list.items)) return of<ListPart>({ envelope: body });
+        return from<ListPart[]>([...list.items.map((item) => ({ items: [item] })), { envelope: { ...list, items: [] } }]);
+      }),
+    );
   }
 
   watch(request: KubeRequest): Observable<unknown> {
