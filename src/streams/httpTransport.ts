@@ -16,6 +16,7 @@ import { fetch, request, type Dispatcher as UndiciDispatcher, type Response } fr
 import { ConnectionPool, type Dispatcher } from "./connectionPool.js";
 import { parseWatchLine } from "./managedFieldsCut.js";
 import { ListBodySplitter } from "./listBody.js";
+import { defaultSlicing } from "./slicedQueue.js";
 import { KubeRequestError, statusError, type KubeRequest, type KubeTransport, type ListPart } from "./transport.js";
 
 export function kubeHttpTransport(kubeConfig: KubeConfig): KubeTransport {
@@ -112,9 +113,38 @@ function requestUrl(kubeConfig: KubeConfig, request: KubeRequest): string {
   return url.toString();
 }
 
-/** Each line of a watch body, parsed, to the subscriber, chunk by chunk as the stream hands them over. */
+/**
+ * What a watch body's reading may take of one turn of the event loop. A socket read hands over up
+ * to 64 KB, and libuv reads a busy socket up to 32 times in one go: 2 MB of pod updates is 300
+ * events, each parsed, cached and judged, some 100 ms in one turn while the API server writes as
+ * fast as it can (bench/scale-curve's churn). Past this, the body is paused and read on in the next
+ * turn: timers, NATS and the other watches run between. The sliced queue's slice (slicedQueue.ts).
+ */
+const watchReadBudgetMs = defaultSlicing.budgetMs;
+
+/** Whether this turn of the event loop has spent `budgetMs` reading; a turn starts at its first question. */
+class TurnBudget {
+  private readonly budgetMs: number;
+  private startedAt: number | undefined;
+
+  constructor(budgetMs: number) {
+    this.budgetMs = budgetMs;
+  }
+
+  spent(): boolean {
+    const now = performance.now();
+    if (this.startedAt === undefined) {
+      this.startedAt = now;
+      setImmediate(() => (this.startedAt = undefined));
+    }
+    return now - this.startedAt >= this.budgetMs;
+  }
+}
+
+/** Each line of a watch body, parsed, to the subscriber, chunk by chunk as the stream hands them over, at most `watchReadBudgetMs` a turn. */
 function readLines(body: Readable, subscriber: Subscriber<unknown>, path: string): Promise<void> {
-  const onLine = (line: Buffer): boolean => {
+  const budget = new TurnBudget(watchReadBudgetMs);
+  const hand = (line: Buffer): void => {
     let value: unknown;
     try {
       value = parseWatchLine(line);
@@ -122,29 +152,58 @@ function readLines(body: Readable, subscriber: Subscriber<unknown>, path: string
       throw new KubeRequestError(`GET ${path}: the answer is not JSON`, { cause: error });
     }
     if (value !== undefined) subscriber.next(value);
-    return !subscriber.closed;
+  };
+  const onLine = (line: Buffer): boolean => {
+    hand(line);
+    return !subscriber.closed && !budget.spent();
   };
   const lines = new LineSplitter();
   return new Promise<void>((resolve, reject) => {
+    let ended = false;
+    /** Lines wait for the next turn: the body is paused until they are read. */
+    let waiting = false;
     const fail = (error: unknown) => {
       body.destroy();
       reject(error);
     };
-    body.on("data", (chunk: Buffer) => {
-      try {
-        if (lines.push(chunk, onLine)) return;
-        // The subscriber left: nothing more is read.
+    const finish = () => {
+      const last = lines.end();
+      if (last !== undefined && !subscriber.closed) hand(last);
+      resolve();
+    };
+    // A push or resume stopped: the subscriber left (nothing more is read), or the turn's budget is spent.
+    const stopped = () => {
+      if (subscriber.closed) {
         body.destroy();
         resolve();
+        return;
+      }
+      waiting = true;
+      body.pause();
+      setImmediate(() => {
+        try {
+          waiting = false;
+          if (!lines.resume(onLine)) stopped();
+          else if (ended) finish();
+          else body.resume();
+        } catch (error) {
+          fail(error);
+        }
+      });
+    };
+    body.on("data", (chunk: Buffer) => {
+      try {
+        if (!lines.push(chunk, onLine) && !waiting) stopped();
       } catch (error) {
         fail(error);
       }
     });
+    // The stream may end while lines wait (its last chunk read, then paused): they are read first.
     body.once("end", () => {
+      ended = true;
+      if (waiting) return;
       try {
-        const last = lines.end();
-        if (last !== undefined) onLine(last);
-        resolve();
+        finish();
       } catch (error) {
         fail(error);
       }
@@ -200,11 +259,21 @@ const utf8Bom = Buffer.from([0xef, 0xbb, 0xbf]);
  */
 export class LineSplitter {
   private pending: Buffer[] = [];
+  /** What followed the line at which `onLine` said stop, to be read by `resume`. */
+  private backlog: Buffer[] = [];
   private first = true;
 
-  /** Hands each line `chunk` completes to `onLine`, in order, until it returns false (then false). */
+  /**
+   * Hands each line `chunk` completes to `onLine`, in order, until it returns false: then false,
+   * and the rest of the chunk is kept for `resume`. Pushed while something is kept, the chunk is
+   * kept behind it (false).
+   */
   push(chunk: Uint8Array, onLine: (line: Buffer) => boolean): boolean {
     const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.backlog.length > 0) {
+      this.backlog.push(Buffer.from(bytes));
+      return false;
+    }
     let start = 0;
     let newline = bytes.indexOf(0x0a, start);
     while (newline >= 0) {
@@ -212,7 +281,11 @@ export class LineSplitter {
       const line = this.pending.length === 0 ? piece : Buffer.concat([...this.pending, piece]);
       this.pending = [];
       start = newline + 1;
-      if (!onLine(this.opened(line))) return false;
+      if (!onLine(this.opened(line))) {
+        // Copied, as a partial line below: the stream may hand the chunk's memory out again.
+        if (start < bytes.length) this.backlog.push(Buffer.from(bytes.subarray(start)));
+        return false;
+      }
       newline = bytes.indexOf(0x0a, start);
     }
     // Copied: a partial line outlives its chunk, whose memory the stream may hand out again.
@@ -220,7 +293,20 @@ export class LineSplitter {
     return true;
   }
 
-  /** The body's last line when it did not end with a newline. */
+  /** Reads on what a stopped `push` kept, as `push` reads (false: stopped again, the rest kept). */
+  resume(onLine: (line: Buffer) => boolean): boolean {
+    const kept = this.backlog;
+    this.backlog = [];
+    for (const [k, chunk] of kept.entries()) {
+      if (!this.push(chunk, onLine)) {
+        this.backlog.push(...kept.slice(k + 1));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The body's last line when it did not end with a newline (after `resume` read everything kept). */
   end(): Buffer | undefined {
     if (this.pending.length === 0) return undefined;
     const line = Buffer.concat(this.pending);
