@@ -1,4 +1,5 @@
-// The real engine as `serve` wires it, without the request server: informers over the watch
+// The real engine as `serve` wires it, without the request server (requests are admitted through
+// its queue, as serve admits them): informers over the watch
 // stand-in (bench/watch), the observation driver, record writer, lease keeper with its heartbeat
 // and event publisher against a real nats-server with JetStream, on the service's own connection
 // options; with `adopt`, the Adopter too, and a second replica (its own connection, leases and
@@ -14,23 +15,27 @@ type Bus = typeof import("../../src/bus/index.ts");
 type Streams = typeof import("../../src/streams/index.ts");
 type Observations = typeof import("../../src/observations/index.ts");
 type Verdicts = typeof import("../../src/verdicts/index.ts");
+type RequestQueueModule = typeof import("../../src/bus/server/requestQueue.ts");
 export interface Implementation {
   name: string;
   bus: Bus;
   streams: Streams;
   observations: Observations;
   verdicts: Verdicts;
+  RequestQueue: RequestQueueModule["RequestQueue"];
 }
 
 /** The engine's modules from the source tree at `root` (this repository, or a commit extracted from git). */
 export async function loadImplementation(name: string, root: string): Promise<Implementation> {
-  const [bus, streams, observations, verdicts] = await Promise.all([
+  const [bus, streams, observations, verdicts, requestQueue] = await Promise.all([
     import(join(root, "src/bus/index.ts")) as Promise<Bus>,
     import(join(root, "src/streams/index.ts")) as Promise<Streams>,
     import(join(root, "src/observations/index.ts")) as Promise<Observations>,
     import(join(root, "src/verdicts/index.ts")) as Promise<Verdicts>,
+    // serve's admission of requests (not exported by the bus's index: only its request server uses it).
+    import(join(root, "src/bus/server/requestQueue.ts")) as Promise<RequestQueueModule>,
   ]);
-  return { name, bus, streams, observations, verdicts };
+  return { name, bus, streams, observations, verdicts, RequestQueue: requestQueue.RequestQueue };
 }
 
 export interface NatsEngineOptions {
@@ -58,7 +63,7 @@ export interface NatsEngineOptions {
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child() { return silent; } };
 
 export async function startNatsEngine(impl: Implementation, options: NatsEngineOptions) {
-  const { bus, streams, observations: engineModule, verdicts } = impl;
+  const { bus, streams, observations: engineModule, verdicts, RequestQueue } = impl;
   const names = bus.busNames(options.prefix);
   // The service's own connection (src/service/service.ts): the current one builds no Error ahead of each request.
   const nc = await connect({ servers: options.natsUrl, ...((options.noAsyncTraces ?? impl.name === "current") && { noAsyncTraces: true }) });
@@ -108,30 +113,33 @@ export async function startNatsEngine(impl: Implementation, options: NatsEngineO
     engine,
     /**
      * One observation per Deployment `app-0` ... `app-<count - 1>` (require healthy, an hour's
-     * budget), 100 requests at a time; Deployment d in `namespace(d)`.
+     * budget), Deployment d in `namespace(d)`, admitted as serve admits requests: through its
+     * request queue (src/bus/server/requestQueue.ts, serve's defaults), a slice of them started a
+     * turn and a bounded number in flight, all in one caller's lane.
      */
     async observeDeployments(count: number, namespace: (d: number) => string = () => "payments", name: (d: number) => string = (d) => `app-${d}`): Promise<void> {
-      for (let from = 0; from < count; from += 100) {
-        await Promise.all(
-          Array.from({ length: Math.min(100, count - from) }, (_, i) => {
-            const d = from + i;
-            const request = verdicts.parseWith(verdicts.ObservationRequest, {
-              key: `bench/${name(d)}`,
-              deployment: "bench",
-              require: "healthy",
-              timeoutSeconds: 3600,
-              // A Deployment that is not there stays pending (absent) for its grace: in flight for the hour.
-              absentGraceSeconds: 3600,
-              defaultNamespace: namespace(d),
-              resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: name(d) }],
-            });
-            if (!request.ok) throw new Error(JSON.stringify(request.issues));
-            return engine.observe(request.value).then((result) => {
-              if (!result.ok) throw new Error(`${name(d)} not observed: ${JSON.stringify(result)}`);
-            });
-          }),
-        );
+      const queue = new RequestQueue();
+      const failures: Error[] = [];
+      for (let d = 0; d < count; d += 1) {
+        const request = verdicts.parseWith(verdicts.ObservationRequest, {
+          key: `bench/${name(d)}`,
+          deployment: "bench",
+          require: "healthy",
+          timeoutSeconds: 3600,
+          // A Deployment that is not there stays pending (absent) for its grace: in flight for the hour.
+          absentGraceSeconds: 3600,
+          defaultNamespace: namespace(d),
+          resources: [{ apiVersion: "apps/v1", kind: "Deployment", name: name(d) }],
+        });
+        if (!request.ok) throw new Error(JSON.stringify(request.issues));
+        const offered = queue.offer("bench", async () => {
+          const result = await engine.observe(request.value);
+          if (!result.ok) failures.push(new Error(`${name(d)} not observed: ${JSON.stringify(result)}`));
+        });
+        if (!offered) throw new Error(`${name(d)} refused by the request queue: more than ${queue.maxWaiting} waiting`);
       }
+      await queue.idle();
+      if (failures.length > 0) throw failures[0];
     },
     /** As `serve` on SIGTERM: every observation driven here handed back, so another replica adopts it at once. */
     async handOver(): Promise<void> {
