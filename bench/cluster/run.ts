@@ -1,6 +1,7 @@
 // `./dev.sh bench cluster [flags]`: the live-cluster benchmark (scale.ts) on a local cluster of
 // its own, started with the controller manager's and scheduler's client QPS raised, or on an
-// existing cluster and NATS (--kubeconfig with --nats-url). Writes bench/results/cluster.json.
+// existing cluster and NATS (--kubeconfig with --nats-url). Writes bench/results/cluster.json, or
+// bench/results/<--results>.json.
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -28,6 +29,7 @@ const usage = `Usage: ./dev.sh bench cluster [flags]
                         and after (bench/cluster/profile-on-signal.ts); summarize with
                         bench/cluster/profileSummary.ts
   --heap-snapshot       with --profile: a heap snapshot at the end of the phase
+  --results NAME        write bench/results/NAME.json instead of cluster.json (a run kept beside the latest)
   --kubeconfig PATH, --nats-url URL   an existing cluster (admin) and NATS instead of a local one
 `;
 
@@ -43,6 +45,7 @@ const { values, wholeNumber: int } = parseClusterBenchArgs(usage, {
   nodes: { type: "string" },
   profile: { type: "string" },
   "heap-snapshot": { type: "boolean" },
+  results: { type: "string", default: "cluster" },
 });
 const observations = int("observations");
 const pods = int("pods");
@@ -92,7 +95,7 @@ try {
     ...result,
   };
   console.log(JSON.stringify(document, null, 2));
-  log(`written to ${writeResults("cluster", document)}`);
+  log(`written to ${writeResults(values.results, document)}`);
 } finally {
   await cluster?.stop();
 }

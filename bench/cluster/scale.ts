@@ -12,6 +12,9 @@
 // - CPU seconds per 1,000 watch events: process CPU over watch events counted by the service,
 //   both from its /metrics, over the whole phase (it includes deciding and publishing).
 // - API requests per observation: apiRequests.ts, over the observation phase.
+// - watches the API server ended early: the service's (watches-on-signal.ts) beside a reader that
+//   is not the service with its pod watch's scope (controlWatcher.ts), and the server's count of
+//   every client's (apiserver_terminated_watchers_total).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +28,8 @@ import { loopDelayOf, toMonotonicUs } from "./clocks.ts";
 import { gcInWindow, readGcPauses, summarizeGcPauses } from "./gcPauses.ts";
 import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
 import { startStampThread, type StampThread } from "./stampThread.ts";
-import { blindStretches, deploymentReceipts, readWatchRecording, receiptInWindow, summarizeWatches } from "./watchTimeline.ts";
+import { startControlWatcher } from "./controlWatcher.ts";
+import { blindStretches, deploymentReceipts, readWatchRecording, receiptInWindow, summarizeWatches, type WatchSummary } from "./watchTimeline.ts";
 
 export interface ClusterBenchOptions {
   kubeconfigPath: string;
@@ -110,7 +114,7 @@ export interface ClusterBenchResult {
     /** Every pause of the phase, as V8 reported each (gcPauses.ts): by kind, and the longest. */
     gcPauses?: ReturnType<typeof summarizeGcPauses>;
     /** The service's watches over the phase, by resource (watchTimeline.ts): opened, ended, blind while re-opened. */
-    watches?: ReturnType<typeof summarizeWatches>;
+    watches?: Record<string, WatchSummary>;
     /**
      * The service's system calls over the phase (/proc/<pid>/io; absent where there is none):
      * every socket write (the NATS client's flushes, the kube client's requests) and read is one,
@@ -130,6 +134,12 @@ export interface ClusterBenchResult {
      */
     terminatedWatchersByResource: Record<string, number>;
   };
+  /**
+   * The control reader's watches of every namespace's pods over the phase (controlWatcher.ts):
+   * how often the server ended them before their timeout, beside the service's own
+   * (`service.watches.pods.endedEarly`).
+   */
+  controlWatcher?: WatchSummary;
   helm?: HelmSampleResult;
 }
 
@@ -343,6 +353,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
   let stamps: StampThread | undefined;
   const gcPausesFile = join(options.dir, `gc-pauses-${run}.json`);
   const watchesFile = join(options.dir, `watches-${run}.json`);
+  const controlWatchesFile = join(options.dir, `control-watches-${run}.json`);
+  let control: ReturnType<typeof startControlWatcher> | undefined;
   try {
     for (const name of [toolsNamespace, ...namespaces]) {
       await core.createNamespace({ body: { metadata: { name, labels: { "bench-run": run } } } });
@@ -350,6 +362,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     }
     accounting = await setUpAccounting(admin, run, toolsNamespace, options.dir, {
       stagewatch: "read",
+      "control-watcher": "read",
       ...(options.helmSample > 0 && { "helm-watcher": "admin", "helm-legacy": "admin" }),
     });
     await until("default ServiceAccounts", 60_000, async () => {
@@ -413,6 +426,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       ],
     });
     await until("the warm-up verdict", 120_000, () => verdicts.has(warmId));
+    control = startControlWatcher(accounting.tools["control-watcher"]!.kubeconfigPath, controlWatchesFile);
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     const before = await serviceSnapshot(service);
@@ -469,6 +483,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const syscallsAfter = syscallCounts(service.process.pid);
     const requestsAfter = await accounting.counts();
     const terminatedAfter = await accounting.terminatedWatchers();
+    await control.stop();
+    control = undefined;
+    const controlRecording = readWatchRecording(controlWatchesFile);
 
     const gcPauses = readGcPauses(gcPausesFile);
     const watchRecording = readWatchRecording(watchesFile);
@@ -553,6 +570,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           Object.entries(terminatedAfter).map(([resource, n]) => [resource, n - (terminatedBefore[resource] ?? 0)]).filter(([, n]) => n !== 0),
         ),
       },
+      ...(controlRecording !== undefined && {
+        controlWatcher: summarizeWatches(controlRecording, toMonotonicUs(measuredFrom), toMonotonicUs(measuredFrom + measuredSeconds * 1000))["pods"]!,
+      }),
     };
     if (options.helmSample > 0) {
       log(`Helm sample: ${options.helmSample} releases per scenario and wait mode`);
@@ -564,6 +584,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     return result;
   } finally {
     await stamps?.stop().catch(() => undefined);
+    await control?.stop();
     await nc?.close().catch(() => undefined);
     await service?.process.stop();
     await accounting?.cleanup();

@@ -10,6 +10,8 @@ export interface RecordedWatch {
   path: string;
   /** Where the watch resumed (the query's resourceVersion). */
   resourceVersion: string;
+  /** The query's timeoutSeconds: when the watch asked the server to end it. */
+  timeoutSeconds?: number;
   /**
    * CLOCK_MONOTONIC microseconds: the request made, its headers written on a connected socket (after
    * the connection's TCP and TLS set-up), the answer's headers received, its body ended or failed.
@@ -20,6 +22,8 @@ export interface RecordedWatch {
   status?: number;
   endedUs?: number;
   error?: string;
+  /** The recording process's longest event-loop delay since the previous watch end it recorded, read at this one's end. */
+  loopDelayMaxMs?: number;
 }
 
 export interface WatchRecording {
@@ -65,22 +69,57 @@ export function blindStretches(watches: readonly RecordedWatch[]): BlindStretch[
 const resourceOf = (path: string): string => path.split("/").at(-1)!;
 
 /**
- * The phase's watches in short, by resource (the collections of every namespace together): watches
- * opened, those the server ended and those that failed, how long re-opened ones were blind, and how
- * much of that went to setting up their connections.
+ * How much sooner than its timeoutSeconds a watch the server ended may end and still count as
+ * ended by its timeout. The server starts that timer once it serves the request, after the client
+ * sent it, so a watch ended by it lives at least timeoutSeconds from `sentUs`; the second allows
+ * for rounding. A watch the cacher terminates (k8s.io/apiserver `cacher/cache_watcher.go`: its
+ * buffer stayed full past the dispatch budget) ends at any time, and looks the same to the client:
+ * the chunked body ends cleanly, no ERROR event. Only the time tells them apart; a termination
+ * inside the last second before the timeout (one chance in 300 at least) is counted as a timeout.
  */
-export function summarizeWatches(recording: WatchRecording, fromUs: number, toUs: number) {
+export const TIMEOUT_MARGIN_US = 1_000_000;
+
+/** A watch the server ended (not an error) well before the timeoutSeconds it asked for. */
+export function endedEarly(watch: RecordedWatch): boolean {
+  if (watch.endedUs === undefined || watch.error !== undefined || watch.status !== 200 || watch.timeoutSeconds === undefined) return false;
+  return watch.endedUs - watch.sentUs < watch.timeoutSeconds * 1_000_000 - TIMEOUT_MARGIN_US;
+}
+
+export interface WatchSummary {
+  opened: number;
+  /** Ended by the server, at their timeout or early; `endedEarly` of them before their timeoutSeconds (endedEarly). */
+  endedByServer: number;
+  endedEarly: number;
+  failed: number;
+  blindMs: Spread;
+  connectMs: Spread;
+  /** For the watches ended early: the reader's longest event-loop delay before each end, where recorded. */
+  loopDelayBeforeEarlyEndMs?: Spread;
+}
+
+/**
+ * The phase's watches in short, by resource (the collections of every namespace together): watches
+ * opened, those the server ended (and of them, those it ended before their timeout) and those that
+ * failed, how long re-opened ones were blind, and how much of that went to setting up their connections.
+ */
+export function summarizeWatches(recording: Pick<WatchRecording, "watches">, fromUs: number, toUs: number): Record<string, WatchSummary> {
   const inPhase = (us: number | undefined) => us !== undefined && us >= fromUs && us <= toUs;
-  const byResource: Record<string, { opened: number; endedByServer: number; failed: number; blindMs: Spread; connectMs: Spread }> = {};
+  const byResource: Record<string, WatchSummary> = {};
+  const earlyLoopDelays = new Map<string, number[]>();
   const stretches = Map.groupBy(blindStretches(recording.watches).filter((stretch) => inPhase(stretch.toUs)), (stretch) => resourceOf(stretch.path));
   const blindMs = (resource: string) => (stretches.get(resource) ?? []).map((stretch) => (stretch.toUs - stretch.fromUs) / 1000);
   const connectMs = (resource: string) => (stretches.get(resource) ?? []).flatMap((stretch) => (stretch.connectUs === undefined ? [] : [stretch.connectUs / 1000]));
   for (const watch of recording.watches) {
     const resource = resourceOf(watch.path);
-    const entry = (byResource[resource] ??= { opened: 0, endedByServer: 0, failed: 0, blindMs: spread(blindMs(resource)), connectMs: spread(connectMs(resource)) });
+    const entry = (byResource[resource] ??= { opened: 0, endedByServer: 0, endedEarly: 0, failed: 0, blindMs: spread(blindMs(resource)), connectMs: spread(connectMs(resource)) });
     if (inPhase(watch.sentUs)) entry.opened += 1;
-    if (inPhase(watch.endedUs)) entry[watch.error === undefined ? "endedByServer" : "failed"] += 1;
+    if (!inPhase(watch.endedUs)) continue;
+    entry[watch.error === undefined ? "endedByServer" : "failed"] += 1;
+    if (!endedEarly(watch)) continue;
+    entry.endedEarly += 1;
+    if (watch.loopDelayMaxMs !== undefined) earlyLoopDelays.set(resource, [...(earlyLoopDelays.get(resource) ?? []), watch.loopDelayMaxMs]);
   }
+  for (const [resource, delays] of earlyLoopDelays) byResource[resource]!.loopDelayBeforeEarlyEndMs = spread(delays);
   return byResource;
 }
 

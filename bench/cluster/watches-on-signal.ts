@@ -1,8 +1,9 @@
 // Loaded into `stagewatch serve` by the cluster benchmark (NODE_OPTIONS="--import=...") with
 // STAGEWATCH_BENCH_WATCH_FILE naming where to write. It records, from undici's diagnostics
 // channels (published by the HTTP client the service's watches go through, bundled or not: the
-// channels are Node's, by name), every watch request's life on CLOCK_MONOTONIC: sent, answered
-// (headers), ended (the server closing it, or an error); and for Deployment watches, when each
+// channels are Node's, by name), every watch request's life on CLOCK_MONOTONIC: sent (with the
+// timeoutSeconds it asked for), answered (headers), ended (the server closing it, or an error) and
+// the event loop's longest delay before that end; and for Deployment watches, when each
 // resourceVersion arrived. The benchmark's second SIGUSR2 writes them (watchTimeline.ts), so the
 // slowest verdicts' time before the decision can be cut at the service's receipt of the decisive
 // event: the API server's delivery before it, the service's own queue and judgement after it.
@@ -10,6 +11,7 @@
 // the Deployment watches, some 20,000 lines a run at full size.
 import { subscribe } from "node:diagnostics_channel";
 import { writeFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { toMonotonicUs } from "./clocks.ts";
 import type { RecordedWatch, WatchRecording } from "./watchTimeline.ts";
 
@@ -25,6 +27,16 @@ if (file !== undefined) {
   const watches = new Map<UndiciRequest, RecordedWatch>();
   const deploymentArrivals: [rv: string, atUs: number][] = [];
   const now = () => Math.round(toMonotonicUs(performance.now()));
+  // Read and reset at each watch's end: whether the service's loop stalled before the server let
+  // go of its watch (a reader that does not read lets the cacher's buffer fill). prom-client's
+  // event-loop monitor in the service samples as often (10 ms); this one adds a timer at 20.
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
+  const ended = (watch: RecordedWatch) => {
+    watch.endedUs = now();
+    watch.loopDelayMaxMs = Math.round(loopDelay.max / 1e5) / 10;
+    loopDelay.reset();
+  };
   /** `record` for each message of `channel` about a watch followed here. */
   const onWatch = (channel: string, record: (watch: RecordedWatch, message: unknown) => void) =>
     subscribe(channel, (message) => {
@@ -35,7 +47,13 @@ if (file !== undefined) {
     const { request } = message as { request: UndiciRequest };
     const path = request.path ?? "";
     if (!path.includes("watch=true")) return;
-    watches.set(request, { path: path.split("?")[0]!, resourceVersion: /[?&]resourceVersion=([^&]*)/.exec(path)?.[1] ?? "", sentUs: now() });
+    const timeoutSeconds = /[?&]timeoutSeconds=(\d+)/.exec(path)?.[1];
+    watches.set(request, {
+      path: path.split("?")[0]!,
+      resourceVersion: /[?&]resourceVersion=([^&]*)/.exec(path)?.[1] ?? "",
+      ...(timeoutSeconds !== undefined && { timeoutSeconds: Number(timeoutSeconds) }),
+      sentUs: now(),
+    });
   });
   // Sent on a connected socket: from `sentUs` to here is the connection's set-up (TCP, TLS) when
   // the request opened one of its own.
@@ -44,9 +62,9 @@ if (file !== undefined) {
     watch.answeredUs = now();
     watch.status = (message as { response: { statusCode: number } }).response.statusCode;
   });
-  onWatch("undici:request:trailers", (watch) => (watch.endedUs = now()));
+  onWatch("undici:request:trailers", ended);
   onWatch("undici:request:error", (watch, message) => {
-    watch.endedUs = now();
+    ended(watch);
     watch.error = String((message as { error?: { name?: string } }).error?.name ?? "error");
   });
   // A Deployment's watch line carries one resourceVersion, its metadata's. A line is received when
@@ -72,6 +90,7 @@ if (file !== undefined) {
     // 18,500 receipts at full size; kept, they read as 1,016 B of heap per cached pod against 795).
     watches.clear();
     unfinished.clear();
+    loopDelay.disable();
     deploymentArrivals.length = 0;
   });
 }

@@ -74,6 +74,12 @@ describe("bench cluster at a small size", () => {
     expect(result.apiRequests.terminatedWatchersByResource).toBeDefined();
   });
 
+  it("reads every namespace's pods beside the service with a control reader, neither ended early on a quiet cluster", () => {
+    // Written by the control process when the phase ended: absent, it never got its first watch.
+    expect(result.controlWatcher).toMatchObject({ endedEarly: 0, failed: 0 });
+    expect(result.service.watches?.["pods"]).toMatchObject({ endedEarly: 0, failed: 0 });
+  });
+
   it("reads the service's pods, heap, RSS and CPU from its metrics", () => {
     expect(result.cluster.podsCachedByService).toBeGreaterThanOrEqual(12);
     expect(result.service.heapBytesAfter).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blindStretches, deploymentReceipts, receiptInWindow, summarizeWatches, type WatchRecording } from "../../bench/cluster/watchTimeline.ts";
+import { blindStretches, deploymentReceipts, endedEarly, receiptInWindow, summarizeWatches, type RecordedWatch, type WatchRecording } from "../../bench/cluster/watchTimeline.ts";
 
 // As watches-on-signal.ts writes them: CLOCK_MONOTONIC microseconds. The Deployment watch of the
 // whole cluster is ended by the server at 2.0 s and answered again at 2.3 s; the pod watch of one
@@ -34,8 +34,8 @@ describe("the service's watches laid over the phase", () => {
 
   it("sums the phase by resource, counting only what happened inside it", () => {
     expect(summarizeWatches(recording, 1_500_000, 4_000_000)).toEqual({
-      deployments: { opened: 1, endedByServer: 1, failed: 0, blindMs: { p50: 300, max: 300 }, connectMs: { p50: 120, max: 120 } },
-      pods: { opened: 1, endedByServer: 0, failed: 1, blindMs: { p50: 50, max: 50 }, connectMs: { p50: null, max: null } },
+      deployments: { opened: 1, endedByServer: 1, endedEarly: 0, failed: 0, blindMs: { p50: 300, max: 300 }, connectMs: { p50: 120, max: 120 } },
+      pods: { opened: 1, endedByServer: 0, endedEarly: 0, failed: 1, blindMs: { p50: 50, max: 50 }, connectMs: { p50: null, max: null } },
     });
   });
 
@@ -50,5 +50,50 @@ describe("the service's watches laid over the phase", () => {
     });
     // A pod watch's blind stretch is not the Deployment's; an unknown resourceVersion has no receipt.
     expect(receiptInWindow(receipts, blindStretches(recording.watches), "999", 2_900_000, 3_100_000)).toEqual({ deploymentWatchBlindMs: 0 });
+  });
+});
+
+// The service's pod watch of every namespace, as recorded at full size: asked to end after 437 s.
+const podWatch = (lifetimeSeconds: number, more: Partial<RecordedWatch> = {}): RecordedWatch => ({
+  path: "/api/v1/pods",
+  resourceVersion: "48213",
+  timeoutSeconds: 437,
+  sentUs: 10_000_000,
+  answeredUs: 10_004_000,
+  status: 200,
+  endedUs: 10_000_000 + lifetimeSeconds * 1_000_000,
+  ...more,
+});
+
+describe("watches the server ended before their timeout", () => {
+  it("tells a watch ended at its timeoutSeconds from one the cacher closed early", () => {
+    expect(endedEarly(podWatch(437.02))).toBe(false);
+    // Within the margin: the server's timer starts after the request was sent, rounding aside.
+    expect(endedEarly(podWatch(436.5))).toBe(false);
+    expect(endedEarly(podWatch(5.8))).toBe(true);
+  });
+
+  it("counts no error, refusal, open watch or watch without a timeout as ended early", () => {
+    expect(endedEarly(podWatch(5.8, { error: "SocketError" }))).toBe(false);
+    expect(endedEarly(podWatch(0.01, { status: 429 }))).toBe(false);
+    const { endedUs: _open, ...open } = podWatch(5.8);
+    expect(endedEarly(open)).toBe(false);
+    const { timeoutSeconds: _none, ...noTimeout } = podWatch(5.8);
+    expect(endedEarly(noTimeout)).toBe(false);
+  });
+
+  it("sums the early ends of the phase by resource, with the reader's loop delay before each", () => {
+    const watches = [
+      podWatch(5.8, { loopDelayMaxMs: 41.3 }),
+      podWatch(12.1, { sentUs: 16_000_000, endedUs: 28_100_000, loopDelayMaxMs: 212.6 }),
+      podWatch(437.01, { sentUs: 30_000_000, endedUs: 467_010_000, loopDelayMaxMs: 12 }),
+    ];
+    expect(summarizeWatches({ watches }, 0, 500_000_000)["pods"]).toMatchObject({
+      opened: 3,
+      endedByServer: 3,
+      endedEarly: 2,
+      failed: 0,
+      loopDelayBeforeEarlyEndMs: { p50: 41.3, max: 212.6 },
+    });
   });
 });
