@@ -28,7 +28,7 @@ import { loopDelayOf, toMonotonicUs } from "./clocks.ts";
 import { gcInWindow, readGcPauses, summarizeGcPauses } from "./gcPauses.ts";
 import { histogramQuantiles, scrape, total, type Sample } from "./metrics.ts";
 import { startStampThread, type StampThread } from "./stampThread.ts";
-import { startControlWatcher } from "./controlWatcher.ts";
+import { startControlWatcher, type ControlProtocol } from "./controlWatcher.ts";
 import { blindStretches, deploymentReceipts, readWatchRecording, receiptInWindow, summarizeWatches, type WatchSummary } from "./watchTimeline.ts";
 
 export interface ClusterBenchOptions {
@@ -135,11 +135,11 @@ export interface ClusterBenchResult {
     terminatedWatchersByResource: Record<string, number>;
   };
   /**
-   * The control reader's watches of every namespace's pods over the phase (controlWatcher.ts):
-   * how often the server ended them before their timeout, beside the service's own
-   * (`service.watches.pods.endedEarly`).
+   * The control readers' watches of every namespace's pods over the phase (controlWatcher.ts), over
+   * HTTP/2 as the service's and over HTTP/1.1: how often the server ended them before their
+   * timeout, beside the service's own (`service.watches.pods.endedEarly`).
    */
-  controlWatcher?: WatchSummary;
+  controlWatchers?: Partial<Record<ControlProtocol, WatchSummary>>;
   helm?: HelmSampleResult;
 }
 
@@ -353,8 +353,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
   let stamps: StampThread | undefined;
   const gcPausesFile = join(options.dir, `gc-pauses-${run}.json`);
   const watchesFile = join(options.dir, `watches-${run}.json`);
-  const controlWatchesFile = join(options.dir, `control-watches-${run}.json`);
-  let control: ReturnType<typeof startControlWatcher> | undefined;
+  const protocols: ControlProtocol[] = ["h2", "http/1.1"];
+  const controlWatchesFile = (protocol: ControlProtocol) => join(options.dir, `control-watches-${protocol.replace("/", "")}-${run}.json`);
+  let controls: ReturnType<typeof startControlWatcher>[] = [];
   try {
     for (const name of [toolsNamespace, ...namespaces]) {
       await core.createNamespace({ body: { metadata: { name, labels: { "bench-run": run } } } });
@@ -426,7 +427,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       ],
     });
     await until("the warm-up verdict", 120_000, () => verdicts.has(warmId));
-    control = startControlWatcher(accounting.tools["control-watcher"]!.kubeconfigPath, controlWatchesFile);
+    controls = protocols.map((protocol) => startControlWatcher(accounting!.tools["control-watcher"]!.kubeconfigPath, controlWatchesFile(protocol), protocol));
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     const before = await serviceSnapshot(service);
@@ -483,9 +484,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const syscallsAfter = syscallCounts(service.process.pid);
     const requestsAfter = await accounting.counts();
     const terminatedAfter = await accounting.terminatedWatchers();
-    await control.stop();
-    control = undefined;
-    const controlRecording = readWatchRecording(controlWatchesFile);
+    await Promise.all(controls.map((control) => control.stop()));
+    controls = [];
 
     const gcPauses = readGcPauses(gcPausesFile);
     const watchRecording = readWatchRecording(watchesFile);
@@ -570,9 +570,12 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           Object.entries(terminatedAfter).map(([resource, n]) => [resource, n - (terminatedBefore[resource] ?? 0)]).filter(([, n]) => n !== 0),
         ),
       },
-      ...(controlRecording !== undefined && {
-        controlWatcher: summarizeWatches(controlRecording, toMonotonicUs(measuredFrom), toMonotonicUs(measuredFrom + measuredSeconds * 1000))["pods"]!,
-      }),
+      controlWatchers: Object.fromEntries(
+        protocols.flatMap((protocol) => {
+          const recording = readWatchRecording(controlWatchesFile(protocol));
+          return recording === undefined ? [] : [[protocol, summarizeWatches(recording, toMonotonicUs(measuredFrom), toMonotonicUs(measuredFrom + measuredSeconds * 1000))["pods"]!]];
+        }),
+      ),
     };
     if (options.helmSample > 0) {
       log(`Helm sample: ${options.helmSample} releases per scenario and wait mode`);
@@ -584,7 +587,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     return result;
   } finally {
     await stamps?.stop().catch(() => undefined);
-    await control?.stop();
+    await Promise.all(controls.map((control) => control.stop()));
     await nc?.close().catch(() => undefined);
     await service?.process.stop();
     await accounting?.cleanup();

@@ -18,6 +18,8 @@ export interface RecordedWatch {
    */
   sentUs: number;
   headersSentUs?: number;
+  /** The connection's protocol as TLS negotiated it (ALPN): `h2`, or `http/1.1` when none was. */
+  protocol?: string;
   answeredUs?: number;
   status?: number;
   endedUs?: number;
@@ -95,6 +97,8 @@ export interface WatchSummary {
   connectMs: Spread;
   /** For the watches ended early: the reader's longest event-loop delay before each end, where recorded. */
   loopDelayBeforeEarlyEndMs?: Spread;
+  /** The protocols the watches were sent over, where recorded. */
+  protocols?: string[];
 }
 
 /**
@@ -113,6 +117,7 @@ export function summarizeWatches(recording: Pick<WatchRecording, "watches">, fro
     const resource = resourceOf(watch.path);
     const entry = (byResource[resource] ??= { opened: 0, endedByServer: 0, endedEarly: 0, failed: 0, blindMs: spread(blindMs(resource)), connectMs: spread(connectMs(resource)) });
     if (inPhase(watch.sentUs)) entry.opened += 1;
+    if (watch.protocol !== undefined && !entry.protocols?.includes(watch.protocol)) entry.protocols = [...(entry.protocols ?? []), watch.protocol];
     if (!inPhase(watch.endedUs)) continue;
     entry[watch.error === undefined ? "endedByServer" : "failed"] += 1;
     if (!endedEarly(watch)) continue;

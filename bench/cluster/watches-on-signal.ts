@@ -57,7 +57,10 @@ if (file !== undefined) {
   });
   // Sent on a connected socket: from `sentUs` to here is the connection's set-up (TCP, TLS) when
   // the request opened one of its own.
-  onWatch("undici:client:sendHeaders", (watch) => (watch.headersSentUs = now()));
+  onWatch("undici:client:sendHeaders", (watch, message) => {
+    watch.headersSentUs = now();
+    watch.protocol = (message as { socket?: { alpnProtocol?: string | false } }).socket?.alpnProtocol || "http/1.1";
+  });
   onWatch("undici:request:headers", (watch, message) => {
     watch.answeredUs = now();
     watch.status = (message as { response: { statusCode: number } }).response.statusCode;

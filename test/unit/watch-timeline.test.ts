@@ -84,7 +84,7 @@ describe("watches the server ended before their timeout", () => {
 
   it("sums the early ends of the phase by resource, with the reader's loop delay before each", () => {
     const watches = [
-      podWatch(5.8, { loopDelayMaxMs: 41.3 }),
+      podWatch(5.8, { loopDelayMaxMs: 41.3, protocol: "h2" }),
       podWatch(12.1, { sentUs: 16_000_000, endedUs: 28_100_000, loopDelayMaxMs: 212.6 }),
       podWatch(437.01, { sentUs: 30_000_000, endedUs: 467_010_000, loopDelayMaxMs: 12 }),
     ];
@@ -94,6 +94,7 @@ describe("watches the server ended before their timeout", () => {
       endedEarly: 2,
       failed: 0,
       loopDelayBeforeEarlyEndMs: { p50: 41.3, max: 212.6 },
+      protocols: ["h2"],
     });
   });
 });
