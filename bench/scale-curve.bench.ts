@@ -25,7 +25,11 @@
 //   that are not there (pending for the hour), then hands them over as on SIGTERM; the measured
 //   engine runs the Adopter as serve does and takes every one over at once: the event loop's
 //   longest delay, CPU, GC, and the seconds until the last is driven here. VmHWM is read again
-//   after the relist and after the adoption.
+//   after the relist and after the adoption. The handing-over replica's lease releases run on the
+//   same loop (in a cluster, in its own process), so:
+// - takeover: a third replica observes as many, then stops without a word (as on a crash); when
+//   its heartbeat has lapsed the measured engine takes every one over at once, alone on the loop:
+//   the same figures, and the seconds from the stop until the last is driven here.
 // The Deployments are spread over SCALE_CURVE_NAMESPACES namespaces (default 10).
 // SCALE_CURVE_SIZES=pods x observations, comma-separated (default the four corners below);
 // SCALE_CURVE_CHURN, SCALE_CURVE_DECISIVE_PER_SECOND, SCALE_CURVE_PODS_PER_SECOND, SCALE_CURVE_ADOPTIONS override;
@@ -276,6 +280,35 @@ async function measure(settings: RunSettings) {
   progress("adopted");
   const atAdoption = processMemory();
   await other.stop();
+
+  // In the adoption above the handing-over replica's own 5,000 lease releases run on this loop
+  // too (in a cluster they run in the other replica's process). Here a third replica observes as
+  // many, then stops without a word, as on a crash: its heartbeat lapses and this engine takes
+  // every one over at once, alone on the loop.
+  const third = await startNatsEngine(implementation, {
+    noAsyncTraces: true,
+    natsUrl: settings.natsUrl,
+    watchPort: settings.watchPort,
+    prefix: `scale${settings.pods}x${settings.observations}`,
+    replicaId: "bench-c",
+    hub: engine.hub,
+  });
+  await third.observeDeployments(settings.adoptions, (d) => namespaceOf(size, d), (d) => `lapsed-${d}`);
+  await until(() => third.engine.activeCount >= settings.adoptions, "the third replica's observations", 600);
+  await sleep(1_000);
+  progress("takeover after a crash");
+  const drivenBefore = engine.engine.activeCount;
+  const stoppedAt = performance.now();
+  await third.stop();
+  // What the stopped replica held is garbage here, and would not be in this process in a cluster:
+  // collected before the phase is measured (its heartbeat takes seconds to lapse).
+  collectGarbage();
+  const takeoverMeter = await phaseMeter(`${profilePrefix}-takeover`);
+  await until(() => engine.engine.activeCount >= drivenBefore + settings.adoptions, "every takeover", 600);
+  const tookOverSeconds = round((performance.now() - stoppedAt) / 1000, 1);
+  const tookOver = await takeoverMeter(0);
+  const takeover = { observations: settings.adoptions, seconds: tookOver.seconds, tookOverSeconds, cpuSeconds: tookOver.cpuSeconds, gcSeconds: tookOver.gcSeconds, gcPauseMaxMs: tookOver.gcPauseMaxMs, eventLoopDelayMaxMs: tookOver.eventLoopDelayMaxMs };
+  progress("taken over");
   await engine.stop();
 
   const usage = (memory: Record<string, unknown>) => memory["memoryUsage"] as NodeJS.MemoryUsage;
@@ -313,6 +346,7 @@ async function measure(settings: RunSettings) {
     decisive,
     relist,
     adoption,
+    takeover,
   };
 }
 

@@ -33,6 +33,18 @@ async function serve(handler: Handler): Promise<KubeConfig> {
   return kubeConfig;
 }
 
+/** A count of the event loop's turns (setImmediate runs once per turn, after I/O), until stopped. */
+function countTurns(): { now(): number; stop(): void } {
+  let turn = 0;
+  let counting = true;
+  const next = () => {
+    turn += 1;
+    if (counting) setImmediate(next);
+  };
+  next();
+  return { now: () => turn, stop: () => (counting = false) };
+}
+
 describe("kubeHttpTransport", () => {
   it("sends the path, query, Accept header and the kubeconfig's credentials", async () => {
     let seen: { url?: string; accept?: string; authorization?: string } = {};
@@ -82,16 +94,10 @@ describe("kubeHttpTransport", () => {
       for (let at = 0; at < body.length; at += 4096) response.write(body.subarray(at, at + 4096));
       response.end();
     });
-    // A tick per turn of the loop (setImmediate runs once per turn, after I/O). The first part's
-    // subscriber holds the loop long enough for the rest of the body to arrive: a transport that
-    // read what had arrived in one go (or the body whole) would hand the rest over in one turn.
-    let tick = 0;
-    let ticking = true;
-    const next = () => {
-      tick += 1;
-      if (ticking) setImmediate(next);
-    };
-    next();
+    // The first part's subscriber holds the loop long enough for the rest of the body to arrive: a
+    // transport that read what had arrived in one go (or the body whole) would hand the rest over
+    // in one turn.
+    const turns = countTurns();
     const ticks: number[] = [];
     const parts = await lastValueFrom(
       kubeHttpTransport(kubeConfig)
@@ -102,11 +108,11 @@ describe("kubeHttpTransport", () => {
               const until = performance.now() + 200;
               while (performance.now() < until);
             }
-            ticks.push(tick);
+            ticks.push(turns.now());
           }),
           toArray(),
         ),
-    ).finally(() => (ticking = false));
+    ).finally(() => turns.stop());
     expect(acceptEncoding).toContain("gzip");
     const items = parts.flatMap((part) => ("items" in part ? part.items : []));
     expect(items.map((item) => (item as { metadata: { name: string } }).metadata.name)).toEqual(pods.map((p) => p.metadata.name));
@@ -134,13 +140,7 @@ describe("kubeHttpTransport", () => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
     });
-    let tick = 0;
-    let ticking = true;
-    const next = () => {
-      tick += 1;
-      if (ticking) setImmediate(next);
-    };
-    next();
+    const loop = countTurns();
     const seen: { name: string; tick: number }[] = [];
     await lastValueFrom(
       kubeHttpTransport(kubeConfig)
@@ -150,11 +150,11 @@ describe("kubeHttpTransport", () => {
             // Each event costs its subscriber 0.5 ms: 200 of them are 100 ms of work.
             const until = performance.now() + 0.5;
             while (performance.now() < until);
-            seen.push({ name: (event as (typeof lines)[number]).object.metadata.name, tick });
+            seen.push({ name: (event as (typeof lines)[number]).object.metadata.name, tick: loop.now() });
           }),
           toArray(),
         ),
-    ).finally(() => (ticking = false));
+    ).finally(() => loop.stop());
     expect(seen.map((event) => event.name)).toEqual(lines.map((line) => line.object.metadata.name));
     // At most the read budget (5 ms, some 10 events) a turn: the 200 events took many turns.
     const turns = new Set(seen.map((event) => event.tick));

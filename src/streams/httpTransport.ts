@@ -183,7 +183,7 @@ function readLines(body: Readable, subscriber: Subscriber<unknown>, path: string
       setImmediate(() => {
         try {
           waiting = false;
-          if (!lines.resume(onLine)) stopped();
+          if (subscriber.closed || !lines.resume(onLine)) stopped();
           else if (ended) finish();
           else body.resume();
         } catch (error) {

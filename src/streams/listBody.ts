@@ -17,18 +17,8 @@
 // first one's items are handed over by then). An `items` key spelt with escapes
 // (`"it\u0065ms"`, which no API server writes) is left in the envelope, whole, and its elements
 // are handed over from there.
+import { backslash, closeBrace, closeBracket, comma, openBrace, openBracket, quote, whitespace } from "./jsonBytes.js";
 import { deleteManagedFields, parseListItem } from "./managedFieldsCut.js";
-
-const quote = 0x22;
-const backslash = 0x5c;
-const comma = 0x2c;
-const openBrace = 0x7b;
-const closeBrace = 0x7d;
-const openBracket = 0x5b;
-const closeBracket = 0x5d;
-
-const whitespace = new Uint8Array(256);
-for (const c of [0x20, 0x09, 0x0a, 0x0d]) whitespace[c] = 1;
 
 const itemsKey = Buffer.from('"items"');
 /**

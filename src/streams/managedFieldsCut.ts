@@ -13,14 +13,8 @@
 // `object`, `metadata` or `managedFields` key (JSON.parse keeps the last) is removed there.
 // Cut boundaries are ASCII bytes, so decoding the pieces gives the same characters, replacement
 // characters for invalid UTF-8 included, as decoding the whole.
-const quote = 0x22;
-const backslash = 0x5c;
-const comma = 0x2c;
-const colon = 0x3a;
-const openBrace = 0x7b;
-const closeBrace = 0x7d;
-const openBracket = 0x5b;
-const closeBracket = 0x5d;
+import { backslash, closeBrace, closeBracket, colon, comma, openBrace, openBracket, quote, whitespace } from "./jsonBytes.js";
+
 const minus = 0x2d;
 const plus = 0x2b;
 const dot = 0x2e;
@@ -37,9 +31,6 @@ for (const c of '"\\/bfnrt') simpleEscapes[c.charCodeAt(0)] = 1;
 const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
 const isHex = (c: number | undefined): boolean =>
   c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
-
-const whitespace = new Uint8Array(256);
-for (const c of [0x20, 0x09, 0x0a, 0x0d]) whitespace[c] = 1;
 
 function skipWhitespace(bytes: Uint8Array, at: number): number {
   let i = at;
