@@ -7,9 +7,10 @@
 // the last resourceVersion it saw. On SIGTERM it writes every watch's life to FILE in
 // watches-on-signal.ts's shape (watchTimeline.ts), on CLOCK_MONOTONIC.
 //
-// PROTOCOL is `h2`, as the service speaks to the API server (undici 8 negotiates HTTP/2 by
-// default: one connection, a 256 KiB window per stream and 512 KiB for the connection), or
-// `http/1.1` (a connection per watch, the kernel's socket buffers between the two ends). If the
+// PROTOCOL is `h2`, undici 8's default (one connection, a 256 KiB window per stream and 512 KiB
+// for the connection), which the service spoke to the API server before connectionPool.ts turned
+// it off, or `http/1.1` (a connection per watch, the kernel's socket buffers between the two ends),
+// which it speaks now. If the
 // cacher terminates these readers' watches as often as the service's, what closes them is the API
 // server's own time (2 cores shared with etcd, the controllers, kwok, NATS and the benchmark), not
 // the service's reading; if it terminates the service's and not theirs, the service reads too slowly.
