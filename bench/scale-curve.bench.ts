@@ -257,14 +257,17 @@ async function measure(settings: RunSettings) {
   // A second replica (its own connection, leases and engine, on this one's informers) observes
   // Deployments that are not there (pending, absent, for the hour), then hands them over as on
   // SIGTERM; this engine's Adopter takes every one of them over at once.
-  const other = await startNatsEngine(implementation, {
-    noAsyncTraces: true,
-    natsUrl: settings.natsUrl,
-    watchPort: settings.watchPort,
-    prefix: `scale${settings.pods}x${settings.observations}`,
-    replicaId: "bench-b",
-    hub: engine.hub,
-  });
+  /** Another replica in this process: its own connection, leases and engine, on the measured engine's informers. */
+  const otherReplica = (replicaId: string) =>
+    startNatsEngine(implementation, {
+      noAsyncTraces: true,
+      natsUrl: settings.natsUrl,
+      watchPort: settings.watchPort,
+      prefix: `scale${settings.pods}x${settings.observations}`,
+      replicaId,
+      hub: engine.hub,
+    });
+  const other = await otherReplica("bench-b");
   await other.observeDeployments(settings.adoptions, (d) => namespaceOf(size, d), (d) => `waiting-${d}`);
   await until(() => other.engine.activeCount >= settings.adoptions, "the other replica's observations", 600);
   await sleep(1_000);
@@ -285,14 +288,7 @@ async function measure(settings: RunSettings) {
   // too (in a cluster they run in the other replica's process). Here a third replica observes as
   // many, then stops without a word, as on a crash: its heartbeat lapses and this engine takes
   // every one over at once, alone on the loop.
-  const third = await startNatsEngine(implementation, {
-    noAsyncTraces: true,
-    natsUrl: settings.natsUrl,
-    watchPort: settings.watchPort,
-    prefix: `scale${settings.pods}x${settings.observations}`,
-    replicaId: "bench-c",
-    hub: engine.hub,
-  });
+  const third = await otherReplica("bench-c");
   await third.observeDeployments(settings.adoptions, (d) => namespaceOf(size, d), (d) => `lapsed-${d}`);
   await until(() => third.engine.activeCount >= settings.adoptions, "the third replica's observations", 600);
   await sleep(1_000);
