@@ -192,20 +192,24 @@ function objectMember(bytes: Uint8Array, at: number, key: Uint8Array): number | 
   return member && bytes[member.value] === openBrace ? member.value : undefined;
 }
 
-/** The objects around `metadata`, outermost first: a watch event's `object`, or none for a list item. */
-type ManagedFieldsPath = readonly Uint8Array[];
-const inWatchEvent: ManagedFieldsPath = [objectKey];
-const inListItem: ManagedFieldsPath = [];
+/** Where `metadata` is: the members leading to it, outermost first, as bytes (`"object":`) and as names. */
+interface ManagedFieldsPath {
+  readonly keys: readonly Uint8Array[];
+  readonly names: readonly string[];
+}
+const inWatchEvent: ManagedFieldsPath = { keys: [objectKey, metadataKey], names: ["object", "metadata"] };
+const inListItem: ManagedFieldsPath = { keys: [metadataKey], names: ["metadata"] };
 
 /**
  * The byte range to cut so that the bytes read as they would with `metadata.managedFields` deleted
- * (under `path`), or undefined when they have none at that place or the walk gives up.
+ * (a watch event's, or with `inItem` a list item's), or undefined when they have none at that place
+ * or the walk gives up.
  */
-export function managedFieldsRange(bytes: Uint8Array, path: ManagedFieldsPath = inWatchEvent): { start: number; end: number } | undefined {
+export function managedFieldsRange(bytes: Uint8Array, inItem = false): { start: number; end: number } | undefined {
   const root = skipWhitespace(bytes, 0);
   if (bytes[root] !== openBrace) return undefined;
   let container: number | undefined = root;
-  for (const key of [...path, metadataKey]) container = container === undefined ? undefined : objectMember(bytes, container, key);
+  for (const key of (inItem ? inListItem : inWatchEvent).keys) container = container === undefined ? undefined : objectMember(bytes, container, key);
   const member = container === undefined ? undefined : findMember(bytes, container, managedFieldsKey);
   if (member === undefined) return undefined;
   const valueEnd = skipValue(bytes, member.value);
@@ -221,10 +225,10 @@ export function managedFieldsRange(bytes: Uint8Array, path: ManagedFieldsPath = 
   return undefined;
 }
 
-/** JSON.parse of `bytes` with `metadata.managedFields` (under `path`) deleted; undefined when they are blank. */
-function parseWithoutManagedFields(bytes: Buffer, path: ManagedFieldsPath): unknown {
+/** JSON.parse of `bytes` with `metadata.managedFields` (a watch event's, or a list item's) deleted; undefined when they are blank. */
+function parseWithoutManagedFields(bytes: Buffer, inItem: boolean): unknown {
   // Most objects of most kinds have managedFields; bytes without the key are not walked at all.
-  const range = bytes.indexOf(managedFieldsKey) < 0 ? undefined : managedFieldsRange(bytes, path);
+  const range = bytes.indexOf(managedFieldsKey) < 0 ? undefined : managedFieldsRange(bytes, inItem);
   let text: string;
   if (range === undefined) {
     text = bytes.toString("utf8");
@@ -234,25 +238,22 @@ function parseWithoutManagedFields(bytes: Buffer, path: ManagedFieldsPath): unkn
   }
   const value: unknown = JSON.parse(text);
   let metadata: unknown = value;
-  for (const key of [...path, metadataKey]) metadata = (metadata as Record<string, unknown> | null)?.[memberName(key)];
+  for (const name of (inItem ? inListItem : inWatchEvent).names) metadata = (metadata as Record<string, unknown> | null)?.[name];
   if (typeof metadata === "object" && metadata !== null) delete (metadata as { managedFields?: unknown }).managedFields;
   return value;
 }
-
-/** `"name":` to `name`. */
-const memberName = (key: Uint8Array): string => Buffer.from(key).toString("latin1").slice(1, -2);
 
 /**
  * One watch line as JSON.parse reads it, `object.metadata.managedFields` deleted; undefined for a
  * blank line. Throws JSON.parse's SyntaxError for a line that is not JSON.
  */
 export function parseWatchLine(line: Buffer): unknown {
-  return parseWithoutManagedFields(line, inWatchEvent);
+  return parseWithoutManagedFields(line, false);
 }
 
 /** One item of a list page as JSON.parse reads it, `metadata.managedFields` deleted. Throws JSON.parse's SyntaxError. */
 export function parseListItem(bytes: Buffer): unknown {
-  const value = parseWithoutManagedFields(bytes, inListItem);
+  const value = parseWithoutManagedFields(bytes, true);
   // Blank bytes are never an item (the list scanner hands over none), but JSON.parse says so.
   return value === undefined ? JSON.parse("") : value;
 }
