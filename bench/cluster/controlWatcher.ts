@@ -10,9 +10,8 @@
 // PROTOCOL is `h2`, undici 8's default (one connection, a 256 KiB window per stream and 512 KiB
 // for the connection), which the service spoke to the API server before connectionPool.ts turned
 // it off, or `http/1.1` (a connection per watch, the kernel's socket buffers between the two ends),
-// which it speaks now. If the
-// cacher terminates these readers' watches as often as the service's, what closes them is the API
-// server's own time (2 cores shared with etcd, the controllers, kwok, NATS and the benchmark), not
+// which it speaks now. If the cacher terminates these readers' watches as often as the service's,
+// what closes them is the API server's own time (2 cores shared with etcd, the controllers, kwok, NATS and the benchmark), not
 // the service's reading; if it terminates the service's and not theirs, the service reads too slowly.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
